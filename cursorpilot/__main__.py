@@ -1,0 +1,3 @@
+from cursorpilot.cli import main
+
+main()

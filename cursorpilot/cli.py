@@ -1,0 +1,182 @@
+"""The command line: wiring only. Parses options, builds the run, maps errors to exit codes."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from cursorpilot import __version__
+from cursorpilot.errors import BadInput, ExitCode, PilotError
+
+app = typer.Typer(
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    no_args_is_help=True,
+    help="Drive interactive command-line programs (Cursor CLI first) headlessly, under a governing prompt.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+PACKAGE = Path(__file__).resolve().parent
+DEMO_TASK = "Add a /health endpoint to the API"
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"cursor-pilot {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """cursor-pilot."""
+
+
+def load_governing_prompt(value: str | None) -> str:
+    """A path if it exists, else literal text; something that looks like a missing file is an error."""
+    if value is None:
+        return ""
+    path = Path(value).expanduser()
+    if path.is_file():
+        return path.read_text(encoding="utf-8")
+    looks_like_path = not any(c.isspace() for c in value) and ("/" in value or path.suffix in {".md", ".txt", ".prompt"})
+    if looks_like_path:
+        raise BadInput(f"prompt file not found: {value}")
+    return value
+
+
+def _existing(path: Path | None, what: str) -> Path | None:
+    if path is not None and not path.is_file():
+        raise BadInput(f"{what} not found: {path}")
+    return path
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def run(
+    command: Optional[list[str]] = typer.Argument(None, help="The program to drive, after --."),
+    prompt: Optional[str] = typer.Option(None, "--prompt", help="Governing prompt: a file path if it exists, else literal text."),
+    plan: Optional[Path] = typer.Option(None, "--plan", help="YAML plan of steps (not in this build yet)."),
+    cursor: str = typer.Option("cursor-agent", "--cursor", help="Cursor binary for plan steps."),
+    cwd: Optional[Path] = typer.Option(None, "--cwd", help="Working directory of the program."),
+    log: Optional[Path] = typer.Option(None, "--log", help="Artifacts folder (default runs/<run-id>/)."),
+    provider: Optional[str] = typer.Option(None, "--provider", help="rules | mock | openai | anthropic."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model name for the provider."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible server URL."),
+    rules: Optional[Path] = typer.Option(None, "--rules", help="Rules YAML ({match, reply} list); the mock's script."),
+    profile: str = typer.Option("auto", "--profile", help="Detector profile name (detectors/), or auto."),
+    detectors: Optional[Path] = typer.Option(None, "--detectors", help="YAML/JSON file adding or overriding rules."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Preview without typing (not in this build yet)."),
+    max_steps: Optional[int] = typer.Option(None, "--max-steps", min=1, help="Stop (exit 4) before answer N+1."),
+    timeout: Optional[str] = typer.Option(None, "--timeout", help="Cap the whole run: 90s, 45m, 1h30m."),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="Resume from a manifest (not in this build yet)."),
+    cols: int = typer.Option(120, "--cols", min=20, max=1000),
+    rows: int = typer.Option(40, "--rows", min=5, max=1000),
+    quiet: bool = typer.Option(False, "--quiet", help="Only the final summary."),
+    debug: bool = typer.Option(False, "--debug", help="Diagnostics on stderr; tracebacks on errors."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True),
+) -> None:
+    """Drive COMMAND under a pseudo-terminal: cursor-pilot run [OPTIONS] -- COMMAND [ARGS...]"""
+    argv = ["cursor-pilot", *sys.argv[1:]]
+    _guard(debug, lambda: _run(
+        argv=argv, command=command or [], prompt=prompt, plan=plan, cursor=cursor, cwd=cwd, log=log, provider=provider,
+        model=model, base_url=base_url, rules=rules, profile=profile, detectors=detectors, dry_run=dry_run,
+        max_steps=max_steps, timeout=timeout, resume=resume, cols=cols, rows=rows, quiet=quiet, debug=debug,
+    ))
+
+
+@app.command()
+def demo(
+    log: Optional[Path] = typer.Option(None, "--log", help="Artifacts folder (default runs/<run-id>/)."),
+    quiet: bool = typer.Option(False, "--quiet"),
+    debug: bool = typer.Option(False, "--debug"),
+) -> None:
+    """Run the bundled demo: the Cursor simulator driven offline by rules under a demo governing prompt."""
+    from cursorpilot.orchestrator import default_run_id
+
+    argv = ["cursor-pilot", *sys.argv[1:]]
+    run_id = default_run_id()
+    log = log or Path("runs") / run_id
+    record = str(log / "sim-received.jsonl")
+    _guard(debug, lambda: _run(
+        argv=argv, run_id=run_id,
+        command=[sys.executable, "-m", "cursorpilot.sim", "--record", record, "cursor", "demo", DEMO_TASK],
+        prompt=str(PACKAGE / "demo" / "prompt.md"), plan=None, cursor="cursor-agent", cwd=None, log=log,
+        provider="rules", model=None, base_url=None, rules=PACKAGE / "demo" / "rules.yaml", profile="cursor",
+        detectors=None, dry_run=False, max_steps=20, timeout="5m", resume=None, cols=120, rows=40, quiet=quiet, debug=debug,
+    ))
+
+
+def _guard(debug: bool, fn) -> None:
+    from cursorpilot.ui import error_line
+
+    try:
+        code = fn()
+    except PilotError as exc:
+        if debug:
+            raise
+        error_line(str(exc))
+        raise typer.Exit(int(exc.exit_code))
+    except KeyboardInterrupt:
+        raise typer.Exit(int(ExitCode.INTERRUPTED))
+    except (typer.Exit, SystemExit):
+        raise
+    except Exception as exc:  # noqa: BLE001 - one line for the user; the traceback with --debug
+        if debug:
+            raise
+        error_line(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)")
+        raise typer.Exit(int(ExitCode.FAILED))
+    raise typer.Exit(code)
+
+
+def _run(**o) -> int:
+    from rich.console import Console
+
+    from cursorpilot.detect.profiles import load_profile, resolve_name
+    from cursorpilot.durations import parse_duration
+    from cursorpilot.logs import configure_logging
+    from cursorpilot.orchestrator import Orchestrator, RunConfig, default_run_id, is_interactive
+    from cursorpilot.providers import create as create_provider
+    from cursorpilot.providers.base import ProviderConfig
+    from cursorpilot.ui import ConsoleSink
+
+    for flag, name in ((o["plan"], "--plan"), (o["resume"], "--resume"), (o["dry_run"], "--dry-run")):
+        if flag:
+            raise BadInput(f"{name} is not available in this build yet")
+    command: list[str] = o["command"]
+    if not command:
+        raise BadInput("nothing to run: give -- COMMAND [ARGS...] (or try: cursor-pilot demo)")
+    timeout = parse_duration(o["timeout"]) if o["timeout"] else None
+    governing = load_governing_prompt(o["prompt"])
+    profile = load_profile(resolve_name(o["profile"], command), _existing(o["detectors"], "detector file"))
+    rules = _existing(o["rules"], "rules file")
+    provider_name = o["provider"] or ("rules" if rules else None)
+    if provider_name is None:
+        raise BadInput("no provider chosen: use --provider rules --rules FILE (offline), or --provider mock --rules SCRIPT")
+    provider = create_provider(provider_name, ProviderConfig(rules_file=rules, model=o["model"], base_url=o["base_url"]))
+    cwd = o["cwd"]
+    if cwd is not None and not cwd.is_dir():
+        raise BadInput(f"--cwd is not a directory: {cwd}")
+    run_id = o.get("run_id") or default_run_id()
+    log_dir: Path = o["log"] or Path("runs") / run_id
+    configure_logging(log_dir, debug=o["debug"])
+    console = Console(stderr=False)
+    sink = ConsoleSink(console, quiet=o["quiet"])
+    config = RunConfig(
+        command=command, governing_prompt=governing, profile=profile, provider=provider, log_dir=log_dir, run_id=run_id,
+        argv=o["argv"], cwd=str(cwd) if cwd else None, cols=o["cols"], rows=o["rows"], max_steps=o["max_steps"],
+        timeout=timeout, interactive=is_interactive() and os.environ.get("CI") is None, debug=o["debug"],
+    )
+    return Orchestrator(config, sink).run().exit_code
+
+
+def main() -> None:
+    app(prog_name="cursor-pilot")
+
+
+if __name__ == "__main__":
+    main()

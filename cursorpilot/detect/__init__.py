@@ -1,0 +1,1 @@
+"""Detector profiles and the pure screen classifier."""

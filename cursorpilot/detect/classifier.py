@@ -1,0 +1,211 @@
+"""The classifier: PURE (profile, screen snapshot, timing facts) -> classification.
+
+No clock, no sleep, no I/O, no logging: everything it needs arrives as arguments,
+so it can be tested over recorded screens with made-up timings.
+
+Rules:
+- Only the live region is read: the cursor line, or a block of ``block_lines`` rows
+  ending at the cursor (plus any footer below it). Old prompts in scrollback are not
+  questions.
+- A working marker anywhere in the live region suppresses every question kind.
+- Nothing but "working" is reported until the screen has been quiet for the
+  profile's settle window; rules with ``quiet_ms`` wait longer still.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from cursorpilot.detect.profiles import ANSWERABLE, Kind, Profile, Rule
+from cursorpilot.pty.screen import Snapshot
+
+SETTLING = "settling"
+UNKNOWN = "unknown"
+
+
+@dataclass(slots=True, frozen=True)
+class Timing:
+    quiet_for: float  # seconds since the screen last changed
+
+
+@dataclass(slots=True, frozen=True)
+class Classification:
+    state: str  # a Kind value, or "settling" / "unknown"
+    rule_id: str | None = None
+    block: str = ""  # the prompt block text
+    evidence: str = ""  # the text the rule matched
+    error: str | None = None
+    key: str | None = None  # identity of the logical prompt: rule + position + text
+    submit: bool = True
+    recheck_after: float | None = None  # more quiet time could change the answer
+    anchor_row: int = 0  # absolute row of the block's first line
+
+    @property
+    def answerable(self) -> bool:
+        return self.state in ANSWERABLE
+
+
+@lru_cache(maxsize=1024)
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.MULTILINE)
+
+
+@dataclass(slots=True, frozen=True)
+class _Region:
+    text: str
+    first_row: int  # screen row of the region's first line
+    rows: tuple[str, ...]
+
+
+def _last_nonblank(lines: tuple[str, ...], upto: int) -> int:
+    for i in range(min(upto, len(lines) - 1), -1, -1):
+        if lines[i].strip():
+            return i
+    return -1
+
+
+def _regions(profile: Profile, snap: Snapshot) -> tuple[_Region, _Region]:
+    lines = snap.lines
+    # cursor line: a line-mode prompt waits to the left of the cursor
+    cur = snap.cursor_text
+    first = snap.cursor_y
+    rows = [cur]
+    if cur.strip():
+        while first > 0 and lines[first - 1].strip() and len(rows) < profile.block_lines:
+            first -= 1
+            rows.insert(0, lines[first])
+    cursor_region = _Region("\n".join(rows) if cur.strip() else "", first, tuple(rows))
+    # block: block_lines rows ending at the cursor (or the last text above it), plus a footer below
+    anchor = snap.cursor_y if lines[snap.cursor_y].strip() else _last_nonblank(lines, snap.cursor_y)
+    bottom = max(_last_nonblank(lines, len(lines) - 1), anchor)
+    if anchor < 0:
+        return cursor_region, _Region("", 0, ())
+    top = max(0, anchor - profile.block_lines + 1)
+    block_rows = lines[top : bottom + 1]
+    return cursor_region, _Region("\n".join(block_rows), top, tuple(block_rows))
+
+
+def _matches(rule: Rule, text: str) -> re.Match[str] | None:
+    """The first match that makes the rule hold, or None."""
+    if any(_rx(p).search(text) for p in rule.none):
+        return None
+    first: re.Match[str] | None = None
+    for p in rule.all:
+        m = _rx(p).search(text)
+        if m is None:
+            return None
+        if first is None or m.start() < first.start():
+            first = m
+    if rule.any:
+        hits = [m for p in rule.any if (m := _rx(p).search(text))]
+        if not hits:
+            return None
+        m = min(hits, key=lambda h: h.start())
+        if first is None or m.start() < first.start():
+            first = m
+    return first
+
+
+def _row_of(region: _Region, offset: int) -> int:
+    return region.text.count("\n", 0, offset)
+
+
+_CHROME = re.compile(r"[\s▄▀─━═│┃╭╮╰╯┌┐└┘]*")
+
+
+def headline(block: str) -> str:
+    """The most telling line of a prompt block: its first question, else its first line with words."""
+    lines = [" ".join(line.strip(" \t│┃║|╭╮╰╯┌┐└┘─━═▄▀").split()) for line in block.splitlines()]
+    worded = [t for t in lines if sum(ch.isalpha() for ch in t) >= 3]
+    asked = [t for t in worded if t.endswith("?") or "[y/n]" in t.lower()]
+    return (asked or worded or [" ".join(block.split())[:120]])[0]
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _result(rule: Rule, region: _Region, m: re.Match[str], snap: Snapshot) -> Classification:
+    if rule.scope == "block":
+        start = m.start()
+        if rule.start:
+            sm = _rx(rule.start).search(region.text)
+            if sm:
+                start = min(start, sm.start())
+        row = _row_of(region, start)
+        block = "\n".join(region.rows[row:]).strip("\n")
+    else:
+        row = 0
+        block = region.text
+    anchor = snap.scrolled + region.first_row + row
+    return Classification(
+        state=rule.kind.value,
+        rule_id=rule.id,
+        block=block,
+        evidence=m.group(0).strip(),
+        error=rule.error,
+        key=f"{rule.id}@{anchor}:{_normal(block)}",
+        submit=rule.submit == "enter",
+        anchor_row=anchor,
+    )
+
+
+def _prose_question(profile: Profile, snap: Snapshot, idle: Classification) -> Classification | None:
+    """An agent back at its composer whose last message asks something is waiting for an answer."""
+    pattern = profile.finish.prose_question
+    if not pattern:
+        return None
+    composer_row = idle.anchor_row - snap.scrolled
+    row = composer_row - 1
+    while row >= 0 and _CHROME.fullmatch(snap.lines[row]):
+        row -= 1  # blank rows and the composer's box borders
+    if row < 0 or row < composer_row - profile.block_lines or not _rx(pattern).search(snap.lines[row]):
+        return None
+    first = row
+    while first > 0 and snap.lines[first - 1].strip() and row - first < 6:
+        first -= 1
+    block = "\n".join(snap.lines[first : row + 1]).strip()
+    anchor = snap.scrolled + first
+    return Classification(
+        state=Kind.QUESTION.value,
+        rule_id=f"{idle.rule_id}.prose_question",
+        block=block,
+        evidence=snap.lines[row].strip(),
+        key=f"{idle.rule_id}.prose_question@{anchor}:{_normal(block)}",
+        submit=True,
+        anchor_row=anchor,
+    )
+
+
+def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification:
+    cursor_region, block_region = _regions(profile, snap)
+
+    def region(rule: Rule) -> _Region:
+        return cursor_region if rule.scope == "cursor_line" else block_region
+
+    for rule in profile.rules:
+        if rule.kind == Kind.WORKING and (m := _matches(rule, region(rule).text)):
+            return _result(rule, region(rule), m, snap)
+
+    settle = profile.settle_ms / 1000
+    if timing.quiet_for < settle:
+        return Classification(state=SETTLING, recheck_after=settle - timing.quiet_for)
+
+    recheck: float | None = None
+    for rule in profile.rules:
+        if rule.kind == Kind.WORKING:
+            continue
+        m = _matches(rule, region(rule).text)
+        if m is None:
+            continue
+        wait = rule.quiet_ms / 1000 - timing.quiet_for
+        if wait > 0:
+            recheck = wait if recheck is None else min(recheck, wait)
+            continue
+        found = _result(rule, region(rule), m, snap)
+        if found.state == Kind.IDLE:
+            return _prose_question(profile, snap, found) or found
+        return found
+    return Classification(state=UNKNOWN, recheck_after=recheck)

@@ -1,0 +1,200 @@
+"""Detector profiles: loaded and validated once, from YAML or JSON in detectors/.
+
+A profile is data: rules (id, kind, patterns, scope) plus timing settings and how the
+program finishes. Validation is strict so a typo in a profile is an error naming the
+file, not a silently dead rule.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from cursorpilot.errors import BadInput
+
+DETECTORS_DIR = Path(__file__).resolve().parents[2] / "detectors"
+
+
+class Kind(StrEnum):
+    WORKING = "working"
+    QUESTION = "question"  # yes/no or confirm
+    INPUT = "input"  # free text
+    MENU = "menu"  # pick one of several options
+    IDLE = "idle"  # an agent's empty composer
+    COMPLETED = "completed"
+    ERROR = "error"
+
+
+ANSWERABLE = {Kind.QUESTION, Kind.INPUT, Kind.MENU}
+
+
+class Rule(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    kind: Kind
+    error: str | None = None  # sub-kind for kind=error: login_required, usage_limit, ...
+    scope: Literal["cursor_line", "block"] = "block"
+    any: list[str] = Field(default_factory=list)
+    all: list[str] = Field(default_factory=list)
+    none: list[str] = Field(default_factory=list)
+    start: str | None = None  # where the prompt block starts (block scope)
+    quiet_ms: int = 0  # match only after this much silence
+    submit: Literal["enter", "none"] = "enter"  # "none": single-key prompt, no Enter after text
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _check(self) -> "Rule":
+        if not self.any and not self.all:
+            raise ValueError("a rule needs 'any' or 'all' patterns")
+        if self.kind == Kind.ERROR and not self.error:
+            raise ValueError("an error rule needs an 'error' sub-kind")
+        return self
+
+
+class Finish(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mode: Literal["exit", "idle"] = "exit"
+    close: list[str] = Field(default_factory=list)  # keys that quit cleanly, e.g. ["<ctrl-c>", "<ctrl-c>"]
+    close_timeout_s: float = 5.0
+    prose_question: str | None = None  # last message line matching this is a question, not completion
+
+
+class Profile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    description: str = ""
+    commands: list[str] = Field(default_factory=list)  # program names this profile is for
+    settle_ms: int = 400
+    block_lines: int = 12
+    key_delay_ms: int = 50
+    enter_delay_ms: int = 150
+    finish: Finish = Field(default_factory=Finish)
+    rules: list[Rule]
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()[:16]
+
+
+class Overlay(BaseModel):
+    """A --detectors file: rules that add to or replace a profile's, plus optional settings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = None
+    description: str | None = None
+    commands: list[str] | None = None
+    settle_ms: int | None = None
+    block_lines: int | None = None
+    key_delay_ms: int | None = None
+    enter_delay_ms: int | None = None
+    finish: Finish | None = None
+    rules: list[Rule] = Field(default_factory=list)
+
+
+def available() -> list[str]:
+    return sorted(p.stem for p in DETECTORS_DIR.glob("*.y*ml")) + sorted(p.stem for p in DETECTORS_DIR.glob("*.json"))
+
+
+def _read(path: Path) -> dict:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BadInput(f"{path}: detector file not found") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        raise BadInput(f"{path}:{where} invalid YAML/JSON: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(data, dict):
+        raise BadInput(f"{path}: a detector file must be a mapping")
+    return data
+
+
+def _validation_line(path: Path, exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"])
+    more = f" (+{len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
+    return f"{path}: {loc}: {err['msg']}{more}"
+
+
+def _check_patterns(path: Path, rules: list[Rule], extra: list[tuple[str, str]] = ()) -> None:
+    for rule in rules:
+        for pattern in [*rule.any, *rule.all, *rule.none, *([rule.start] if rule.start else [])]:
+            try:
+                re.compile(pattern, re.MULTILINE)
+            except re.error as exc:
+                raise BadInput(f"{path}: rule {rule.id!r}: invalid regex {pattern!r}: {exc}") from None
+    for where, pattern in extra:
+        try:
+            re.compile(pattern, re.MULTILINE)
+        except re.error as exc:
+            raise BadInput(f"{path}: {where}: invalid regex {pattern!r}: {exc}") from None
+
+
+def load_profile_file(path: Path) -> Profile:
+    data = _read(path)
+    try:
+        profile = Profile.model_validate(data)
+    except ValidationError as exc:
+        raise BadInput(_validation_line(path, exc)) from None
+    _check_profile(path, profile)
+    return profile
+
+
+def _check_profile(path: Path, profile: Profile) -> None:
+    extra = [("finish.prose_question", profile.finish.prose_question)] if profile.finish.prose_question else []
+    _check_patterns(path, profile.rules, extra)
+    ids = [r.id for r in profile.rules]
+    dup = {i for i in ids if ids.count(i) > 1}
+    if dup:
+        raise BadInput(f"{path}: duplicate rule id(s): {', '.join(sorted(dup))}")
+
+
+def resolve_name(name: str, command: list[str] | None = None) -> str:
+    """'auto' picks the profile whose `commands` list names the program; else generic."""
+    if name != "auto":
+        return name
+    if command:
+        prog = Path(command[0]).name
+        args = " ".join(command)
+        for candidate in available():
+            profile = load_profile(candidate)
+            if prog in profile.commands or any(c in args.split() for c in profile.commands if "." in c):
+                return candidate
+    return "generic"
+
+
+def load_profile(name: str, overlay: Path | None = None) -> Profile:
+    path = Path(name)
+    if not (path.suffix in (".yaml", ".yml", ".json") and path.exists()):
+        path = next((DETECTORS_DIR / f"{name}{ext}" for ext in (".yaml", ".yml", ".json") if (DETECTORS_DIR / f"{name}{ext}").exists()), None)
+        if path is None:
+            raise BadInput(f"unknown profile {name!r}; available: {', '.join(available())}")
+    profile = load_profile_file(path)
+    return apply_overlay(profile, overlay) if overlay else profile
+
+
+def apply_overlay(profile: Profile, path: Path) -> Profile:
+    data = _read(path)
+    try:
+        overlay = Overlay.model_validate(data)
+    except ValidationError as exc:
+        raise BadInput(_validation_line(path, exc)) from None
+    _check_patterns(path, overlay.rules)
+    by_id = {r.id: r for r in overlay.rules}
+    replaced = [by_id.pop(r.id, r) for r in profile.rules]
+    added = [r for r in overlay.rules if r.id in by_id]  # new ids go first: the user's rules win
+    settings = {k: v for k, v in overlay.model_dump(exclude={"rules"}).items() if v is not None}
+    merged = profile.model_copy(update={**settings, "rules": added + replaced})
+    merged = Profile.model_validate(merged.model_dump())
+    _check_profile(path, merged)
+    return merged

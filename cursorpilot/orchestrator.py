@@ -1,0 +1,490 @@
+"""The one place that mixes I/O and decisions: read -> screen -> classify -> machine -> act -> record.
+
+The loop owns the PTY read with a short tick. Everything the program writes is
+recorded before anything else happens; decisions are taken only from a rendered,
+settled screen; keys go out one write at a time on a schedule, without blocking the
+reads.
+"""
+
+from __future__ import annotations
+
+import platform
+import signal
+import sys
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import structlog
+
+from cursorpilot import __version__
+from cursorpilot.clock import Clock, SystemClock
+from cursorpilot.detect.classifier import SETTLING, Classification, Timing, classify, headline
+from cursorpilot.detect.profiles import Kind, Profile
+from cursorpilot.errors import BadInput, ExitCode
+from cursorpilot.events import Outcome, Sink, Status
+from cursorpilot.keys import ReplyError, Write, needs_human, to_writes
+from cursorpilot.machine import TERMINAL, Action, Event, State, transition
+from cursorpilot.providers.base import QA, AnswerRequest, Provider, Reply
+from cursorpilot.pty.driver import ExitStatus, PtyDriver
+from cursorpilot.pty.screen import Snapshot, TerminalScreen
+from cursorpilot.recording import SessionRecorder
+from cursorpilot.redact import Redactor
+from cursorpilot.transcript import Transcript
+
+MAX_TICK = 0.05  # the longest the loop sleeps in select()
+RENDER_EVERY = 0.1  # re-render a screen that keeps changing at most this often
+RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
+STOP_GRACE = 3.0  # SIGINT, then SIGKILL after this long
+
+
+@dataclass(slots=True)
+class RunConfig:
+    command: list[str]
+    governing_prompt: str
+    profile: Profile
+    provider: Provider
+    log_dir: Path
+    run_id: str
+    argv: list[str] = field(default_factory=list)
+    cwd: str | None = None
+    cols: int = 120
+    rows: int = 40
+    max_steps: int | None = None
+    timeout: float | None = None
+    interactive: bool = False  # a human can be asked (stdin is a terminal)
+    debug: bool = False
+
+
+@dataclass(slots=True)
+class _Watch:
+    """After an answer: expect the screen to change, or re-send Enter, or escalate."""
+
+    key: str
+    anchor_row: int
+    block: str  # normalised prompt text
+    submit: bool
+    due: float
+    retries: int = 0
+
+    def same_prompt(self, c: Classification) -> bool:
+        """The same prompt, possibly with our typed text echoed after it (Enter swallowed)."""
+        if c.key == self.key:
+            return True
+        return c.anchor_row == self.anchor_row and " ".join(c.block.split()).startswith(self.block)
+
+
+class Orchestrator:
+    def __init__(self, config: RunConfig, sink: Sink, clock: Clock | None = None):
+        self.cfg = config
+        self.sink = sink
+        self.clock = clock or SystemClock()
+        self.state = State.INIT
+        self.answers = 0
+        self.escalations = 0
+        self.answered: dict[str, int] = {}
+        self.history: deque[QA] = deque(maxlen=10)
+        self.worked = False  # a working marker was seen since the last input
+        self._interrupts = 0
+        self._exit_code: ExitCode = ExitCode.OK
+        self._reason = ""
+        self._last: tuple[str, str | None] | None = None  # last recorded (state, rule)
+        self._pending: deque[Write] = deque()
+        self._next_write = 0.0
+        self._watch: _Watch | None = None
+        self._asking: tuple[Future[Reply], Classification, tuple[str, ...]] | None = None
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="answerer")
+        self._stop_at: float | None = None  # when closing: SIGKILL deadline
+        self._log = structlog.get_logger("cursorpilot")
+
+    # -- public ----------------------------------------------------------------
+    def interrupt(self) -> None:
+        self._interrupts += 1
+
+    def run(self) -> Outcome:
+        cfg = self.cfg
+        cfg.log_dir.mkdir(parents=True, exist_ok=True)
+        redactor = Redactor()
+        self.tx = Transcript(cfg.log_dir / "transcript.jsonl", cfg.run_id, self.clock, redactor)
+        self.t0 = self.clock.monotonic()
+        self.tx.emit(
+            "run_started",
+            argv=cfg.argv,
+            command=cfg.command,
+            cwd=cfg.cwd,
+            versions={"cursor_pilot": __version__, "python": platform.python_version()},
+            profile=cfg.profile.name,
+            profile_hash=cfg.profile.digest(),
+            provider=cfg.provider.name,
+            size=[cfg.cols, cfg.rows],
+            governing_prompt=cfg.governing_prompt,
+        )
+        old_handlers = self._install_signals()
+        recorder = SessionRecorder(cfg.log_dir, self.clock, cfg.cols, cfg.rows, cfg.command)
+        try:
+            try:
+                self.driver = PtyDriver(cfg.command, cwd=cfg.cwd, cols=cfg.cols, rows=cfg.rows)
+            except BadInput as exc:
+                self._finish_record(ExitCode.USAGE, str(exc), None)
+                raise
+            self.screen = TerminalScreen(cfg.cols, cfg.rows)
+            self.recorder = recorder
+            self.tx.emit("program_started", pid=self.driver.pid)
+            self._apply(Event.STARTED, None)
+            status = self._loop()
+            return self._finish_record(self._exit_code, self._reason, status)
+        finally:
+            self._restore_signals(old_handlers)
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            recorder.close()
+            if hasattr(self, "driver"):
+                self.driver.close()
+            self.tx.close()
+
+    # -- the loop ----------------------------------------------------------------
+    def _loop(self) -> ExitStatus:
+        self._last_output = self._last_change = self.clock.monotonic()
+        self._dirty = False
+        self._content: tuple[str, ...] = ()
+        self._last_render = 0.0
+        self._last_mirror = 0.0
+        self._recheck_at: float | None = None
+        while True:
+            now = self.clock.monotonic()
+            self._check_limits(now)
+            chunk = self.driver.read(self._tick(now))
+            if chunk is None:
+                break
+            if chunk:
+                self._on_output(chunk)
+            elif not self.driver.alive():
+                rest = self.driver.drain()
+                if rest:
+                    self._on_output(rest)
+                break
+            now = self.clock.monotonic()
+            self._send_due(now)
+            if self.state in TERMINAL:
+                self._closing(now)
+                continue
+            self._render_if_due(now)
+            self._decide(now)
+        status = self.driver.status() if not self.driver.alive() else self.driver.terminate(STOP_GRACE)
+        self._on_exit(status)
+        return status
+
+    def _tick(self, now: float) -> float:
+        deadlines = [now + MAX_TICK]
+        if self._pending:
+            deadlines.append(self._next_write)
+        if self._recheck_at is not None:
+            deadlines.append(self._recheck_at)
+        if self._dirty:
+            deadlines.append(max(self._last_render + RENDER_EVERY, self._last_output + self._settle))
+        if self._watch:
+            deadlines.append(self._watch.due)
+        return max(0.0, min(deadlines) - now)
+
+    @property
+    def _settle(self) -> float:
+        return self.cfg.profile.settle_ms / 1000
+
+    def _on_output(self, chunk: bytes) -> None:
+        text = self.screen.feed(chunk)
+        self.recorder.output(chunk, text)
+        replies = self.screen.take_replies()
+        if replies:
+            self.driver.write(replies)
+            self.tx.emit("terminal_reply", data=replies.decode(), hex=replies.hex())
+        self._last_output = self.clock.monotonic()
+        self._dirty = True
+
+    def _render_if_due(self, now: float) -> None:
+        """Render when output paused or every RENDER_EVERY; a repaint with equal content is no change."""
+        if not self._dirty or (now - self._last_render < RENDER_EVERY and now - self._last_output < self._settle):
+            return
+        self._last_render = now
+        self._dirty = False
+        snap = self.screen.snapshot()
+        content = (*snap.lines, f"{snap.cursor_x},{snap.cursor_y},{snap.scrolled}")
+        if content != self._content:
+            self._content = content
+            self._last_change = self._last_output
+            self._recheck_at = now
+        if self.sink.wants_screen and now - self._last_mirror >= RENDER_EVERY:
+            self._last_mirror = now
+            self.sink.screen(snap, self._status(now))
+
+    # -- decisions -----------------------------------------------------------------
+    def _decide(self, now: float) -> None:
+        if self._asking is not None:
+            if self._asking[0].done():
+                self._on_reply(now)
+            return
+        if self.state != State.RUNNING:
+            return
+        if self._recheck_at is None or now < self._recheck_at:
+            if not (self._watch and now >= self._watch.due):
+                return
+        snap = self.screen.snapshot()
+        c = classify(self.cfg.profile, snap, Timing(quiet_for=now - self._last_change))
+        self._recheck_at = now + c.recheck_after if c.recheck_after is not None else None
+        self._record_state(c)
+        if self._watch is not None and self._follow_watch(now, c):
+            return
+        if c.state == Kind.WORKING:
+            self.worked = True
+        elif c.state == Kind.ERROR:
+            self._fail(f"{c.error}: {c.evidence}", c)
+        elif c.state == Kind.COMPLETED or (c.state == Kind.IDLE and self.worked and self.cfg.profile.finish.mode == "idle"):
+            self._reason = f"completed ({c.rule_id})"
+            self._apply(Event.FINISHED, c)
+        elif c.state == Kind.IDLE:
+            if c.key not in self.answered:
+                self._ask(replace(c, state=Kind.INPUT.value), snap)
+        elif c.answerable and c.key not in self.answered:
+            self._ask(c, snap)
+
+    def _follow_watch(self, now: float, c: Classification) -> bool:
+        """True while the answered prompt is still on screen and we are still waiting on it."""
+        w = self._watch
+        assert w is not None
+        if c.state == SETTLING:
+            return True
+        if not w.same_prompt(c):
+            self._watch = None  # the prompt was consumed
+            return False
+        if now < w.due:
+            return True
+        if w.submit and w.retries < len(RETRY_GAPS) - 1:
+            w.retries += 1
+            self.tx.emit("enter_retry", prompt_key=w.key, attempt=w.retries)
+            self._apply(Event.REPLY, c)
+            self._schedule([Write(b"\r", 0.0, "<enter>")], now)
+            return True
+        self._watch = None
+        self._escalate(c, "the program did not react to the answer")
+        return True
+
+    def _ask(self, c: Classification, snap: Snapshot) -> None:
+        self._apply(Event.PROMPT, c)
+        request = AnswerRequest(
+            governing_prompt=self.cfg.governing_prompt,
+            kind=c.state,
+            rule_id=c.rule_id or "",
+            prompt_block=c.block,
+            screen=snap.text(),
+            history=tuple(self.history),
+        )
+        self.tx.emit("provider_request", provider=self.cfg.provider.name, kind=c.state, rule_id=c.rule_id, prompt=c.block)
+        self._asking = (self._pool.submit(self.cfg.provider.answer, request), c, self._content)
+
+    def _on_reply(self, now: float) -> None:
+        assert self._asking is not None
+        future, c, content = self._asking
+        self._asking = None
+        try:
+            reply = future.result()
+        except Exception as exc:  # noqa: BLE001 - a provider crash is an escalation, not a pilot crash
+            reply = Reply(text=None, source=self.cfg.provider.name, reason=f"provider error: {exc}")
+        self.tx.emit(
+            "provider_reply",
+            source=reply.source,
+            text=reply.text,
+            reason=reply.reason,
+            usage={"in": reply.usage.input_tokens, "out": reply.usage.output_tokens, "latency_s": reply.usage.latency_s},
+        )
+        if reply.text is None or needs_human(reply.text):
+            self._escalate(c, reply.reason or (reply.text or "")[2:] or "no answer")
+            return
+        if content != self._content and self._still_there(c) is False:
+            self.tx.emit("reply_discarded", reason="the prompt changed while the answer was chosen", prompt_key=c.key)
+            self._apply(Event.NO_REPLY, c)
+            self._recheck_at = now
+            return
+        self._type_answer(c, reply.text, reply.source, now)
+
+    def _still_there(self, c: Classification) -> bool:
+        now = classify(self.cfg.profile, self.screen.snapshot(), Timing(quiet_for=float("inf")))
+        return now.key == c.key or (c.state == Kind.INPUT and now.state == Kind.IDLE and now.anchor_row == c.anchor_row)
+
+    def _type_answer(self, c: Classification, text: str, source: str, now: float) -> None:
+        if self.cfg.max_steps is not None and self.answers >= self.cfg.max_steps:
+            self._abort(ExitCode.LIMIT, f"max-steps reached ({self.cfg.max_steps} answers)")
+            return
+        p = self.cfg.profile
+        try:
+            writes = to_writes(text, submit=c.submit, key_delay=p.key_delay_ms / 1000, enter_delay=p.enter_delay_ms / 1000)
+        except ReplyError as exc:
+            self._escalate(c, str(exc))
+            return
+        self.answers += 1
+        if c.key:
+            self.answered[c.key] = self.answered.get(c.key, 0) + 1
+        self.history.append(QA(c.block, text))
+        self.worked = True  # whatever the program does next answers to us; idle afterwards means done
+        self.tx.emit("answer", rule_id=c.rule_id, prompt=c.block, reply=text, source=source, n=self.answers)
+        self.sink.answer(headline(c.block), text, source)
+        self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
+        self._schedule(writes, now)
+        self._watch = _Watch(c.key or "", c.anchor_row, " ".join(c.block.split()), c.submit, float("inf"))
+
+    def _escalate(self, c: Classification, why: str) -> None:
+        self.escalations += 1
+        self.tx.emit("escalation", rule_id=c.rule_id, prompt=c.block, why=why, interactive=self.cfg.interactive)
+        self.sink.note(f"needs a human: {why}")
+        if not self.cfg.interactive:
+            self._abort(ExitCode.HUMAN_NEEDED, f"a human is needed ({why}): {headline(c.block)}")
+            return
+        if self.state != State.AWAITING_INPUT:
+            self._apply(Event.ESCALATE, c)
+        text = self.sink.ask_human(c.block, why)
+        if text is None:
+            self._abort(ExitCode.HUMAN_NEEDED, f"a human is needed ({why}); none answered")
+            return
+        self.tx.emit("human_reply", text=text)
+        self._type_answer(c, text, "human", self.clock.monotonic())
+
+    # -- typing ------------------------------------------------------------------
+    def _schedule(self, writes: list[Write], now: float) -> None:
+        if not self._pending:
+            self._next_write = now + (writes[0].delay if writes else 0.0)
+        self._pending.extend(writes)
+
+    def _send_due(self, now: float) -> None:
+        while self._pending and now >= self._next_write:
+            w = self._pending.popleft()
+            self.driver.write(w.data)
+            self.recorder.input(w.data)
+            self.tx.emit("keys_sent", keys=w.label, data=w.data.decode("utf-8", "replace"), hex=w.data.hex())
+            if self._pending:
+                self._next_write = now + self._pending[0].delay
+                return
+            if self.state == State.ANSWERING:
+                self._apply(Event.TYPED, None)
+                self._recheck_at = now
+                if self._watch:
+                    self._watch.due = now + RETRY_GAPS[self._watch.retries]
+
+    # -- ending ------------------------------------------------------------------
+    def _fail(self, reason: str, c: Classification | None) -> None:
+        self._exit_code, self._reason = ExitCode.FAILED, reason
+        self._apply(Event.FAILED, c)
+
+    def _abort(self, code: ExitCode, reason: str) -> None:
+        self._exit_code, self._reason = code, reason
+        self._apply(Event.ABORT, None)
+
+    def _check_limits(self, now: float) -> None:
+        if self._interrupts and self.state not in TERMINAL:
+            self._abort(ExitCode.INTERRUPTED, "interrupted")
+        if self._interrupts >= 2 and self._stop_at is not None and self._stop_at > now:
+            self.tx.emit("kill", reason="second interrupt")
+            self._stop_at = now
+        if self.cfg.timeout is not None and now - self.t0 > self.cfg.timeout and self.state not in TERMINAL:
+            self._abort(ExitCode.LIMIT, f"timeout after {self.cfg.timeout:g}s")
+
+    def _closing(self, now: float) -> None:
+        if self._stop_at is not None and now >= self._stop_at and self.driver.alive():
+            self.tx.emit("kill", reason="program did not exit in time", signal="SIGKILL")
+            self.driver.signal_group(signal.SIGKILL)
+            self._stop_at = None
+
+    def _close_program(self, graceful: bool) -> None:
+        """End the program: the profile's quit keys when it is healthy, else SIGINT; SIGKILL later."""
+        now = self.clock.monotonic()
+        keys = self.cfg.profile.finish.close
+        self._pending.clear()
+        if graceful and keys:
+            d = self.cfg.profile.key_delay_ms / 1000
+            writes = [w for k in keys for w in to_writes(k, submit=False, key_delay=max(d, 0.3))]
+            self._schedule(writes, now)
+            self._stop_at = now + self.cfg.profile.finish.close_timeout_s
+            self.tx.emit("closing", how="keys", keys=keys)
+        else:
+            self.driver.signal_group(signal.SIGINT)
+            self._stop_at = now + STOP_GRACE
+            self.tx.emit("closing", how="signal", signal="SIGINT")
+
+    def _on_exit(self, status: ExitStatus) -> None:
+        self.tx.emit("program_exited", code=status.code, signal=status.signal, describe=status.describe())
+        if self.state in TERMINAL:
+            return
+        if status.ok:
+            self._reason = "the program exited with code 0"
+            self._apply(Event.FINISHED, None)
+        else:
+            self._fail(f"the program ended: {status.describe()}", None)
+
+    def _finish_record(self, code: ExitCode, reason: str, status: ExitStatus | None) -> Outcome:
+        outcome = Outcome(
+            exit_code=int(code),
+            reason=reason,
+            answers=self.answers,
+            escalations=self.escalations,
+            transcript=str(self.tx.path),
+            log_dir=str(self.cfg.log_dir),
+            child=status.describe() if status else "not started",
+        )
+        self.tx.emit(
+            "run_finished",
+            exit_code=int(code),
+            reason=reason,
+            state=self.state.value,
+            child_exit_code=status.code if status else None,
+            child_signal=status.signal if status else None,
+            counters={"answers": self.answers, "escalations": self.escalations, "bytes_out": getattr(getattr(self, "recorder", None), "bytes_out", 0)},
+        )
+        self.sink.finished(outcome)
+        return outcome
+
+    # -- machine and records ---------------------------------------------------------
+    def _apply(self, event: Event, c: Classification | None) -> None:
+        before = self.state
+        self.state, actions = transition(self.state, event)
+        self.tx.emit("state", event=event.value, **{"from": before.value, "to": self.state.value}, rule_id=c.rule_id if c else None)
+        self._log.debug("transition", trigger=event.value, before=before.value, after=self.state.value)
+        for action in actions:
+            if action == Action.CLOSE:
+                if self.driver.alive():
+                    self._close_program(graceful=True)
+            elif action == Action.STOP:
+                if self.driver.alive():
+                    self._close_program(graceful=self._exit_code != ExitCode.INTERRUPTED)
+
+    def _record_state(self, c: Classification) -> None:
+        if c.state == SETTLING:
+            return
+        current = (c.state, c.rule_id if c.state == Kind.WORKING else c.key)
+        if current == self._last:
+            return
+        self._last = current
+        self.tx.emit("screen_state", state=c.state, rule_id=c.rule_id, prompt=c.block or None, evidence=c.evidence or None, error=c.error)
+
+    def _status(self, now: float) -> Status:
+        return Status(self.state.value, self.answers, now - self.t0)
+
+    def _install_signals(self) -> dict[int, object]:
+        old: dict[int, object] = {}
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                old[sig] = signal.signal(sig, lambda *_: self.interrupt())
+        except ValueError:  # not the main thread (tests): the caller interrupts directly
+            pass
+        return old
+
+    def _restore_signals(self, old: dict[int, object]) -> None:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+
+
+def default_run_id(clock: Clock | None = None) -> str:
+    import secrets
+
+    clock = clock or SystemClock()
+    return clock.utcnow().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+def is_interactive() -> bool:
+    return sys.stdin.isatty()

@@ -1,0 +1,1 @@
+"""Pseudo-terminal: the driver (the only pexpect user) and the rendered screen."""

@@ -1,0 +1,189 @@
+"""The PTY driver: the only module that imports pexpect.
+
+pexpect is used to fork/exec under a pty (exec errors come back through its pipe),
+but not its ``expect()`` machinery: the orchestrator owns the read loop and reads
+the master fd directly with a short tick, so there is no unbounded regex buffer and
+no hidden ``delaybeforesend``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import select
+import signal
+import time
+from dataclasses import dataclass
+
+import pexpect
+
+from cursorpilot.errors import BadInput
+
+READ_SIZE = 65536
+
+
+@dataclass(slots=True, frozen=True)
+class ExitStatus:
+    code: int | None  # exit code when the program exited normally
+    signal: int | None  # signal number when it was killed by one
+
+    @property
+    def ok(self) -> bool:
+        return self.code == 0
+
+    def describe(self) -> str:
+        if self.signal is not None:
+            try:
+                name = signal.Signals(self.signal).name
+            except ValueError:
+                name = str(self.signal)
+            return f"killed by {name}"
+        return f"exit code {self.code}"
+
+
+class PtyDriver:
+    """One child program under a pseudo-terminal."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        cols: int = 120,
+        rows: int = 40,
+    ):
+        if not argv:
+            raise BadInput("no command to run")
+        full_env = dict(os.environ if env is None else env)
+        full_env["TERM"] = "xterm-256color"
+        full_env["COLUMNS"], full_env["LINES"] = str(cols), str(rows)
+        try:
+            self._child = pexpect.spawn(
+                argv[0],
+                argv[1:],
+                cwd=cwd,
+                env=full_env,
+                encoding=None,
+                echo=True,
+                dimensions=(rows, cols),
+                timeout=None,
+            )
+        except pexpect.ExceptionPexpect as exc:
+            raise BadInput(f"cannot start {argv[0]!r}: {exc}".splitlines()[0]) from None
+        self._child.delaybeforesend = None
+        self.fd: int = self._child.child_fd
+        self.pid: int = self._child.pid
+        self._eof = False
+        self._status: ExitStatus | None = None
+
+    # -- reading -------------------------------------------------------------
+    def read(self, timeout: float) -> bytes | None:
+        """Bytes the program wrote, b"" when nothing came within timeout, None at EOF."""
+        if self._eof:
+            return None
+        try:
+            ready, _, _ = select.select([self.fd], [], [], max(0.0, timeout))
+        except InterruptedError:
+            return b""
+        if not ready:
+            return b""
+        try:
+            data = os.read(self.fd, READ_SIZE)
+        except OSError as exc:
+            if exc.errno in (errno.EIO, errno.EBADF):
+                self._eof = True
+                return None
+            raise
+        if not data:
+            self._eof = True
+            return None
+        return data
+
+    def drain(self, quiet: float = 0.05, limit: float = 2.0) -> bytes:
+        """After the program exited, read what is still buffered in the pty.
+
+        Stops at EOF, or when nothing arrives for ``quiet`` seconds (a grandchild may
+        hold the slave open), or after ``limit`` seconds overall.
+        """
+        out = bytearray()
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            chunk = self.read(quiet)
+            if chunk is None or chunk == b"":
+                break
+            out += chunk
+        return bytes(out)
+
+    # -- writing -------------------------------------------------------------
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(self.fd, view)
+            except InterruptedError:
+                continue
+            except OSError as exc:
+                if exc.errno in (errno.EIO, errno.EBADF):
+                    return  # the program is gone; nothing to type into
+                raise
+            view = view[n:]
+
+    def resize(self, cols: int, rows: int) -> None:
+        self._child.setwinsize(rows, cols)
+
+    # -- lifetime ------------------------------------------------------------
+    def alive(self) -> bool:
+        if self._status is not None:
+            return False
+        alive = self._child.isalive()
+        if not alive:
+            self._record_status()
+        return alive
+
+    def signal_group(self, sig: int) -> None:
+        """Signal the program's whole process group (it leads its own session)."""
+        try:
+            os.killpg(self.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def wait(self, timeout: float) -> ExitStatus | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            if not self.alive():
+                return self._status
+            if time.monotonic() >= deadline:
+                return None
+            # Keep the pty drained so a program blocked on output can die.
+            self.read(0.02)
+
+    def terminate(self, grace: float = 3.0) -> ExitStatus:
+        """SIGINT to the group, wait up to ``grace`` seconds, then SIGKILL."""
+        if self.alive():
+            self.signal_group(signal.SIGINT)
+            if self.wait(grace) is None:
+                self.kill()
+        return self.status()
+
+    def kill(self) -> ExitStatus:
+        self.signal_group(signal.SIGKILL)
+        self.wait(5.0)
+        return self.status()
+
+    def status(self) -> ExitStatus:
+        if self._status is None:
+            self._child.wait()
+            self._record_status()
+        assert self._status is not None
+        return self._status
+
+    def close(self) -> None:
+        try:
+            self._child.close(force=True)
+        except Exception:  # noqa: BLE001 - closing must never mask the real outcome
+            pass
+
+    def _record_status(self) -> None:
+        c = self._child
+        self._status = ExitStatus(code=c.exitstatus, signal=c.signalstatus)

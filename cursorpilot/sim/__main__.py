@@ -1,0 +1,37 @@
+"""python -m cursorpilot.sim [--record FILE] {cursor|line} SCENARIO [TASK...]"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from cursorpilot.sim.common import Recorder, load_scenario
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m cursorpilot.sim")
+    ap.add_argument("kind", choices=["cursor", "line"])
+    ap.add_argument("--record", default=os.environ.get("CURSORPILOT_SIM_RECORD"))
+    ap.add_argument("--version", action="store_true")
+    ap.add_argument("scenario", nargs="?", default="demo")
+    ap.add_argument("task", nargs="*")
+    args = ap.parse_args(argv)
+    if args.version:
+        print("2026.04.17-787b533 (cursor-pilot simulator)")
+        return 0
+    scenario = load_scenario(args.scenario)
+    record = Recorder(args.record)
+    record("start", kind=args.kind, scenario=args.scenario, task=" ".join(args.task))
+    if args.kind == "cursor":
+        from cursorpilot.sim.cursor import main as run
+        return run(scenario, " ".join(args.task), record)
+    from cursorpilot.sim.line import main as run_line
+    try:
+        return run_line(scenario, record)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

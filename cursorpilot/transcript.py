@@ -1,0 +1,75 @@
+"""The transcript: append-only JSONL, one record per line, flushed per line.
+
+It is the record of the run (structlog is only for diagnostics). Every record has
+type, seq, ts (UTC ISO), mono (monotonic seconds) and run_id. Strings pass through the
+redactor before they are written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from cursorpilot.clock import Clock
+from cursorpilot.redact import Redactor
+
+
+class Record(BaseModel):
+    """What every line must carry; other fields depend on the type."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str
+    seq: int
+    ts: str
+    mono: float
+    run_id: str
+
+
+class Transcript:
+    def __init__(self, path: Path, run_id: str, clock: Clock, redactor: Redactor):
+        self.path = path
+        self.run_id = run_id
+        self._clock = clock
+        self._redact = redactor
+        self._seq = 0
+        self._fh = open(path, "a", encoding="utf-8", buffering=1)
+
+    def emit(self, type_: str, **fields: Any) -> dict[str, Any]:
+        self._seq += 1
+        record = {
+            "type": type_,
+            "seq": self._seq,
+            "ts": self._clock.utcnow().isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "mono": round(self._clock.monotonic(), 4),
+            "run_id": self.run_id,
+            **self._redact.value(fields),  # type: ignore[dict-item]
+        }
+        if not self._fh.closed:
+            self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self._fh.flush()
+        return record
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._fh.close()
+
+
+def read_transcript(path: Path) -> list[Record]:
+    """Parse a transcript; a last line torn by a crash is dropped, anything else torn is an error."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out: list[Record] = []
+    for i, line in enumerate(lines):
+        try:
+            out.append(Record.model_validate(json.loads(line)))
+        except (json.JSONDecodeError, ValueError):
+            if i == len(lines) - 1:
+                break
+            raise
+    return out
