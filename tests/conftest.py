@@ -1,0 +1,62 @@
+"""Shared helpers: run the real CLI as a process, read what it recorded."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SIM = [sys.executable, "-m", "cursorpilot.sim"]
+
+
+@dataclass
+class PilotRun:
+    code: int
+    stdout: str
+    stderr: str
+    log: Path
+    received: Path
+
+    def records(self) -> list[dict]:
+        path = self.log / "transcript.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+    def of(self, type_: str) -> list[dict]:
+        return [r for r in self.records() if r["type"] == type_]
+
+    def sim(self) -> list[dict]:
+        if not self.received.exists():
+            return []
+        return [json.loads(line) for line in self.received.read_text().splitlines()]
+
+    def sim_events(self, event: str) -> list[dict]:
+        return [r for r in self.sim() if r["event"] == event]
+
+
+@pytest.fixture
+def pilot(tmp_path):
+    """Run `cursor-pilot run ... -- COMMAND` as a real process with stdin closed (non-interactive)."""
+    counter = {"n": 0}
+
+    def run(command: list[str], *opts: str, rules: str | None = None, timeout: float = 60, env: dict | None = None) -> PilotRun:
+        counter["n"] += 1
+        log = tmp_path / f"run{counter['n']}"
+        received = tmp_path / f"received{counter['n']}.jsonl"
+        args = [sys.executable, "-m", "cursorpilot", "run", "--log", str(log), "--quiet", *opts]
+        if rules is not None:
+            rules_file = tmp_path / f"rules{counter['n']}.yaml"
+            rules_file.write_text(rules)
+            args += ["--rules", str(rules_file)]
+        full_env = {**os.environ, "CURSORPILOT_SIM_RECORD": str(received), **(env or {})}
+        proc = subprocess.run(
+            [*args, "--", *command], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout, env=full_env, cwd=tmp_path
+        )
+        return PilotRun(proc.returncode, proc.stdout, proc.stderr, log, received)
+
+    return run

@@ -1,0 +1,245 @@
+"""The classifier over rendered screens, with timings from a fake clock (no sleeps)."""
+
+import ast
+import io
+from pathlib import Path
+
+import pytest
+import yaml
+
+from cursorpilot.clock import FakeClock
+from cursorpilot.detect.classifier import Timing, classify, headline
+from cursorpilot.detect.profiles import load_profile
+from cursorpilot.pty.screen import TerminalScreen, snapshot_from_text
+from cursorpilot.sim.common import Recorder
+from cursorpilot.sim.cursor import CursorSim
+
+CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures"
+GENERIC = load_profile("generic")
+CURSOR = load_profile("cursor")
+
+
+class Feeder:
+    """A screen fed bytes at fake times; classify() asks with the quiet time so far."""
+
+    def __init__(self, profile, cols=120, rows=40):
+        self.profile = profile
+        self.clock = FakeClock()
+        self.screen = TerminalScreen(cols, rows)
+        self.changed = self.clock.monotonic()
+
+    def feed(self, data: str | bytes) -> "Feeder":
+        self.screen.feed(data.encode() if isinstance(data, str) else data)
+        self.changed = self.clock.monotonic()
+        return self
+
+    def after(self, seconds: float):
+        self.clock.advance(seconds)
+        return classify(self.profile, self.screen.snapshot(), Timing(self.clock.monotonic() - self.changed))
+
+
+class TtyOut(io.StringIO):
+    """What a terminal receives from the simulator: the tty's ONLCR turns \\n into \\r\\n."""
+
+    def getvalue(self) -> str:
+        return super().getvalue().replace("\n", "\r\n")
+
+
+def cursor_frames() -> tuple[CursorSim, io.StringIO]:
+    sim = CursorSim({"steps": []}, "task", Recorder(None), 120)
+    out = TtyOut()
+    sim.ink.out = out
+    return sim, out
+
+
+# -- line-mode (generic) ---------------------------------------------------------
+
+
+def test_yes_no_on_cursor_line_waits_for_the_settle_window():
+    f = Feeder(GENERIC).feed("Preparing...\r\nContinue? [Y/n] ")
+    assert f.after(0.1).state == "settling"
+    c = f.after(0.35)
+    assert (c.state, c.rule_id) == ("question", "generic.yes_no")
+    assert "Continue? [Y/n]" in c.block
+
+
+def test_prompt_followed_by_output_is_not_a_question():
+    f = Feeder(GENERIC).feed("Continue? [y/n] \r\n" + "".join(f"line {i}\r\n" for i in range(10)))
+    assert f.after(5).state == "unknown"
+
+
+def test_old_prompt_in_scrollback_is_not_a_question():
+    f = Feeder(GENERIC).feed("Continue? [y/n] y\r\nworking on it\r\n")
+    assert f.after(5).state == "unknown"
+
+
+def test_partial_line_is_input_only_after_silence():
+    f = Feeder(GENERIC).feed("Project name: ")
+    c = f.after(0.5)
+    assert c.state == "unknown" and c.recheck_after == pytest.approx(1.0)
+    c = f.after(1.0)
+    assert (c.state, c.rule_id) == ("input", "generic.waiting_input")
+
+
+def test_numbered_menu_prompt_block_holds_the_options():
+    f = Feeder(GENERIC).feed("Pick a fruit:\r\n1) apple\r\n2) banana\r\n3) cherry\r\nChoose a fruit (1-3): ")
+    c = f.after(0.5)
+    assert (c.state, c.rule_id) == ("menu", "generic.choose")
+    assert "1) apple" in c.block and "3) cherry" in c.block
+
+
+def test_half_drawn_menu_is_not_answered():
+    f = Feeder(GENERIC).feed("Pick a fruit:\r\n1) apple\r\n")
+    assert f.after(0.3).state == "settling"
+    assert f.after(5).state == "unknown"
+
+
+def test_ansi_coloured_prompt_is_read_from_the_rendered_screen():
+    f = Feeder(GENERIC).feed("\x1b[1;33mDeploy now?\x1b[0m \x1b[2m(yes/no)\x1b[0m ")
+    assert f.after(0.5).rule_id == "generic.yes_no"
+
+
+def test_same_prompt_repainted_keeps_its_identity():
+    f = Feeder(GENERIC).feed("Overwrite? [y/N] ")
+    first = f.after(0.5)
+    for _ in range(6):
+        f.feed("\r\x1b[2KOverwrite? [y/N] ")
+    assert f.after(0.5).key == first.key
+
+
+def test_the_same_question_asked_again_on_a_new_line_is_a_new_prompt():
+    f = Feeder(GENERIC).feed("Again? [y/n] ")
+    first = f.after(0.5)
+    f.feed("y\r\nAgain? [y/n] ")
+    assert f.after(0.5).key != first.key
+
+
+# -- cursor ----------------------------------------------------------------------------
+
+
+def test_cursor_trust_dialog():
+    sim, out = cursor_frames()
+    f = Feeder(CURSOR)
+    sim.ink.render(["", " ╭──╮", " │ ⚠ Workspace Trust Required │", " │ ▶ [a] Trust this workspace │", " │   [q] Quit │", " ╰──╯"])
+    c = f.feed(out.getvalue()).after(0.5)
+    assert (c.state, c.rule_id, c.submit) == ("menu", "cursor.trust", False)
+    assert headline(c.block) == "⚠ Workspace Trust Required"
+
+
+def approval_screen(working: bool = False) -> str:
+    sim, out = cursor_frames()
+    title, box, options = sim._approval_shape("run", "rm -rf build")
+    rows = [" ┌──┐", f" │ {box[0]} │", " └──┘", f" {title}", " Not in allowlist: rm -rf build"]
+    rows += [(" → " if i == 0 else "   ") + label for i, (label, _) in enumerate(options)]
+    if working:
+        rows += sim.composer(busy=True)
+    sim.ink.render(rows + sim.footer())
+    return out.getvalue()
+
+
+def test_cursor_run_approval_is_a_single_key_question():
+    c = Feeder(CURSOR).feed(approval_screen()).after(0.5)
+    assert (c.state, c.rule_id, c.submit) == ("question", "cursor.approval", False)
+    assert "$ rm -rf build" in c.block
+    assert headline(c.block) == "Run this command?"
+
+
+def test_working_marker_suppresses_every_question():
+    c = Feeder(CURSOR).feed(approval_screen(working=True)).after(5)
+    assert (c.state, c.rule_id) == ("working", "cursor.working")
+
+
+def test_working_is_reported_before_the_screen_settles():
+    sim, out = cursor_frames()
+    sim.ink.render(["  ⬢ Generating.. 1.2k tokens", *sim.composer(busy=True), *sim.footer()])
+    assert Feeder(CURSOR).feed(out.getvalue()).after(0.01).state == "working"
+
+
+def test_idle_composer_after_prose_question_is_a_question():
+    sim, out = cursor_frames()
+    sim.turns = 1
+    sim.ink.static(["", "  Which database should I use,", "  Postgres or SQLite?"], sim.idle_frame())
+    c = Feeder(CURSOR).feed(out.getvalue()).after(2)
+    assert (c.state, c.rule_id) == ("question", "cursor.idle.prose_question")
+    assert c.block.endswith("Postgres or SQLite?")
+
+
+def test_prose_with_y_in_parentheses_is_not_an_approval():
+    sim, out = cursor_frames()
+    sim.turns = 1
+    sim.ink.static(["", "  Approvals are answered with (y)", "  or skipped with (esc or n)."], sim.idle_frame())
+    c = Feeder(CURSOR).feed(out.getvalue()).after(2)
+    assert (c.state, c.rule_id) == ("idle", "cursor.idle")
+
+
+def test_idle_needs_a_longer_quiet_window():
+    sim, out = cursor_frames()
+    sim.ink.render(sim.idle_frame())
+    f = Feeder(CURSOR).feed(out.getvalue())
+    assert f.after(0.5).state == "unknown"
+    assert f.after(1.1).state == "idle"
+
+
+@pytest.mark.parametrize(
+    "lines,error",
+    [
+        (["  Error: You've hit your usage limit", "    Get Cursor Pro for more Agent usage"], "usage_limit"),
+        (["  Press any key to sign in..."], "login_required"),
+        (["Cannot use this model: gpt-9. Available models: auto, composer-1"], "unknown_model"),
+    ],
+)
+def test_cursor_failures(lines, error):
+    sim, out = cursor_frames()
+    sim.ink.static(lines, sim.idle_frame())
+    c = Feeder(CURSOR).feed(out.getvalue()).after(2)
+    assert (c.state, c.error) == ("error", error)
+
+
+def test_ink_redraws_leave_no_ghosts():
+    sim, out = cursor_frames()
+    for i in range(50):
+        sim.ink.render([f"  ⬢ Step {i}", *sim.composer(busy=True), *sim.footer()])
+    sim.ink.render(sim.idle_frame())
+    text = Feeder(CURSOR).feed(out.getvalue()).screen.snapshot().text()
+    assert "Step" not in text and "ctrl+c to stop" not in text
+
+
+def test_terminal_answers_cursor_position_queries():
+    screen = TerminalScreen(80, 24)
+    screen.feed(b"abc\r\nde\x1b[6n")
+    assert screen.take_replies() == b"\x1b[2;3R"
+    assert screen.take_replies() == b""
+
+
+def test_utf8_split_across_reads_is_joined():
+    screen = TerminalScreen(80, 24)
+    data = "→ Add a follow-up".encode()
+    screen.feed(data[:1])
+    screen.feed(data[1:])
+    assert screen.snapshot().lines[0] == "→ Add a follow-up"
+
+
+# -- goldens from shared/captures -------------------------------------------------------
+
+EXPECTED = yaml.safe_load((CAPTURES / "expected.yaml").read_text())
+SCREENS = sorted(p for p in CAPTURES.glob("*.txt") if not p.name.endswith((".escapes.txt", "-raw-redraw.txt")))
+
+
+@pytest.mark.parametrize("capture", SCREENS, ids=lambda p: p.name)
+@pytest.mark.parametrize("profile", [GENERIC, CURSOR], ids=["generic", "cursor"])
+def test_golden_captures(capture, profile):
+    expected = {**EXPECTED["default"], **EXPECTED["overrides"].get(capture.name, {})}[profile.name]
+    c = classify(profile, snapshot_from_text(capture.read_text()), Timing(quiet_for=30))
+    assert c.state == expected
+
+
+@pytest.mark.parametrize("tool", ["claude", "codex", "gemini"])
+def test_raw_redraw_bytes_render_to_a_busy_screen_without_questions(tool):
+    lines = (CAPTURES / f"{tool}-raw-redraw.txt").read_text().splitlines()
+    raw = ast.literal_eval(next(line for line in lines if line.startswith("'")))
+    screen = TerminalScreen(120, 40)
+    screen.feed(raw.encode("utf-8", "surrogateescape"))
+    snap = screen.snapshot()
+    assert any(line.strip() for line in snap.lines)
+    for profile in (GENERIC, CURSOR):
+        assert classify(profile, snap, Timing(30)).state in ("unknown", "working")

@@ -1,0 +1,58 @@
+import pytest
+
+from cursorpilot.keys import ReplyError, key_bytes, needs_human, to_writes
+
+
+def data(reply, **kw):
+    return [w.data for w in to_writes(reply, **kw)]
+
+
+def test_text_then_enter_as_separate_write_after_a_gap():
+    writes = to_writes("yes", enter_delay=0.15)
+    assert [w.data for w in writes] == [b"yes", b"\r"]
+    assert writes[1].delay == 0.15
+
+
+def test_empty_reply_means_press_enter():
+    assert data("") == [b"\r"]
+
+
+def test_key_only_reply_gets_no_extra_enter_and_each_key_is_its_own_write():
+    writes = to_writes("<down><down><enter>", key_delay=0.05)
+    assert [w.data for w in writes] == [b"\x1b[B", b"\x1b[B", b"\r"]
+    assert [w.delay for w in writes] == [0.0, 0.05, 0.05]
+
+
+def test_all_named_keys_and_ctrl_letters():
+    assert data("<shift-tab>") == [b"\x1b[Z"]
+    assert data("<esc>") == [b"\x1b"]
+    assert data("<ctrl-c>") == [b"\x03"]
+    assert key_bytes("ctrl-d") == b"\x04"
+    assert data("<up><left><right><tab><space><backspace>") == [b"\x1b[A", b"\x1b[D", b"\x1b[C", b"\t", b" ", b"\x7f"]
+
+
+def test_single_key_prompt_gets_no_enter():
+    assert data("y", submit=False) == [b"y"]
+
+
+def test_text_ending_with_key_gets_no_extra_enter():
+    assert data("abc<tab>") == [b"abc", b"\t"]
+
+
+def test_unknown_angle_words_are_typed_literally():
+    assert data("use <div> here") == [b"use <div> here", b"\r"]
+
+
+def test_multi_line_text_is_refused():
+    with pytest.raises(ReplyError):
+        to_writes("line one\nline two")
+
+
+def test_question_mark_prefix_asks_for_a_human():
+    assert needs_human("? which database do you mean")
+    assert not needs_human("?not a request")
+    assert not needs_human("y")
+
+
+def test_utf8_text_is_encoded():
+    assert data("café") == ["café".encode(), b"\r"]
