@@ -48,6 +48,8 @@ def pilot(tmp_path):
         counter["n"] += 1
         log = tmp_path / f"run{counter['n']}"
         received = tmp_path / f"received{counter['n']}.jsonl"
+        if "--timeout" not in opts:
+            opts = (*opts, "--timeout", "40s")  # a hang fails the test with exit 4, not a pytest timeout
         args = [sys.executable, "-m", "cursorpilot", "run", "--log", str(log), "--quiet", *opts]
         if rules is not None:
             rules_file = tmp_path / f"rules{counter['n']}.yaml"

@@ -136,9 +136,12 @@ def _result(rule: Rule, region: _Region, m: re.Match[str], snap: Snapshot) -> Cl
                 start = min(start, sm.start())
         row = _row_of(region, start)
         block = "\n".join(region.rows[row:]).strip("\n")
-    else:
+    elif rule.kind == Kind.MENU:
         row = 0
-        block = region.text
+        block = region.text  # the options above the prompt line belong to the question
+    else:
+        row = len(region.rows) - 1
+        block = region.rows[-1]  # a line-mode question is its own line; lines above are history
     anchor = snap.scrolled + region.first_row + row
     return Classification(
         state=rule.kind.value,

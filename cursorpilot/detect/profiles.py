@@ -73,7 +73,7 @@ class Profile(BaseModel):
 
     name: str
     description: str = ""
-    commands: list[str] = Field(default_factory=list)  # program names this profile is for
+    commands: list[str] = Field(default_factory=list)  # program names (or command-line phrases) for --profile auto
     settle_ms: int = 400
     block_lines: int = 12
     key_delay_ms: int = 50
@@ -165,11 +165,12 @@ def resolve_name(name: str, command: list[str] | None = None) -> str:
         return name
     if command:
         prog = Path(command[0]).name
-        args = " ".join(command)
+        line = " ".join(command)
         for candidate in available():
-            profile = load_profile(candidate)
-            if prog in profile.commands or any(c in args.split() for c in profile.commands if "." in c):
-                return candidate
+            for entry in load_profile(candidate).commands:
+                # a bare name is the program; an entry with a space is a phrase of the command line
+                if entry == prog or (" " in entry and entry in line):
+                    return candidate
     return "generic"
 
 

@@ -263,7 +263,8 @@ class CursorSim:
         if kind == "login":
             banner = ["", "  ░█▀▀░█░█░█▀▄░█▀▀░█▀█░█▀▄░░░█▀█░█▀▀░█▀▀░█▀█░▀█▀", "", "  Press any key to sign in..."]
             self.ink.render(banner)
-            self.keys.next(None)
+            if self.keys.next(None) in ("ctrl-c", None):
+                raise KeyboardInterrupt  # Ink exits on Ctrl+C; no sign-in attempt
             self.record("login_prompt_key")
             sys.stdout.write("\nAuthentication required to use Cursor Agent. Please run 'cursor-agent login' to authenticate.\n")
             raise Quit(1)

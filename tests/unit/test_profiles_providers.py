@@ -57,6 +57,7 @@ def test_unknown_profile_lists_the_available_ones():
 def test_auto_profile_from_the_command_name():
     assert resolve_name("auto", ["cursor-agent", "fix it"]) == "cursor"
     assert resolve_name("auto", ["python", "-m", "cursorpilot.sim", "cursor"]) == "cursor"
+    assert resolve_name("auto", ["python", "-m", "cursorpilot.sim", "line", "x"]) == "generic"
     assert resolve_name("auto", ["bash", "-c", "read x"]) == "generic"
 
 
