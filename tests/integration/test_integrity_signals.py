@@ -1,0 +1,134 @@
+"""Every byte recorded, every exit status mapped exactly, signals handled, bad input refused in one line."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cursorpilot.detect.profiles import load_profile
+from cursorpilot.events import NullSink
+from cursorpilot.orchestrator import Orchestrator, RunConfig
+from cursorpilot.providers.mock import MockProvider
+
+pytestmark = pytest.mark.timeout(120)
+GENERIC = load_profile("generic")
+
+
+def run_inprocess(tmp_path: Path, command: list[str], name: str, **kw):
+    config = RunConfig(command=command, governing_prompt="", profile=GENERIC, provider=MockProvider([]),
+                       log_dir=tmp_path / name, run_id=name, **kw)
+    sink = NullSink()
+    return Orchestrator(config, sink).run(), config.log_dir
+
+
+def test_100k_lines_every_byte_in_session_raw(tmp_path):
+    code = "import sys\nfor i in range(100000): sys.stdout.write(f'line {i:06d} ' + 'x' * 40 + '\\n')"
+    outcome, log = run_inprocess(tmp_path, [sys.executable, "-c", code], "flood")
+    assert outcome.exit_code == 0
+    expected = "".join(f"line {i:06d} " + "x" * 40 + "\r\n" for i in range(100000)).encode()
+    raw = (log / "session.raw").read_bytes()
+    assert len(raw) == len(expected) and raw == expected
+
+
+@pytest.mark.parametrize("script,code,sig,ours", [
+    ("exit 0", 0, None, 0),
+    ("exit 3", 3, None, 1),
+    ("kill -TERM $$", None, signal.SIGTERM, 1),
+])
+def test_exit_status_is_reported_exactly_30_times(tmp_path, script, code, sig, ours):
+    import json
+
+    for i in range(30):
+        outcome, log = run_inprocess(tmp_path, ["sh", "-c", f"echo run {i}; {script}"], f"r{i}")
+        assert outcome.exit_code == ours
+        last = json.loads((log / "transcript.jsonl").read_text().splitlines()[-1])
+        assert last["type"] == "run_finished"
+        assert (last["child_exit_code"], last["child_signal"]) == (code, sig)
+        assert (log / "session.raw").read_bytes() == f"run {i}\r\n".encode()
+
+
+def wait_for(predicate, timeout=15.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def group_alive(pgid: int) -> bool:
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                return True
+    return False
+
+
+def start_pilot(tmp_path, command):
+    log = tmp_path / "sig"
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("- {match: x, reply: y}\n")
+    proc = subprocess.Popen([sys.executable, "-m", "cursorpilot", "run", "--quiet", "--log", str(log), "--rules", str(rules), "--", *command],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_for(lambda: b"ready" in (log / "session.raw").read_bytes() if (log / "session.raw").exists() else False, what="program start")
+    import json
+    records = lambda: [json.loads(line) for line in (log / "transcript.jsonl").read_text().splitlines()]  # noqa: E731
+    pid = next(r["pid"] for r in records() if r["type"] == "program_started")
+    return proc, records, pid
+
+
+def test_ctrl_c_interrupts_the_program_group_then_kills_it(tmp_path):
+    # the program ignores SIGINT, so the pilot must escalate to SIGKILL after its grace period
+    proc, records, pid = start_pilot(tmp_path, ["bash", "-c", "trap '' INT; sleep 300 & echo ready; wait"])
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=20) == 130
+    recs = records()
+    assert recs[-1]["type"] == "run_finished" and recs[-1]["exit_code"] == 130
+    assert any(r["type"] == "kill" for r in recs)
+    assert not group_alive(pid), "orphans left in the program's process group"
+
+
+def test_second_ctrl_c_kills_at_once(tmp_path):
+    proc, records, pid = start_pilot(tmp_path, ["bash", "-c", "trap '' INT; echo ready; sleep 300"])
+    proc.send_signal(signal.SIGINT)
+    wait_for(lambda: any(r["type"] == "closing" for r in records()), what="closing")
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=20) == 130
+    assert any(r["type"] == "kill" and r["reason"] == "second interrupt" for r in records())
+    assert not group_alive(pid)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--prompt", "prompts/missing.md", "--rules", "RULES", "--", "true"], "prompt file not found"),
+    (["--detectors", "BADRX", "--rules", "RULES", "--", "true"], "invalid regex"),
+    (["--profile", "nosuch", "--rules", "RULES", "--", "true"], "unknown profile"),
+    (["--provider", "nosuch", "--", "true"], "unknown provider"),
+    (["--rules", "RULES", "--timeout", "soon", "--", "true"], "invalid duration"),
+    (["--rules", "RULES", "--", "/no/such/program"], "cannot start"),
+])
+def test_bad_input_exits_2_with_one_clear_line(tmp_path, args, needle):
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("- {match: x, reply: y}\n")
+    badrx = tmp_path / "bad.yaml"
+    badrx.write_text("rules:\n  - {id: r1, kind: question, any: ['[oops']}\n")
+    args = [str(rules) if a == "RULES" else str(badrx) if a == "BADRX" else a for a in args]
+    p = subprocess.run([sys.executable, "-m", "cursorpilot", "run", "--log", str(tmp_path / "log"), *args],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0] and "Traceback" not in p.stderr
+
+
+def test_version_is_fast_to_reach_and_imports_no_vendor_sdk():
+    code = "import sys, runpy; sys.argv=['cursor-pilot','--version']\ntry: runpy.run_module('cursorpilot', run_name='__main__')\nexcept SystemExit: pass\nprint(sorted(m for m in ('openai','anthropic','pexpect','pyte') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30).stdout
+    assert "cursor-pilot 0.1.0" in out and out.strip().endswith("[]")
