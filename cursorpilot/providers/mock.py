@@ -7,7 +7,6 @@ When the script runs out, the provider cannot answer (escalation).
 from __future__ import annotations
 
 from collections import deque
-from pathlib import Path
 
 import yaml
 
