@@ -169,7 +169,7 @@ def _run(**o) -> int:
     config = RunConfig(
         command=command, governing_prompt=governing, profile=profile, provider=provider, log_dir=log_dir, run_id=run_id,
         argv=o["argv"], cwd=str(cwd) if cwd else None, cols=o["cols"], rows=o["rows"], max_steps=o["max_steps"],
-        timeout=timeout, interactive=is_interactive() and os.environ.get("CI") is None, debug=o["debug"],
+        timeout=timeout, interactive=is_interactive() and os.environ.get("CI") is None,
     )
     return Orchestrator(config, sink).run().exit_code
 

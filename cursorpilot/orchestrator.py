@@ -54,7 +54,6 @@ class RunConfig:
     max_steps: int | None = None
     timeout: float | None = None
     interactive: bool = False  # a human can be asked (stdin is a terminal)
-    debug: bool = False
 
 
 @dataclass(slots=True)
@@ -97,6 +96,15 @@ class Orchestrator:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="answerer")
         self._stop_at: float | None = None  # when closing: SIGKILL deadline
         self._log = structlog.get_logger("cursorpilot")
+        self.driver: PtyDriver | None = None
+        self.recorder: SessionRecorder | None = None
+        self.screen = TerminalScreen(config.cols, config.rows)
+        # read-loop timing: when output last came, when the rendered content last changed
+        self._last_output = self._last_change = 0.0
+        self._dirty = False
+        self._content: tuple[str, ...] = ()
+        self._last_render = self._last_mirror = 0.0
+        self._recheck_at: float | None = None
 
     # -- public ----------------------------------------------------------------
     def interrupt(self) -> None:
@@ -121,15 +129,13 @@ class Orchestrator:
             governing_prompt=cfg.governing_prompt,
         )
         old_handlers = self._install_signals()
-        recorder = SessionRecorder(cfg.log_dir, self.clock, cfg.cols, cfg.rows, cfg.command)
+        self.recorder = SessionRecorder(cfg.log_dir, self.clock, cfg.cols, cfg.rows, cfg.command)
         try:
             try:
                 self.driver = PtyDriver(cfg.command, cwd=cfg.cwd, cols=cfg.cols, rows=cfg.rows)
             except BadInput as exc:
                 self._finish_record(ExitCode.USAGE, str(exc), None)
                 raise
-            self.screen = TerminalScreen(cfg.cols, cfg.rows)
-            self.recorder = recorder
             self.tx.emit("program_started", pid=self.driver.pid)
             self._apply(Event.STARTED, None)
             status = self._loop()
@@ -137,19 +143,14 @@ class Orchestrator:
         finally:
             self._restore_signals(old_handlers)
             self._pool.shutdown(wait=False, cancel_futures=True)
-            recorder.close()
-            if hasattr(self, "driver"):
+            self.recorder.close()
+            if self.driver is not None:
                 self.driver.close()
             self.tx.close()
 
     # -- the loop ----------------------------------------------------------------
     def _loop(self) -> ExitStatus:
         self._last_output = self._last_change = self.clock.monotonic()
-        self._dirty = False
-        self._content: tuple[str, ...] = ()
-        self._last_render = 0.0
-        self._last_mirror = 0.0
-        self._recheck_at: float | None = None
         while True:
             now = self.clock.monotonic()
             self._check_limits(now)
@@ -306,8 +307,8 @@ class Orchestrator:
         self._type_answer(c, reply.text, reply.source, now)
 
     def _still_there(self, c: Classification) -> bool:
-        now = classify(self.cfg.profile, self.screen.snapshot(), Timing(quiet_for=float("inf")))
-        return now.key == c.key or (c.state == Kind.INPUT and now.state == Kind.IDLE and now.anchor_row == c.anchor_row)
+        current = classify(self.cfg.profile, self.screen.snapshot(), Timing(quiet_for=float("inf")))
+        return current.key == c.key or (c.state == Kind.INPUT and current.state == Kind.IDLE and current.anchor_row == c.anchor_row)
 
     def _type_answer(self, c: Classification, text: str, source: str, now: float) -> None:
         if self.cfg.max_steps is not None and self.answers >= self.cfg.max_steps:
@@ -434,7 +435,7 @@ class Orchestrator:
             state=self.state.value,
             child_exit_code=status.code if status else None,
             child_signal=status.signal if status else None,
-            counters={"answers": self.answers, "escalations": self.escalations, "bytes_out": getattr(getattr(self, "recorder", None), "bytes_out", 0)},
+            counters={"answers": self.answers, "escalations": self.escalations, "bytes_out": self.recorder.bytes_out if self.recorder else 0},
         )
         self.sink.finished(outcome)
         return outcome
