@@ -64,9 +64,14 @@ def run(
     cursor: str = typer.Option("cursor-agent", "--cursor", help="Cursor binary for plan steps."),
     cwd: Optional[Path] = typer.Option(None, "--cwd", help="Working directory of the program."),
     log: Optional[Path] = typer.Option(None, "--log", help="Artifacts folder (default runs/<run-id>/)."),
-    provider: Optional[str] = typer.Option(None, "--provider", help="rules | mock | openai | anthropic."),
-    model: Optional[str] = typer.Option(None, "--model", help="Model name for the provider."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible server URL."),
+    provider: Optional[str] = typer.Option(None, "--provider", help="rules | mock | openai | anthropic (default: from the API key set)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model name (openai: gpt-4o-mini, anthropic: claude-3-5-haiku-latest)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="Server URL, e.g. an OpenAI-compatible one."),
+    llm_retries: int = typer.Option(4, "--llm-retries", min=0, help="Retries on 429, 5xx, timeouts, connection errors."),
+    llm_timeout: str = typer.Option("60s", "--llm-timeout", help="Per-call timeout."),
+    context_tokens: int = typer.Option(3000, "--context-tokens", min=200, help="Token budget of each prompt."),
+    no_upload: bool = typer.Option(False, "--no-upload", help="Send only terminal text: no environment snapshot."),
+    prices: Optional[Path] = typer.Option(None, "--prices", help="YAML {model: [usd_per_1M_in, usd_per_1M_out]}."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="Rules YAML ({match, reply} list); the mock's script."),
     profile: str = typer.Option("auto", "--profile", help="Detector profile name (detectors/), or auto."),
     detectors: Optional[Path] = typer.Option(None, "--detectors", help="YAML/JSON file adding or overriding rules."),
@@ -84,7 +89,8 @@ def run(
     argv = ["cursor-pilot", *sys.argv[1:]]
     _guard(debug, lambda: _run(
         argv=argv, command=command or [], prompt=prompt, plan=plan, cursor=cursor, cwd=cwd, log=log, provider=provider,
-        model=model, base_url=base_url, rules=rules, profile=profile, detectors=detectors, dry_run=dry_run,
+        model=model, base_url=base_url, llm_retries=llm_retries, llm_timeout=llm_timeout, context_tokens=context_tokens,
+        no_upload=no_upload, prices=prices, rules=rules, profile=profile, detectors=detectors, dry_run=dry_run,
         max_steps=max_steps, timeout=timeout, resume=resume, cols=cols, rows=rows, quiet=quiet, debug=debug,
     ))
 
@@ -106,7 +112,8 @@ def demo(
         argv=argv, run_id=run_id,
         command=[sys.executable, "-m", "cursorpilot.sim", "--record", record, "cursor", "demo", DEMO_TASK],
         prompt=str(PACKAGE / "demo" / "prompt.md"), plan=None, cursor="cursor-agent", cwd=None, log=log,
-        provider="rules", model=None, base_url=None, rules=PACKAGE / "demo" / "rules.yaml", profile="cursor",
+        provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
+        prices=None, rules=PACKAGE / "demo" / "rules.yaml", profile="cursor",
         detectors=None, dry_run=False, max_steps=20, timeout="5m", resume=None, cols=120, rows=40, quiet=quiet, debug=debug,
     ))
 
@@ -140,7 +147,9 @@ def _run(**o) -> int:
     from cursorpilot.durations import parse_duration
     from cursorpilot.logs import configure_logging
     from cursorpilot.orchestrator import Orchestrator, RunConfig, default_run_id, is_interactive
+    from cursorpilot.providers import choose as choose_provider
     from cursorpilot.providers import create as create_provider
+    from cursorpilot.providers.llm import load_prices
     from cursorpilot.providers.base import ProviderConfig
     from cursorpilot.ui import ConsoleSink
 
@@ -154,10 +163,13 @@ def _run(**o) -> int:
     governing = load_governing_prompt(o["prompt"])
     profile = load_profile(resolve_name(o["profile"], command), _existing(o["detectors"], "detector file"))
     rules = _existing(o["rules"], "rules file")
-    provider_name = o["provider"] or ("rules" if rules else None)
-    if provider_name is None:
-        raise BadInput("no provider chosen: use --provider rules --rules FILE (offline), or --provider mock --rules SCRIPT")
-    provider = create_provider(provider_name, ProviderConfig(rules_file=rules, model=o["model"], base_url=o["base_url"]))
+    provider_name = choose_provider(o["provider"], rules is not None, dict(os.environ))
+    pconfig = ProviderConfig(
+        rules_file=rules, model=o["model"], base_url=o["base_url"], retries=o["llm_retries"],
+        timeout=parse_duration(o["llm_timeout"]), prices=load_prices(_existing(o["prices"], "prices file")),
+    )
+    provider = create_provider(provider_name, pconfig)
+    rules_first = create_provider("rules", pconfig) if rules is not None and provider.needs_prompt else None
     cwd = o["cwd"]
     if cwd is not None and not cwd.is_dir():
         raise BadInput(f"--cwd is not a directory: {cwd}")
@@ -170,6 +182,7 @@ def _run(**o) -> int:
         command=command, governing_prompt=governing, profile=profile, provider=provider, log_dir=log_dir, run_id=run_id,
         argv=o["argv"], cwd=str(cwd) if cwd else None, cols=o["cols"], rows=o["rows"], max_steps=o["max_steps"],
         timeout=timeout, interactive=is_interactive() and os.environ.get("CI") is None,
+        rules=rules_first, context_tokens=o["context_tokens"], no_upload=o["no_upload"],
     )
     return Orchestrator(config, sink).run().exit_code
 

@@ -30,6 +30,7 @@ class Outcome:
     log_dir: str = ""
     child: str = ""  # how the program ended, e.g. "exit code 0"
     counters: dict[str, int] = field(default_factory=dict)
+    cost_usd: float | None = None
 
 
 class Sink(Protocol):

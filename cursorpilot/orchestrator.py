@@ -20,8 +20,11 @@ import structlog
 
 from cursorpilot import __version__
 from cursorpilot.clock import Clock, SystemClock
+from cursorpilot.context import PromptParts
+from cursorpilot.context import build as build_prompt
 from cursorpilot.detect.classifier import SETTLING, Classification, Timing, classify, headline
 from cursorpilot.detect.profiles import Kind, Profile
+from cursorpilot.envsnap import git_snapshot
 from cursorpilot.errors import BadInput, ExitCode
 from cursorpilot.events import Outcome, Sink, Status
 from cursorpilot.keys import ReplyError, Write, needs_human, to_writes
@@ -54,6 +57,9 @@ class RunConfig:
     max_steps: int | None = None
     timeout: float | None = None
     interactive: bool = False  # a human can be asked (stdin is a terminal)
+    rules: Provider | None = None  # consulted before `provider` when that is an LLM
+    context_tokens: int = 3000
+    no_upload: bool = False  # send only terminal text: no environment snapshot
 
 
 @dataclass(slots=True)
@@ -82,6 +88,8 @@ class Orchestrator:
         self.state = State.INIT
         self.answers = 0
         self.escalations = 0
+        self.usage = {"llm_calls": 0, "questions_to_llm": 0, "rule_hits": 0, "tokens_in": 0, "tokens_out": 0, "prompt_tokens_est": 0}
+        self.cost_usd: float | None = None
         self.answered: dict[str, int] = {}
         self.history: deque[QA] = deque(maxlen=10)
         self.worked = False  # a working marker was seen since the last input
@@ -105,6 +113,8 @@ class Orchestrator:
         self._content: tuple[str, ...] = ()
         self._last_render = self._last_mirror = 0.0
         self._recheck_at: float | None = None
+        self._prompt_file: Path | None = None
+        self._last_prompt_tokens = 0
 
     # -- public ----------------------------------------------------------------
     def interrupt(self) -> None:
@@ -113,8 +123,8 @@ class Orchestrator:
     def run(self) -> Outcome:
         cfg = self.cfg
         cfg.log_dir.mkdir(parents=True, exist_ok=True)
-        redactor = Redactor()
-        self.tx = Transcript(cfg.log_dir / "transcript.jsonl", cfg.run_id, self.clock, redactor)
+        self.redactor = Redactor(cwd=cfg.cwd)
+        self.tx = Transcript(cfg.log_dir / "transcript.jsonl", cfg.run_id, self.clock, self.redactor)
         self.t0 = self.clock.monotonic()
         self.tx.emit(
             "run_started",
@@ -125,6 +135,8 @@ class Orchestrator:
             profile=cfg.profile.name,
             profile_hash=cfg.profile.digest(),
             provider=cfg.provider.name,
+            model=getattr(cfg.provider, "model", None),
+            rules_first=cfg.rules is not None,
             size=[cfg.cols, cfg.rows],
             governing_prompt=cfg.governing_prompt,
         )
@@ -278,8 +290,45 @@ class Orchestrator:
             screen=snap.text(),
             history=tuple(self.history),
         )
-        self.tx.emit("provider_request", provider=self.cfg.provider.name, kind=c.state, rule_id=c.rule_id, prompt=c.block)
-        self._asking = (self._pool.submit(self.cfg.provider.answer, request), c, self._content)
+        provider = self.cfg.provider
+        if self.cfg.rules is not None:
+            hit = self.cfg.rules.answer(request)
+            self.tx.emit("rules_checked", hit=hit.text is not None, source=hit.source, prompt=c.block)
+            if hit.text is not None:
+                self.usage["rule_hits"] += 1
+                self._asking = (_done(hit), c, self._content)
+                return
+        if provider.needs_prompt:
+            request = self._with_prompt(request, c, snap)
+        self.tx.emit("provider_request", provider=provider.name, kind=c.state, rule_id=c.rule_id, prompt=c.block,
+                     prompt_tokens_est=self._last_prompt_tokens if provider.needs_prompt else None)
+        self._asking = (self._pool.submit(provider.answer, request), c, self._content)
+
+    def _with_prompt(self, request: AnswerRequest, c: Classification, snap: Snapshot) -> AnswerRequest:
+        """Assemble, redact and file the prompt; nothing unredacted leaves the process."""
+        live = list(snap.lines[: max((i for i, line in enumerate(snap.lines) if line.strip()), default=0) + 1])
+        parts = PromptParts(
+            governing_prompt=self.cfg.governing_prompt,
+            step=f"1/1: {' '.join(self.cfg.command)}",
+            kind=c.state,
+            rule_id=c.rule_id or "",
+            question=c.block,
+            live=live,
+            earlier=self.screen.scrollback(),
+            environment="" if self.cfg.no_upload else git_snapshot(self.cfg.cwd),
+            history=tuple(self.history),
+        )
+        built = build_prompt(parts, budget=self.cfg.context_tokens)
+        system, user = self.redactor.text(built.system), self.redactor.text(built.user)
+        self.usage["questions_to_llm"] += 1
+        self._last_prompt_tokens = built.tokens
+        self.usage["prompt_tokens_est"] += built.tokens
+        n = self.usage["questions_to_llm"]
+        folder = self.cfg.log_dir / "prompts" / "step-01"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{n:03d}-prompt.md").write_text(f"<!-- system -->\n{system}\n<!-- user -->\n{user}\n", encoding="utf-8")
+        self._prompt_file = folder / f"{n:03d}-answer.md"
+        return replace(request, system=system, user=user)
 
     def _on_reply(self, now: float) -> None:
         assert self._asking is not None
@@ -289,13 +338,23 @@ class Orchestrator:
             reply = future.result()
         except Exception as exc:  # noqa: BLE001 - a provider crash is an escalation, not a pilot crash
             reply = Reply(text=None, source=self.cfg.provider.name, reason=f"provider error: {exc}")
+        for attempt in reply.attempts:
+            self.tx.emit("provider_retry" if attempt.wait_s is not None else "provider_error", error=attempt.error, wait_s=attempt.wait_s)
+        self._count_usage(reply)
         self.tx.emit(
             "provider_reply",
             source=reply.source,
             text=reply.text,
+            raw=reply.raw,
+            removed=list(reply.removed),
             reason=reply.reason,
-            usage={"in": reply.usage.input_tokens, "out": reply.usage.output_tokens, "latency_s": reply.usage.latency_s},
+            usage={"in": reply.usage.input_tokens, "out": reply.usage.output_tokens, "latency_s": reply.usage.latency_s,
+                   "calls": reply.usage.calls, "cost_usd": reply.usage.cost_usd},
         )
+        if self._prompt_file is not None:
+            body = f"source: {reply.source}\nanswer: {reply.text!r}\nraw: {reply.raw!r}\nremoved: {list(reply.removed)!r}\nreason: {reply.reason}\n"
+            self._prompt_file.write_text(self.redactor.text(body), encoding="utf-8")
+            self._prompt_file = None
         if reply.text is None or needs_human(reply.text):
             self._escalate(c, reply.reason or (reply.text or "")[2:] or "no answer")
             return
@@ -305,6 +364,14 @@ class Orchestrator:
             self._recheck_at = now
             return
         self._type_answer(c, reply.text, reply.source, now)
+
+    def _count_usage(self, reply: Reply) -> None:
+        u = reply.usage
+        self.usage["llm_calls"] += u.calls
+        self.usage["tokens_in"] += u.input_tokens
+        self.usage["tokens_out"] += u.output_tokens
+        if u.cost_usd is not None:
+            self.cost_usd = round((self.cost_usd or 0.0) + u.cost_usd, 8)
 
     def _still_there(self, c: Classification) -> bool:
         current = classify(self.cfg.profile, self.screen.snapshot(), Timing(quiet_for=float("inf")))
@@ -427,6 +494,8 @@ class Orchestrator:
             transcript=str(self.tx.path),
             log_dir=str(self.cfg.log_dir),
             child=status.describe() if status else "not started",
+            counters=dict(self.usage),
+            cost_usd=self.cost_usd,
         )
         self.tx.emit(
             "run_finished",
@@ -435,7 +504,9 @@ class Orchestrator:
             state=self.state.value,
             child_exit_code=status.code if status else None,
             child_signal=status.signal if status else None,
-            counters={"answers": self.answers, "escalations": self.escalations, "bytes_out": self.recorder.bytes_out if self.recorder else 0},
+            counters={"answers": self.answers, "escalations": self.escalations, "bytes_out": self.recorder.bytes_out if self.recorder else 0,
+                      **self.usage},
+            cost_usd=self.cost_usd,
         )
         self.sink.finished(outcome)
         return outcome
@@ -489,3 +560,9 @@ def default_run_id(clock: Clock | None = None) -> str:
 
 def is_interactive() -> bool:
     return sys.stdin.isatty()
+
+
+def _done(reply: Reply) -> Future[Reply]:
+    future: Future[Reply] = Future()
+    future.set_result(reply)
+    return future

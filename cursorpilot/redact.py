@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 MASK = "[REDACTED]"
 PROVIDER_KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CURSOR_API_KEY")
@@ -19,14 +20,37 @@ _PATTERNS = [
     re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
     re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/\-]{12,}=*"),
 ]
-_ASSIGN = re.compile(r"(?i)\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)[A-Z0-9_]*)(\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|\S+)")
+# NAME=value where NAME ends in (or has a _-part after) KEY/TOKEN/SECRET/PASSWORD: "API_KEY=", "db_password:",
+# but not prose such as "tokens: <enter>".
+_ASSIGN = re.compile(r"(?i)\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)(?:_[A-Z0-9_]*)?)\b(\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|\S+)")
+
+
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD", re.I)
+
+
+def dotenv_values(path: Path) -> list[str]:
+    """Values from a .env file: whatever is in one is treated as secret."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        name, sep, value = line.strip().removeprefix("export ").partition("=")
+        if sep and name and not name.startswith("#"):
+            out.append(value.strip().strip("'\""))
+    return out
 
 
 class Redactor:
-    def __init__(self, extra_values: Iterable[str] = (), env: dict[str, str] | None = None):
+    """Masks known secret values (provider keys, secret-named env vars, .env values) and secret shapes."""
+
+    def __init__(self, extra_values: Iterable[str] = (), env: dict[str, str] | None = None, cwd: str | None = None):
         env = os.environ if env is None else env
         values = {v for v in extra_values if v and len(v) >= 6}
         values |= {env[k] for k in PROVIDER_KEY_VARS if len(env.get(k, "")) >= 6}
+        values |= {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= 8 and not v.startswith("/") and " " not in v}
+        values |= {v for v in dotenv_values(Path(cwd or ".") / ".env") if len(v) >= 6}
         self._values = sorted(values, key=len, reverse=True)
 
     def text(self, s: str) -> str:

@@ -63,8 +63,14 @@ class ConsoleSink:
         self._stop_live()
         style = "bold green" if outcome.exit_code == 0 else "bold red"
         self.console.print(Text(f"cursor-pilot: {outcome.reason} (exit {outcome.exit_code})", style=style))
+        c = outcome.counters
+        llm = ""
+        if c.get("llm_calls") or c.get("rule_hits"):
+            cost = f" · est. cost ${outcome.cost_usd:.4f}" if outcome.cost_usd is not None else ""
+            llm = (f"\n  llm calls: {c.get('llm_calls', 0)} · tokens in/out: {c.get('tokens_in', 0)}/{c.get('tokens_out', 0)}"
+                   f" · rule hits: {c.get('rule_hits', 0)}{cost}")
         self.console.print(
-            f"  answers: {outcome.answers} · escalations: {outcome.escalations} · program: {outcome.child}\n"
+            f"  answers: {outcome.answers} · escalations: {outcome.escalations} · program: {outcome.child}{llm}\n"
             f"  transcript: {outcome.transcript}"
         )
 

@@ -55,7 +55,8 @@ def pilot(tmp_path):
             rules_file = tmp_path / f"rules{counter['n']}.yaml"
             rules_file.write_text(rules)
             args += ["--rules", str(rules_file)]
-        full_env = {**os.environ, "CURSORPILOT_SIM_RECORD": str(received), **(env or {})}
+        base = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")}
+        full_env = {**base, "CURSORPILOT_SIM_RECORD": str(received), **(env or {})}
         proc = subprocess.run(
             [*args, "--", *command], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout, env=full_env, cwd=tmp_path
         )

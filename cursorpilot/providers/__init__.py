@@ -16,8 +16,9 @@ from cursorpilot.providers.base import Provider, ProviderConfig
 REGISTRY: dict[str, str] = {
     "rules": "cursorpilot.providers.rules:create",
     "mock": "cursorpilot.providers.mock:create",
+    "openai": "cursorpilot.providers.openai:create",
+    "anthropic": "cursorpilot.providers.anthropic:create",
 }
-PLANNED = {"openai", "anthropic"}
 
 
 def names() -> list[str]:
@@ -27,9 +28,23 @@ def names() -> list[str]:
 def create(name: str, config: ProviderConfig) -> Provider:
     target = REGISTRY.get(name)
     if target is None:
-        if name in PLANNED:
-            raise BadInput(f"provider {name!r} is not available yet in this build; use one of: {', '.join(names())}")
         raise BadInput(f"unknown provider {name!r}; choose one of: {', '.join(names())}")
     module, attr = target.split(":")
     factory: Callable[[ProviderConfig], Provider] = getattr(import_module(module), attr)
     return factory(config)
+
+
+def choose(name: str | None, has_rules: bool, env: dict[str, str]) -> str:
+    """--provider, else openai if OPENAI_API_KEY is set, else anthropic if ANTHROPIC_API_KEY is, else rules with --rules."""
+    if name:
+        return name
+    if env.get("OPENAI_API_KEY"):
+        return "openai"
+    if env.get("ANTHROPIC_API_KEY"):
+        return "anthropic"
+    if has_rules:
+        return "rules"
+    raise BadInput(
+        "no provider chosen: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or answer offline with --rules FILE "
+        "(or say --provider rules|mock|openai|anthropic)"
+    )

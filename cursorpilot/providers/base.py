@@ -12,6 +12,9 @@ class ProviderConfig:
     rules_file: Path | None = None
     model: str | None = None
     base_url: str | None = None
+    retries: int = 4  # --llm-retries
+    timeout: float = 60.0  # per call, seconds
+    prices: dict[str, tuple[float, float]] | None = None  # model -> (USD per 1M input, per 1M output)
 
 
 @dataclass(slots=True, frozen=True)
@@ -28,6 +31,8 @@ class AnswerRequest:
     prompt_block: str  # the detected prompt, as rendered on screen
     screen: str  # the live region
     history: tuple[QA, ...] = ()
+    system: str = ""  # the rendered prompt, for providers that send one (built and redacted by the caller)
+    user: str = ""
 
 
 @dataclass(slots=True, frozen=True)
@@ -35,6 +40,16 @@ class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
     latency_s: float = 0.0
+    cost_usd: float | None = None
+    calls: int = 0  # HTTP requests made, retries included
+
+
+@dataclass(slots=True, frozen=True)
+class Attempt:
+    """One failed try before a retry (or before giving up)."""
+
+    error: str
+    wait_s: float | None  # None: not retried
 
 
 @dataclass(slots=True, frozen=True)
@@ -43,9 +58,13 @@ class Reply:
     source: str  # what chose it: "rules:<id>", "mock", a model name
     reason: str = ""  # why there is no answer, for the escalation line
     usage: Usage = field(default_factory=Usage)
+    raw: str | None = None  # the reply as received, before cleaning
+    removed: tuple[str, ...] = ()  # what cleaning took out (reasoning, fences, quotes)
+    attempts: tuple[Attempt, ...] = ()
 
 
 class Provider(Protocol):
     name: str
+    needs_prompt: bool  # True: the caller must fill AnswerRequest.system/user
 
     def answer(self, request: AnswerRequest) -> Reply: ...

@@ -16,6 +16,7 @@ from cursorpilot.providers.base import AnswerRequest, ProviderConfig, Reply
 
 class MockProvider:
     name = "mock"
+    needs_prompt = False
 
     def __init__(self, replies: list[str], model: str = "mock"):
         self.queue: deque[str] = deque(replies)

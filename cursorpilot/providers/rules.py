@@ -51,6 +51,7 @@ def load_rules(path: Path) -> list[tuple[str, re.Pattern[str], RuleEntry]]:
 
 class RulesProvider:
     name = "rules"
+    needs_prompt = False
 
     def __init__(self, path: Path):
         self.path = path

@@ -9,6 +9,7 @@ snapshot is asked for and the screen changed since the last one.
 from __future__ import annotations
 
 import codecs
+from collections import deque
 from dataclasses import dataclass
 
 import pyte
@@ -39,11 +40,13 @@ class _Screen(pyte.Screen):
         super().__init__(cols, rows)
         self.scrolled = 0
         self.replies: list[str] = []
+        self.scrollback: deque = deque(maxlen=SCROLLBACK_ROWS)
 
     def index(self) -> None:
         top, bottom = self.margins or pyte.screens.Margins(0, self.lines - 1)
         if self.cursor.y == bottom and top == 0:
             self.scrolled += 1
+            self.scrollback.append(self.buffer[top])  # keep the row object; O(1), rendered on demand
         super().index()
 
     def write_process_input(self, data: str) -> None:
@@ -52,6 +55,9 @@ class _Screen(pyte.Screen):
     def report_device_status(self, mode: int, **kwargs: object) -> None:  # type: ignore[override]
         # pyte passes private=True for "CSI ? 6 n"; answer both forms.
         super().report_device_status(mode)
+
+
+SCROLLBACK_ROWS = 2000  # rows kept after they scroll off the top, for the LLM's "earlier output"
 
 
 class TerminalScreen:
@@ -70,6 +76,11 @@ class TerminalScreen:
             self._stream.feed(text)
             self._version += 1
         return text
+
+    def scrollback(self) -> list[str]:
+        """Rows that scrolled off the top, oldest first, rendered only now (when a prompt is built)."""
+        cols = self._screen.columns
+        return ["".join(row[x].data for x in range(cols)).rstrip() for row in self._screen.scrollback]
 
     def take_replies(self) -> bytes:
         """Answers to terminal queries (cursor position, device attributes) to write back."""

@@ -1,0 +1,146 @@
+"""Prompt assembly for LLM answerers: templates from prompts/, a token budget, fenced terminal text.
+
+Order of the user prompt: governing prompt, step, screen (live region first, then earlier
+output as the budget allows), environment, recent questions and answers, the question,
+and an answer-format reminder for its kind. Terminal text is cut before the governing
+prompt or the question ever are.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+
+from cursorpilot.errors import BadInput
+from cursorpilot.providers.base import QA
+
+PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"
+FENCE = "```"
+_BACKTICKS = re.compile(r"`{3,}")
+
+FORMATS = {
+    "question": "Reply with the single key or word the prompt offers (for example y or n), nothing else.",
+    "menu": "Reply with the keys that pick the option: its letter or number if the prompt shows one, "
+    "or arrow keys then <enter> (e.g. <down><down><enter>).",
+    "input": "Reply with one line of text to type; it is submitted with Enter. To press Enter on an empty line reply <enter>.",
+}
+
+
+def estimate_tokens(text: str) -> int:
+    """About 4 characters per token: no tokenizer download is possible offline, and a budget needs only a bound."""
+    return (len(text) + 3) // 4
+
+
+def fence_escape(text: str) -> str:
+    """Terminal text may contain the fence; break every run of 3+ backticks so it cannot close ours."""
+    return _BACKTICKS.sub(lambda m: "`\u200b" * (len(m.group(0)) - 1) + "`", text)
+
+
+_RUN = re.compile(r"([^\w\s`])\1{5,}")
+_GAP = re.compile(r"(?<=\S) {6,}(?=\S)")
+
+
+def compact(line: str) -> str:
+    """Screen text for a model: box rules and padding cost tokens and say nothing."""
+    return _GAP.sub("    ", _RUN.sub(lambda m: m.group(1) * 3, line.rstrip()))
+
+
+def terminal(line: str) -> str:
+    return fence_escape(compact(line))
+
+
+def load_template(name: str, directory: Path = PROMPTS_DIR) -> Template:
+    path = directory / f"{name}.md"
+    try:
+        return Template(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BadInput(f"prompt template not found: {path}") from None
+
+
+def render(template: Template, **values: str) -> str:
+    try:
+        return template.substitute(values)
+    except KeyError as exc:
+        raise BadInput(f"prompt template needs variable {exc.args[0]!r}") from None
+
+
+@dataclass(slots=True, frozen=True)
+class PromptParts:
+    governing_prompt: str
+    step: str
+    kind: str
+    rule_id: str
+    question: str
+    live: list[str]  # rendered live screen rows, top to bottom
+    earlier: list[str]  # older output, oldest first
+    environment: str
+    history: tuple[QA, ...]
+
+
+@dataclass(slots=True, frozen=True)
+class BuiltPrompt:
+    system: str
+    user: str
+    tokens: int  # estimated, system + user
+
+
+def _cut_middle(lines: list[str], keep: int) -> list[str]:
+    if len(lines) <= keep:
+        return lines
+    if keep <= 1:
+        return [f"[… {len(lines)} lines left out …]"]
+    head = keep // 3
+    tail = keep - head - 1
+    return [*lines[:head], f"[… {len(lines) - head - tail} lines left out …]", *lines[len(lines) - tail :]]
+
+
+def _fit(lines: list[str], budget_tokens: int, prefer_end: bool = True) -> list[str]:
+    """As many lines as fit; for the live region keep the end (nearest the cursor)."""
+    total, keep = 0, 0
+    seq = reversed(lines) if prefer_end else iter(lines)
+    for line in seq:
+        cost = estimate_tokens(line) + 1
+        if total + cost > budget_tokens:
+            break
+        total += cost
+        keep += 1
+    if keep == len(lines):
+        return lines
+    kept = lines[len(lines) - keep :] if prefer_end else lines[:keep]
+    marker = f"[… {len(lines) - keep} earlier lines left out …]"
+    return [marker, *kept] if prefer_end else [*kept, marker]
+
+
+def build(parts: PromptParts, budget: int = 3000, directory: Path = PROMPTS_DIR) -> BuiltPrompt:
+    system = render(load_template("system", directory))
+    user_t = load_template("user", directory)
+    history = "\n".join(f"- Q: {' '.join(qa.question.split())[:200]}\n  A: {qa.answer[:200]}" for qa in parts.history[-10:]) or "(none)"
+    fixed = dict(
+        governing_prompt=parts.governing_prompt or "(none given: answer conservatively, escalate when unsure)",
+        step=parts.step,
+        environment=parts.environment or "(not collected)",
+        history=history,
+        kind=parts.kind,
+        rule_id=parts.rule_id,
+        question="\n".join(terminal(x) for x in parts.question.splitlines()),
+        answer_format=FORMATS.get(parts.kind, FORMATS["input"]),
+    )
+    skeleton = render(user_t, **fixed, live_region="", earlier_output="")
+    room = budget - estimate_tokens(system) - estimate_tokens(skeleton)
+    if room < 0 and fixed["environment"] != "(not collected)":
+        fixed["environment"] = "(left out: over budget)"
+        fixed["history"] = "(left out: over budget)"
+        skeleton = render(user_t, **fixed, live_region="", earlier_output="")
+        room = budget - estimate_tokens(system) - estimate_tokens(skeleton)
+    room = max(room, 0)
+    live = _fit([terminal(x) for x in parts.live], room) if room else ["[… live region left out: over budget …]"]
+    room -= sum(estimate_tokens(x) + 1 for x in live)
+    earlier_text = ""
+    earlier_room = room - 20  # headers and fences
+    if parts.earlier and earlier_room > 10:
+        earlier = _fit(_cut_middle([terminal(x) for x in parts.earlier], 400), earlier_room)
+        earlier_text = "\nEarlier output:\n" + FENCE + "TERMINAL\n" + "\n".join(earlier) + "\n" + FENCE + "\n"
+    user = render(user_t, **fixed, live_region="\n".join(live), earlier_output=earlier_text)
+    return BuiltPrompt(system=system, user=user, tokens=estimate_tokens(system) + estimate_tokens(user))

@@ -1,0 +1,68 @@
+"""Anthropic Messages API. The SDK is imported here only, when this provider is chosen."""
+
+from __future__ import annotations
+
+import os
+
+import anthropic
+
+from cursorpilot.errors import BadInput
+from cursorpilot.providers.base import ProviderConfig
+from cursorpilot.providers.llm import ChatProvider, Failure, status_failure
+
+DEFAULT_MODEL = "claude-haiku-4-5"
+
+
+class MalformedResponse(Exception):
+    pass
+
+
+class AnthropicProvider(ChatProvider):
+    name = "anthropic"
+    key_env = "ANTHROPIC_API_KEY"
+
+    def __init__(self, config: ProviderConfig, api_key: str, **kw):
+        super().__init__(config.model or DEFAULT_MODEL, config.retries, config.timeout, config.prices, **kw)
+        base_url = config.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+        self.client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout)
+
+    def _send(self, system: str, user: str):
+        resp = self.client.messages.create(
+            model=self.model,
+            system=system,
+            messages=[{"role": "user", "content": user}],
+            max_tokens=200,
+        )
+        try:
+            blocks = list(resp.content)
+        except TypeError as exc:
+            raise MalformedResponse(f"malformed response: {exc}") from None
+        texts, reasoning = [], []
+        for block in blocks:
+            kind = getattr(block, "type", None)
+            if kind == "text" and isinstance(getattr(block, "text", None), str):
+                texts.append(block.text)
+            elif kind in ("thinking", "redacted_thinking"):
+                reasoning.append(str(getattr(block, "thinking", None) or getattr(block, "data", "") or kind))
+        if not texts:
+            raise MalformedResponse("malformed response: no text block")
+        usage = getattr(resp, "usage", None)
+        return "".join(texts), tuple(reasoning), getattr(usage, "input_tokens", 0) or 0, getattr(usage, "output_tokens", 0) or 0
+
+    def _classify(self, exc: Exception) -> Failure | None:
+        if isinstance(exc, anthropic.APITimeoutError):
+            return Failure("timeout", True)
+        if isinstance(exc, anthropic.APIConnectionError):
+            return Failure(f"connection error: {exc}", True)
+        if isinstance(exc, anthropic.APIStatusError):
+            return status_failure(exc.status_code, str(exc.message), exc.response.headers.get("retry-after"))
+        if isinstance(exc, MalformedResponse):
+            return Failure(str(exc), False)
+        return None
+
+
+def create(config: ProviderConfig) -> AnthropicProvider:
+    key = os.environ.get("ANTHROPIC_API_KEY")
+    if not key:
+        raise BadInput("--provider anthropic needs an API key: set ANTHROPIC_API_KEY")
+    return AnthropicProvider(config, key)

@@ -1,0 +1,197 @@
+"""What the LLM providers share: retries with backoff, reply cleaning, prices.
+
+Vendor SDKs are not imported here; each provider module passes in how to recognise
+its SDK's retryable errors.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cursorpilot.providers.base import Attempt
+
+BACKOFF_BASE = 0.5
+BACKOFF_CAP = 30.0
+RETRY_AFTER_CAP = 60.0
+
+# USD per 1M tokens (input, output); overridable with --prices FILE. Unknown models get no cost.
+DEFAULT_PRICES: dict[str, tuple[float, float]] = {
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1": (2.00, 8.00),
+    "claude-3-5-haiku-latest": (0.80, 4.00),
+    "claude-haiku-4-5": (1.00, 5.00),
+    "claude-sonnet-4-5": (3.00, 15.00),
+}
+
+
+@dataclass(slots=True, frozen=True)
+class Failure:
+    """An SDK error, classified by the provider module."""
+
+    message: str
+    retryable: bool
+    retry_after: float | None = None
+
+
+class GiveUp(Exception):
+    def __init__(self, message: str, attempts: tuple[Attempt, ...], calls: int):
+        super().__init__(message)
+        self.attempts = attempts
+        self.calls = calls
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return min(max(float(value), 0.0), RETRY_AFTER_CAP)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return min(max(when.timestamp() - time.time(), 0.0), RETRY_AFTER_CAP)
+
+
+def backoff(attempt: int, rng: random.Random) -> float:
+    """Exponential with full jitter in [50%, 100%] of the step."""
+    step = min(BACKOFF_CAP, BACKOFF_BASE * (2**attempt))
+    return step * (0.5 + rng.random() / 2)
+
+
+def with_retries(
+    call: Callable[[], object],
+    classify: Callable[[Exception], Failure | None],
+    retries: int,
+    sleep: Callable[[float], None] = time.sleep,
+    rng: random.Random | None = None,
+) -> tuple[object, tuple[Attempt, ...], int]:
+    """Run call(); retry retryable failures up to ``retries`` times. Returns (result, attempts, calls)."""
+    rng = rng or random.Random()
+    attempts: list[Attempt] = []
+    for n in range(retries + 1):
+        try:
+            return call(), tuple(attempts), n + 1
+        except Exception as exc:  # noqa: BLE001 - classified below; unknown errors are not retried
+            failure = classify(exc) or Failure(f"{type(exc).__name__}: {exc}", retryable=False)
+            if not failure.retryable or n == retries:
+                attempts.append(Attempt(failure.message, None))
+                why = "retries exhausted" if failure.retryable else "not retryable"
+                raise GiveUp(f"{failure.message} ({why} after {n + 1} call(s))", tuple(attempts), n + 1) from exc
+            wait = failure.retry_after if failure.retry_after is not None else backoff(n, rng)
+            attempts.append(Attempt(failure.message, round(wait, 3)))
+            sleep(wait)
+    raise AssertionError("unreachable")
+
+
+_THINK = re.compile(r"<(think|thinking|reasoning)>.*?(</\1>|\Z)", re.S | re.I)
+_FENCED = re.compile(r"\A```[\w-]*\n?(.*?)\n?```\Z", re.S)
+
+
+@dataclass(slots=True, frozen=True)
+class Cleaned:
+    text: str | None  # None: nothing typeable remains
+    removed: tuple[str, ...]
+    reason: str = ""
+
+
+def clean_reply(raw: str, multiline_ok: bool = False) -> Cleaned:
+    """Never type reasoning; unwrap a fenced or quoted reply; refuse several lines."""
+    removed: list[str] = []
+
+    def drop(m: re.Match[str]) -> str:
+        removed.append(m.group(0))
+        return ""
+
+    text = _THINK.sub(drop, raw).strip()
+    m = _FENCED.match(text)
+    if m:
+        removed.append("code fence")
+        text = m.group(1).strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
+        removed.append(f"quotes {text[0]}")
+        text = text[1:-1].strip()
+    if not text:
+        return Cleaned(None, tuple(removed), "the reply was empty after removing reasoning")
+    if "\n" in text and not multiline_ok:
+        return Cleaned(None, tuple(removed), "multi-line reply refused: the prompt asked for one line")
+    return Cleaned(text, tuple(removed))
+
+
+def load_prices(path) -> dict[str, tuple[float, float]] | None:
+    """--prices FILE: {model: [usd per 1M input tokens, usd per 1M output tokens]}."""
+    if path is None:
+        return None
+    import yaml
+
+    from cursorpilot.errors import BadInput
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return {str(k): (float(v[0]), float(v[1])) for k, v in data.items()}
+    except (yaml.YAMLError, AttributeError, TypeError, ValueError, IndexError, KeyError):
+        raise BadInput(f"{path}: prices must map model -> [usd_per_1M_in, usd_per_1M_out]") from None
+
+
+def cost(model: str, tokens_in: int, tokens_out: int, prices: dict[str, tuple[float, float]] | None) -> float | None:
+    table = {**DEFAULT_PRICES, **(prices or {})}
+    price = table.get(model)
+    if price is None:
+        return None
+    return round(tokens_in / 1e6 * price[0] + tokens_out / 1e6 * price[1], 8)
+
+
+class ChatProvider:
+    """One request per question; retries, cleaning, usage and cost are handled here."""
+
+    name = "llm"
+    needs_prompt = True
+    key_env = ""
+
+    def __init__(self, model: str, retries: int, timeout: float, prices=None, sleep: Callable[[float], None] = time.sleep):
+        self.model = model
+        self.retries = retries
+        self.timeout = timeout
+        self.prices = prices
+        self._sleep = sleep
+
+    # provider modules implement these two
+    def _send(self, system: str, user: str) -> tuple[str, tuple[str, ...], int, int]:
+        """Returns (text, removed reasoning, input tokens, output tokens); raises SDK errors."""
+        raise NotImplementedError
+
+    def _classify(self, exc: Exception) -> Failure | None:
+        raise NotImplementedError
+
+    def answer(self, request):  # -> Reply
+        from cursorpilot.providers.base import Reply, Usage
+
+        t0 = time.monotonic()
+        source = f"{self.name}:{self.model}"
+        try:
+            result, attempts, calls = with_retries(
+                lambda: self._send(request.system, request.user), self._classify, self.retries, self._sleep
+            )
+        except GiveUp as exc:
+            usage = Usage(latency_s=round(time.monotonic() - t0, 3), calls=exc.calls)
+            return Reply(text=None, source=source, reason=f"provider error: {exc}", usage=usage, attempts=exc.attempts)
+        text, reasoning, tin, tout = result  # type: ignore[misc]
+        cleaned = clean_reply(text)
+        usage = Usage(tin, tout, round(time.monotonic() - t0, 3), cost(self.model, tin, tout, self.prices), calls)
+        return Reply(
+            text=cleaned.text, source=source, reason=cleaned.reason, usage=usage, raw=text,
+            removed=(*reasoning, *cleaned.removed), attempts=attempts,
+        )
+
+
+def status_failure(status: int, message: str, retry_after: str | None) -> Failure:
+    retryable = status == 429 or status >= 500 or status == 408
+    return Failure(f"HTTP {status}: {message}"[:300], retryable, parse_retry_after(retry_after) if retryable else None)

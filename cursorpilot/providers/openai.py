@@ -1,0 +1,68 @@
+"""OpenAI Chat Completions (and any OpenAI-compatible server: Ollama, vLLM, LM Studio, llama.cpp, OpenRouter).
+
+The SDK is imported here only, when this provider is chosen. Its own retries are off:
+ours honour Retry-After and are recorded in the transcript.
+"""
+
+from __future__ import annotations
+
+import os
+
+import openai
+
+from cursorpilot.errors import BadInput
+from cursorpilot.providers.base import ProviderConfig
+from cursorpilot.providers.llm import ChatProvider, Failure, status_failure
+
+DEFAULT_MODEL = "gpt-4o-mini"
+
+
+class OpenAIProvider(ChatProvider):
+    name = "openai"
+    key_env = "OPENAI_API_KEY"
+
+    def __init__(self, config: ProviderConfig, api_key: str, **kw):
+        super().__init__(config.model or DEFAULT_MODEL, config.retries, config.timeout, config.prices, **kw)
+        base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or None
+        self.client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout)
+
+    def _send(self, system: str, user: str):
+        resp = self.client.chat.completions.create(
+            model=self.model,
+            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+            temperature=0,
+            max_tokens=200,
+        )
+        try:
+            message = resp.choices[0].message
+            text = message.content
+        except (AttributeError, IndexError, TypeError) as exc:
+            raise MalformedResponse(f"malformed response: {exc}") from None
+        if not isinstance(text, str):
+            raise MalformedResponse("malformed response: no text content")
+        extra = getattr(message, "model_extra", None) or {}
+        reasoning = tuple(str(extra[k]) for k in ("reasoning_content", "reasoning") if extra.get(k))
+        usage = getattr(resp, "usage", None)
+        return text, reasoning, getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0
+
+    def _classify(self, exc: Exception) -> Failure | None:
+        if isinstance(exc, openai.APITimeoutError):
+            return Failure("timeout", True)
+        if isinstance(exc, openai.APIConnectionError):
+            return Failure(f"connection error: {exc}", True)
+        if isinstance(exc, openai.APIStatusError):
+            return status_failure(exc.status_code, str(exc.message), exc.response.headers.get("retry-after"))
+        if isinstance(exc, MalformedResponse):
+            return Failure(str(exc), False)
+        return None
+
+
+class MalformedResponse(Exception):
+    pass
+
+
+def create(config: ProviderConfig) -> OpenAIProvider:
+    key = os.environ.get("OPENAI_API_KEY")
+    if not key:
+        raise BadInput("--provider openai needs an API key: set OPENAI_API_KEY")
+    return OpenAIProvider(config, key)

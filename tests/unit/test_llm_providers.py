@@ -1,0 +1,109 @@
+"""The real openai and anthropic SDKs against a local fake server: no network."""
+
+import pytest
+
+from cursorpilot.providers.anthropic import AnthropicProvider
+from cursorpilot.providers.base import AnswerRequest, ProviderConfig
+from cursorpilot.providers.llm import clean_reply, parse_retry_after
+from cursorpilot.providers.openai import OpenAIProvider
+from tests.fakes.llm_server import FakeLLM, Step
+
+pytestmark = pytest.mark.timeout(60)
+REQ = AnswerRequest(governing_prompt="g", kind="question", rule_id="r", prompt_block="Continue? [y/n]", screen="",
+                    system="sys", user="Continue? [y/n]")
+
+
+def make(kind, server, retries=2, timeout=5.0, sleeps=None):
+    sleeps = [] if sleeps is None else sleeps
+    if kind == "openai":
+        cfg = ProviderConfig(base_url=server.url + "/v1", retries=retries, timeout=timeout)
+        return OpenAIProvider(cfg, "sk-test-key-123456789", sleep=sleeps.append)
+    cfg = ProviderConfig(base_url=server.url, retries=retries, timeout=timeout)
+    return AnthropicProvider(cfg, "sk-ant-test-key-1234", sleep=sleeps.append)
+
+
+KINDS = ["openai", "anthropic"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_normal_answer_with_usage_and_cost(kind):
+    with FakeLLM(answer=lambda p: "y") as server:
+        reply = make(kind, server).answer(REQ)
+    assert reply.text == "y" and reply.usage.calls == 1
+    assert reply.usage.input_tokens > 0 and reply.usage.output_tokens == 3
+    assert reply.usage.cost_usd is not None and reply.usage.cost_usd > 0
+    body = server.requests[0]["json"]
+    assert "Continue? [y/n]" in str(body["messages"])
+    assert server.requests[0]["path"] == ("/v1/chat/completions" if kind == "openai" else "/v1/messages")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_429_then_success_honours_retry_after(kind):
+    sleeps = []
+    with FakeLLM() as server:
+        server.script = [Step(status=429, headers={"retry-after": "2"}), Step(text="n")]
+        reply = make(kind, server, sleeps=sleeps).answer(REQ)
+    assert reply.text == "n" and reply.usage.calls == 2
+    assert sleeps == [2.0]
+    assert [a.wait_s for a in reply.attempts] == [2.0] and "429" in reply.attempts[0].error
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_503_until_retries_run_out_gives_no_answer(kind):
+    sleeps = []
+    with FakeLLM() as server:
+        server.script = [Step(status=503)] * 4
+        reply = make(kind, server, retries=3, sleeps=sleeps).answer(REQ)
+    assert reply.text is None and "retries exhausted" in reply.reason
+    assert len(server.requests) == 4 and len(sleeps) == 3
+    assert sleeps == sorted(sleeps) or max(sleeps) <= 4.0  # exponential with jitter, capped
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_timeout_is_retried_then_gives_up(kind):
+    with FakeLLM() as server:
+        server.script = [Step(delay=1.5), Step(delay=1.5)]
+        reply = make(kind, server, retries=1, timeout=0.3).answer(REQ)
+    assert reply.text is None and "timeout" in reply.reason
+    assert reply.usage.calls == 2
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_malformed_response_is_not_typed(kind):
+    with FakeLLM() as server:
+        server.script = [Step(raw_body=b'{"unexpected": true}')]
+        reply = make(kind, server).answer(REQ)
+    assert reply.text is None and "malformed" in reply.reason
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_reasoning_is_never_typed(kind):
+    with FakeLLM() as server:
+        server.script = [Step(text="<think>the user wants yes</think>y", reasoning="long private reasoning")]
+        reply = make(kind, server).answer(REQ)
+    assert reply.text == "y"
+    assert any("long private reasoning" in r for r in reply.removed)
+    assert any("<think>" in r for r in reply.removed)
+
+
+@pytest.mark.parametrize("raw,text", [
+    ("```\nnpm test\n```", "npm test"),
+    ('"yes"', "yes"),
+    ("`y`", "y"),
+    ("  y  ", "y"),
+])
+def test_cleaning_unwraps(raw, text):
+    assert clean_reply(raw).text == text
+
+
+def test_cleaning_refuses_multi_line_and_empty():
+    assert clean_reply("line one\nline two").text is None
+    assert "multi-line" in clean_reply("a\nb").reason
+    assert clean_reply("<think>only thoughts</think>").text is None
+
+
+def test_retry_after_forms():
+    assert parse_retry_after("3") == 3.0
+    assert parse_retry_after("999") == 60.0
+    assert parse_retry_after(None) is None
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
