@@ -22,13 +22,21 @@ from cursorpilot import __version__
 from cursorpilot.clock import Clock, SystemClock
 from cursorpilot.context import PromptParts
 from cursorpilot.context import build as build_prompt
-from cursorpilot.detect.classifier import SETTLING, Classification, Timing, classify, headline
+from cursorpilot.detect.classifier import (
+    SETTLING,
+    Classification,
+    Timing,
+    classify,
+    headline,
+)
 from cursorpilot.detect.profiles import Kind, Profile
 from cursorpilot.envsnap import git_snapshot
 from cursorpilot.errors import BadInput, ExitCode
 from cursorpilot.events import Outcome, Sink, Status
+from cursorpilot.guards import Guards
 from cursorpilot.keys import ReplyError, Write, needs_human, to_writes
 from cursorpilot.machine import TERMINAL, Action, Event, State, transition
+from cursorpilot.policy import check as check_policy
 from cursorpilot.providers.base import QA, AnswerRequest, Provider, Reply
 from cursorpilot.pty.driver import ExitStatus, PtyDriver
 from cursorpilot.pty.screen import Snapshot, TerminalScreen
@@ -60,6 +68,7 @@ class RunConfig:
     rules: Provider | None = None  # consulted before `provider` when that is an LLM
     context_tokens: int = 3000
     no_upload: bool = False  # send only terminal text: no environment snapshot
+    allow: frozenset[str] = frozenset()  # deny-policy rules the plan lifted
 
 
 @dataclass(slots=True)
@@ -92,6 +101,7 @@ class Orchestrator:
         self.cost_usd: float | None = None
         self.answered: dict[str, int] = {}
         self.history: deque[QA] = deque(maxlen=10)
+        self.guards = Guards()
         self.worked = False  # a working marker was seen since the last input
         self._interrupts = 0
         self._exit_code: ExitCode = ExitCode.OK
@@ -248,6 +258,11 @@ class Orchestrator:
             return
         if c.state == Kind.WORKING:
             self.worked = True
+            stuck_after = self.cfg.profile.stuck_after_s
+            if now - self._last_change >= stuck_after:
+                self._escalate(c, f"stuck: working marker with no screen change for {stuck_after:g}s")
+            else:
+                self._recheck_at = self._last_change + stuck_after
         elif c.state == Kind.ERROR:
             self._fail(f"{c.error}: {c.evidence}", c)
         elif c.state == Kind.COMPLETED or (c.state == Kind.IDLE and self.worked and self.cfg.profile.finish.mode == "idle"):
@@ -257,7 +272,23 @@ class Orchestrator:
             if c.key not in self.answered:
                 self._ask(replace(c, state=Kind.INPUT.value), snap)
         elif c.answerable and c.key not in self.answered:
-            self._ask(c, snap)
+            if not self._denied(c, now):
+                self._ask(c, snap)
+
+    def _denied(self, c: Classification, now: float) -> bool:
+        """The deny policy, on the whole prompt block, before any provider is asked."""
+        denial = check_policy(c.block, self.cfg.cwd, self.cfg.allow)
+        if denial is None:
+            return False
+        rule = next((r for r in self.cfg.profile.rules if r.id == c.rule_id), None)
+        reply = rule.deny_reply if rule else None
+        self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=denial.evidence, rule_id=c.rule_id, reply=reply)
+        self._apply(Event.PROMPT, c)
+        if reply is None:
+            self._escalate(c, f"denied by policy rule {denial.rule!r} and the prompt has no 'no' choice")
+        else:
+            self._type_answer(c, reply, f"policy:{denial.rule}", now)
+        return True
 
     def _follow_watch(self, now: float, c: Classification) -> bool:
         """True while the answered prompt is still on screen and we are still waiting on it."""
@@ -355,8 +386,16 @@ class Orchestrator:
             body = f"source: {reply.source}\nanswer: {reply.text!r}\nraw: {reply.raw!r}\nremoved: {list(reply.removed)!r}\nreason: {reply.reason}\n"
             self._prompt_file.write_text(self.redactor.text(body), encoding="utf-8")
             self._prompt_file = None
+        if self.guards.provider_result(not reply.reason.startswith("provider error")):
+            self._fail(f"{self.guards.provider_errors} consecutive provider errors: {reply.reason}", c)
+            return
         if reply.text is None or needs_human(reply.text):
             self._escalate(c, reply.reason or (reply.text or "")[2:] or "no answer")
+            return
+        denial = check_policy(reply.text, self.cfg.cwd, self.cfg.allow)
+        if denial is not None:
+            self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=denial.evidence, rule_id=c.rule_id, reply=None, on="reply")
+            self._escalate(c, f"the reply was denied by policy rule {denial.rule!r}")
             return
         if content != self._content and self._still_there(c) is False:
             self.tx.emit("reply_discarded", reason="the prompt changed while the answer was chosen", prompt_key=c.key)
@@ -381,6 +420,9 @@ class Orchestrator:
         if self.cfg.max_steps is not None and self.answers >= self.cfg.max_steps:
             self._abort(ExitCode.LIMIT, f"max-steps reached ({self.cfg.max_steps} answers)")
             return
+        if self.guards.looping(c.block, text):
+            self._escalate(c, f"loop: this question was already answered {text!r} {self.guards.repeat_limit} times")
+            return
         p = self.cfg.profile
         try:
             writes = to_writes(text, submit=c.submit, key_delay=p.key_delay_ms / 1000, enter_delay=p.enter_delay_ms / 1000)
@@ -388,6 +430,7 @@ class Orchestrator:
             self._escalate(c, str(exc))
             return
         self.answers += 1
+        self.guards.answered(c.block, text)
         if c.key:
             self.answered[c.key] = self.answered.get(c.key, 0) + 1
         self.history.append(QA(c.block, text))

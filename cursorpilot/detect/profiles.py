@@ -48,6 +48,7 @@ class Rule(BaseModel):
     start: str | None = None  # where the prompt block starts (block scope)
     quiet_ms: int = 0  # match only after this much silence
     submit: Literal["enter", "none"] = "enter"  # "none": single-key prompt, no Enter after text
+    deny_reply: str | None = None  # the program's "no" when the deny policy refuses; none -> escalate
     description: str = ""
 
     @model_validator(mode="after")
@@ -78,6 +79,7 @@ class Profile(BaseModel):
     block_lines: int = 12
     key_delay_ms: int = 50
     enter_delay_ms: int = 150
+    stuck_after_s: float = 600.0  # a working marker with no screen change this long -> escalate
     finish: Finish = Field(default_factory=Finish)
     rules: list[Rule]
 
@@ -97,6 +99,7 @@ class Overlay(BaseModel):
     block_lines: int | None = None
     key_delay_ms: int | None = None
     enter_delay_ms: int | None = None
+    stuck_after_s: float | None = None
     finish: Finish | None = None
     rules: list[Rule] = Field(default_factory=list)
 

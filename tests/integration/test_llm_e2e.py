@@ -41,13 +41,15 @@ def test_cursor_demo_scenario_answered_by_openai(pilot):
         ("run", "approved"), ("write", "approved"), ("delete", "rejected")]
     assert r.sim_events("answer")[0]["text"] == "Keep it minimal."
     answers = r.of("answer")
+    by_llm = [a for a in answers if a["source"].startswith("openai:")]
+    assert [a["source"] for a in answers if a not in by_llm] == ["policy:delete"]  # the deny policy asks no model
     # exactly one LLM call per logical prompt
-    assert len(server.requests) == len(answers) == 6
+    assert len(server.requests) == len(by_llm) == 4
     fin = r.of("run_finished")[0]
-    assert fin["counters"]["llm_calls"] == 6 and fin["counters"]["tokens_in"] > 0
+    assert fin["counters"]["llm_calls"] == 4 and fin["counters"]["tokens_in"] > 0
     assert fin["cost_usd"] is not None
     prompts = sorted((r.log / "prompts" / "step-01").glob("*-prompt.md"))
-    assert len(prompts) == 6 and len(list((r.log / "prompts" / "step-01").glob("*-answer.md"))) == 6
+    assert len(prompts) == 4 and len(list((r.log / "prompts" / "step-01").glob("*-answer.md"))) == 4
     assert "Approve tests and writes; refuse deletes." in prompts[0].read_text()
     sizes = [rec["prompt_tokens_est"] for rec in r.of("provider_request")]
     print(f"prompt tokens per question: mean {sum(sizes) / len(sizes):.0f} max {max(sizes)}; calls per prompt 1.0")

@@ -1,0 +1,32 @@
+"""Loop breaker and provider-error counter: small, pure bookkeeping for the orchestrator."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+REPEAT_LIMIT = 3  # the same question answered with the same reply this often -> escalate next time
+PROVIDER_ERROR_LIMIT = 20  # consecutive provider errors -> stop the run
+
+
+class Guards:
+    def __init__(self, repeat_limit: int = REPEAT_LIMIT, provider_error_limit: int = PROVIDER_ERROR_LIMIT):
+        self.repeat_limit = repeat_limit
+        self.provider_error_limit = provider_error_limit
+        self._answers: Counter[tuple[str, str]] = Counter()
+        self.provider_errors = 0
+
+    @staticmethod
+    def _key(question: str, reply: str) -> tuple[str, str]:
+        return " ".join(question.split()), reply
+
+    def looping(self, question: str, reply: str) -> bool:
+        """True when this exact answer to this exact question was already given repeat_limit times."""
+        return self._answers[self._key(question, reply)] >= self.repeat_limit
+
+    def answered(self, question: str, reply: str) -> None:
+        self._answers[self._key(question, reply)] += 1
+
+    def provider_result(self, ok: bool) -> bool:
+        """Count consecutive provider errors; True when the limit is reached."""
+        self.provider_errors = 0 if ok else self.provider_errors + 1
+        return self.provider_errors >= self.provider_error_limit
