@@ -58,14 +58,15 @@ def _existing(path: Path | None, what: str) -> Path | None:
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run(
+    ctx: typer.Context,
     command: Optional[list[str]] = typer.Argument(None, help="The program to drive, after --."),
     prompt: Optional[str] = typer.Option(None, "--prompt", help="Governing prompt: a file path if it exists, else literal text."),
-    plan: Optional[Path] = typer.Option(None, "--plan", help="YAML plan of steps (not in this build yet)."),
-    cursor: str = typer.Option("cursor-agent", "--cursor", help="Cursor binary for plan steps."),
+    plan: Optional[Path] = typer.Option(None, "--plan", help="YAML plan of steps."),
+    cursor: str = typer.Option("cursor-agent", "--cursor", help="Cursor binary for plan cursor: steps."),
     cwd: Optional[Path] = typer.Option(None, "--cwd", help="Working directory of the program."),
     log: Optional[Path] = typer.Option(None, "--log", help="Artifacts folder (default runs/<run-id>/)."),
     provider: Optional[str] = typer.Option(None, "--provider", help="rules | mock | openai | anthropic (default: from the API key set)."),
-    model: Optional[str] = typer.Option(None, "--model", help="Model name (openai: gpt-4o-mini, anthropic: claude-3-5-haiku-latest)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model name (openai: gpt-4o-mini, anthropic: claude-haiku-4-5)."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="Server URL, e.g. an OpenAI-compatible one."),
     llm_retries: int = typer.Option(4, "--llm-retries", min=0, help="Retries on 429, 5xx, timeouts, connection errors."),
     llm_timeout: str = typer.Option("60s", "--llm-timeout", help="Per-call timeout."),
@@ -75,24 +76,26 @@ def run(
     rules: Optional[Path] = typer.Option(None, "--rules", help="Rules YAML ({match, reply} list); the mock's script."),
     profile: str = typer.Option("auto", "--profile", help="Detector profile name (detectors/), or auto."),
     detectors: Optional[Path] = typer.Option(None, "--detectors", help="YAML/JSON file adding or overriding rules."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Preview without typing (not in this build yet)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Preview: classify each step's first question, type nothing."),
     max_steps: Optional[int] = typer.Option(None, "--max-steps", min=1, help="Stop (exit 4) before answer N+1."),
     timeout: Optional[str] = typer.Option(None, "--timeout", help="Cap the whole run: 90s, 45m, 1h30m."),
-    resume: Optional[Path] = typer.Option(None, "--resume", help="Resume from a manifest (not in this build yet)."),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue a run from its manifest.json."),
+    force: bool = typer.Option(False, "--force", help="Resume even if the plan or governing prompt changed."),
     cols: int = typer.Option(120, "--cols", min=20, max=1000),
     rows: int = typer.Option(40, "--rows", min=5, max=1000),
     quiet: bool = typer.Option(False, "--quiet", help="Only the final summary."),
     debug: bool = typer.Option(False, "--debug", help="Diagnostics on stderr; tracebacks on errors."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True),
 ) -> None:
-    """Drive COMMAND under a pseudo-terminal: cursor-pilot run [OPTIONS] -- COMMAND [ARGS...]"""
+    """Drive COMMAND (or a --plan) under a pseudo-terminal: cursor-pilot run [OPTIONS] -- COMMAND [ARGS...]"""
+    from click.core import ParameterSource
+
     argv = ["cursor-pilot", *sys.argv[1:]]
-    _guard(debug, lambda: _run(
-        argv=argv, command=command or [], prompt=prompt, plan=plan, cursor=cursor, cwd=cwd, log=log, provider=provider,
-        model=model, base_url=base_url, llm_retries=llm_retries, llm_timeout=llm_timeout, context_tokens=context_tokens,
-        no_upload=no_upload, prices=prices, rules=rules, profile=profile, detectors=detectors, dry_run=dry_run,
-        max_steps=max_steps, timeout=timeout, resume=resume, cols=cols, rows=rows, quiet=quiet, debug=debug,
-    ))
+    values = {k: v for k, v in ctx.params.items() if k not in ("ctx", "version")}
+    given = {k for k in values if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
+    if command:
+        given.add("command")
+    _guard(debug, lambda: _run(argv=argv, given=given, **values))
 
 
 @app.command()
@@ -102,19 +105,19 @@ def demo(
     debug: bool = typer.Option(False, "--debug"),
 ) -> None:
     """Run the bundled demo: the Cursor simulator driven offline by rules under a demo governing prompt."""
-    from cursorpilot.orchestrator import default_run_id
+    from cursorpilot.runner import default_run_id
 
     argv = ["cursor-pilot", *sys.argv[1:]]
     run_id = default_run_id()
     log = log or Path("runs") / run_id
     record = str(log / "sim-received.jsonl")
     _guard(debug, lambda: _run(
-        argv=argv, run_id=run_id,
+        argv=argv, given=set(), run_id=run_id,
         command=[sys.executable, "-m", "cursorpilot.sim", "--record", record, "cursor", "demo", DEMO_TASK],
         prompt=str(PACKAGE / "demo" / "prompt.md"), plan=None, cursor="cursor-agent", cwd=None, log=log,
         provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
-        prices=None, rules=PACKAGE / "demo" / "rules.yaml", profile="cursor",
-        detectors=None, dry_run=False, max_steps=20, timeout="5m", resume=None, cols=120, rows=40, quiet=quiet, debug=debug,
+        prices=None, rules=PACKAGE / "demo" / "rules.yaml", profile="cursor", detectors=None, dry_run=False, max_steps=20,
+        timeout="5m", resume=None, force=False, cols=120, rows=40, quiet=quiet, debug=debug,
     ))
 
 
@@ -140,51 +143,77 @@ def _guard(debug: bool, fn) -> None:
     raise typer.Exit(code)
 
 
+RESUMABLE = ("command", "prompt", "plan", "cursor", "cwd", "provider", "model", "base_url", "llm_retries", "llm_timeout",
+             "context_tokens", "no_upload", "prices", "rules", "profile", "detectors", "max_steps", "timeout", "cols", "rows")
+
+
 def _run(**o) -> int:
     from rich.console import Console
 
-    from cursorpilot.detect.profiles import load_profile, resolve_name
     from cursorpilot.durations import parse_duration
     from cursorpilot.logs import configure_logging
-    from cursorpilot.orchestrator import Orchestrator, RunConfig, default_run_id, is_interactive
+    from cursorpilot.manifest import read_manifest
+    from cursorpilot.plan import load_plan
     from cursorpilot.providers import choose as choose_provider
     from cursorpilot.providers import create as create_provider
-    from cursorpilot.providers.llm import load_prices
     from cursorpilot.providers.base import ProviderConfig
+    from cursorpilot.providers.llm import load_prices
+    from cursorpilot.providers.rules import RulesProvider, read_entries
+    from cursorpilot.runner import Runner, RunSpec, check_resumable, default_run_id, single_command_plan
     from cursorpilot.ui import ConsoleSink
 
-    for flag, name in ((o["plan"], "--plan"), (o["resume"], "--resume"), (o["dry_run"], "--dry-run")):
-        if flag:
-            raise BadInput(f"{name} is not available in this build yet")
-    command: list[str] = o["command"]
-    if not command:
-        raise BadInput("nothing to run: give -- COMMAND [ARGS...] (or try: cursor-pilot demo)")
+    manifest = None
+    if o["resume"]:
+        manifest = read_manifest(o["resume"])
+        saved = manifest.options
+        for key in RESUMABLE:  # the run's own options, unless given again now
+            if key not in o["given"] and key in saved:
+                o[key] = Path(saved[key]) if saved[key] is not None and key in ("plan", "cwd", "prices", "rules", "detectors") else saved[key]
+        o["log"] = o["resume"].parent
+        o["run_id"] = manifest.run_id
+    command: list[str] = o["command"] or []
+    if o["plan"] and command:
+        raise BadInput("--plan and -- COMMAND can't be combined: put the command in a drive: step")
+    if not o["plan"] and not command:
+        raise BadInput("nothing to run: give -- COMMAND [ARGS...] or --plan FILE (or try: cursor-pilot demo)")
+    plan = load_plan(o["plan"]) if o["plan"] else single_command_plan(command)
     timeout = parse_duration(o["timeout"]) if o["timeout"] else None
     governing = load_governing_prompt(o["prompt"])
-    profile = load_profile(resolve_name(o["profile"], command), _existing(o["detectors"], "detector file"))
+    if manifest is not None:
+        check_resumable(manifest, o["plan"], governing, o["force"])
     rules = _existing(o["rules"], "rules file")
-    provider_name = choose_provider(o["provider"], rules is not None, dict(os.environ))
+    detectors = _existing(o["detectors"], "detector file")
+    provider_name = choose_provider(o["provider"], rules is not None or bool(plan.answers), dict(os.environ))
     pconfig = ProviderConfig(
         rules_file=rules, model=o["model"], base_url=o["base_url"], retries=o["llm_retries"],
         timeout=parse_duration(o["llm_timeout"]), prices=load_prices(_existing(o["prices"], "prices file")),
     )
-    provider = create_provider(provider_name, pconfig)
-    rules_first = create_provider("rules", pconfig) if rules is not None and provider.needs_prompt else None
+    if provider_name == "rules" and rules is None:
+        provider = RulesProvider([], "plan answers only")  # the plan's answers are consulted first; no match escalates
+    else:
+        provider = create_provider(provider_name, pconfig)
     cwd = o["cwd"]
     if cwd is not None and not cwd.is_dir():
         raise BadInput(f"--cwd is not a directory: {cwd}")
     run_id = o.get("run_id") or default_run_id()
     log_dir: Path = o["log"] or Path("runs") / run_id
-    configure_logging(log_dir, debug=o["debug"])
-    console = Console(stderr=False)
-    sink = ConsoleSink(console, quiet=o["quiet"])
-    config = RunConfig(
-        command=command, governing_prompt=governing, profile=profile, provider=provider, log_dir=log_dir, run_id=run_id,
-        argv=o["argv"], cwd=str(cwd) if cwd else None, cols=o["cols"], rows=o["rows"], max_steps=o["max_steps"],
-        timeout=timeout, interactive=is_interactive() and os.environ.get("CI") is None,
-        rules=rules_first, context_tokens=o["context_tokens"], no_upload=o["no_upload"],
+    options = {k: (str(o[k]) if isinstance(o[k], Path) else o[k]) for k in RESUMABLE}
+    spec = RunSpec(
+        plan=plan, governing_prompt=governing, provider=provider, run_id=run_id, log_dir=log_dir, argv=o["argv"], options=options,
+        plan_path=o["plan"], rule_entries=read_entries(rules) if rules is not None and provider.needs_prompt else [],
+        profile=o["profile"], detectors=detectors, cursor_bin=o["cursor"], cwd=str(cwd) if cwd else None,
+        max_steps=o["max_steps"], timeout=timeout, dry_run=o["dry_run"],
+        interactive=is_interactive() and os.environ.get("CI") is None, context_tokens=o["context_tokens"],
+        no_upload=o["no_upload"], cols=o["cols"], rows=o["rows"],
     )
-    return Orchestrator(config, sink).run().exit_code
+    runner = Runner(spec, ConsoleSink(Console(), quiet=o["quiet"]), resume=manifest)
+    runner.check_profiles()
+    configure_logging(log_dir, debug=o["debug"])
+    return runner.run().exit_code
+
+
+def is_interactive() -> bool:
+    return sys.stdin.isatty()
 
 
 def main() -> None:

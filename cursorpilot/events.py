@@ -31,6 +31,8 @@ class Outcome:
     child: str = ""  # how the program ended, e.g. "exit code 0"
     counters: dict[str, int] = field(default_factory=dict)
     cost_usd: float | None = None
+    preview: list[dict] | None = None  # dry run: one row per step
+    manifest: str = ""
 
 
 class Sink(Protocol):

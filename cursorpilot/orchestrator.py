@@ -1,38 +1,28 @@
 """The one place that mixes I/O and decisions: read -> screen -> classify -> machine -> act -> record.
 
-The loop owns the PTY read with a short tick. Everything the program writes is
-recorded before anything else happens; decisions are taken only from a rendered,
-settled screen; keys go out one write at a time on a schedule, without blocking the
-reads.
+One Orchestrator drives one interactive step: a program under a PTY. The loop owns the
+PTY read with a short tick. Everything the program writes is recorded before anything
+else happens; decisions are taken only from a rendered, settled screen; keys go out one
+write at a time on a schedule, without blocking the reads. Run-wide things (transcript,
+counters, limits, interrupts) live in the RunSession the runner hands in.
 """
 
 from __future__ import annotations
 
-import platform
+import os
+import re
 import signal
-import sys
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import structlog
 
-from cursorpilot import __version__
-from cursorpilot.clock import Clock, SystemClock
-from cursorpilot.context import PromptParts
-from cursorpilot.context import build as build_prompt
-from cursorpilot.detect.classifier import (
-    SETTLING,
-    Classification,
-    Timing,
-    classify,
-    headline,
-)
+from cursorpilot.asking import PromptFiler
+from cursorpilot.detect.classifier import SETTLING, Classification, Timing, classify, headline
 from cursorpilot.detect.profiles import Kind, Profile
-from cursorpilot.envsnap import git_snapshot
-from cursorpilot.errors import BadInput, ExitCode
-from cursorpilot.events import Outcome, Sink, Status
+from cursorpilot.errors import ExitCode
+from cursorpilot.events import Sink, Status
 from cursorpilot.guards import Guards
 from cursorpilot.keys import ReplyError, Write, needs_human, to_writes
 from cursorpilot.machine import TERMINAL, Action, Event, State, transition
@@ -41,8 +31,7 @@ from cursorpilot.providers.base import QA, AnswerRequest, Provider, Reply
 from cursorpilot.pty.driver import ExitStatus, PtyDriver
 from cursorpilot.pty.screen import Snapshot, TerminalScreen
 from cursorpilot.recording import SessionRecorder
-from cursorpilot.redact import Redactor
-from cursorpilot.transcript import Transcript
+from cursorpilot.session import RunSession
 
 MAX_TICK = 0.05  # the longest the loop sleeps in select()
 RENDER_EVERY = 0.1  # re-render a screen that keeps changing at most this often
@@ -51,24 +40,31 @@ STOP_GRACE = 3.0  # SIGINT, then SIGKILL after this long
 
 
 @dataclass(slots=True)
-class RunConfig:
+class StepConfig:
     command: list[str]
-    governing_prompt: str
     profile: Profile
-    provider: Provider
-    log_dir: Path
-    run_id: str
-    argv: list[str] = field(default_factory=list)
+    governing_prompt: str
+    name: str = "command"
+    index: int = 1
+    total: int = 1
     cwd: str | None = None
-    cols: int = 120
-    rows: int = 40
-    max_steps: int | None = None
-    timeout: float | None = None
-    interactive: bool = False  # a human can be asked (stdin is a terminal)
-    rules: Provider | None = None  # consulted before `provider` when that is an LLM
-    context_tokens: int = 3000
-    no_upload: bool = False  # send only terminal text: no environment snapshot
-    allow: frozenset[str] = frozenset()  # deny-policy rules the plan lifted
+    env: dict[str, str] = field(default_factory=dict)
+    send: str | None = None  # typed once the program is ready for input
+    expect_regex: str | None = None  # on screen -> the step is done
+    max_answers: int | None = None  # this step's own cap
+    deadline: float | None = None  # monotonic; the earlier of the run's and the step's
+    deadline_reason: str = "timeout"
+    rules: Provider | None = None  # consulted before the run's provider when that is an LLM
+
+
+@dataclass(slots=True)
+class StepResult:
+    exit_code: int
+    reason: str
+    status: ExitStatus | None
+    answers: int = 0
+    screen_text: str = ""  # scrollback + final screen, for expect checks
+    preview: dict | None = None  # dry run: what would have been typed
 
 
 @dataclass(slots=True)
@@ -90,20 +86,21 @@ class _Watch:
 
 
 class Orchestrator:
-    def __init__(self, config: RunConfig, sink: Sink, clock: Clock | None = None):
-        self.cfg = config
+    def __init__(self, step: StepConfig, run: RunSession, sink: Sink):
+        self.step = step
+        self.run_ = run
+        self.tx = run.tx
+        self.clock = run.clock
         self.sink = sink
-        self.clock = clock or SystemClock()
         self.state = State.INIT
         self.answers = 0
-        self.escalations = 0
-        self.usage = {"llm_calls": 0, "questions_to_llm": 0, "rule_hits": 0, "tokens_in": 0, "tokens_out": 0, "prompt_tokens_est": 0}
-        self.cost_usd: float | None = None
         self.answered: dict[str, int] = {}
         self.history: deque[QA] = deque(maxlen=10)
         self.guards = Guards()
-        self.worked = False  # a working marker was seen since the last input
-        self._interrupts = 0
+        self.worked = False  # a working marker was seen, or we answered something
+        self.sent = step.send is None
+        self.preview: dict | None = None
+        self._seen_interrupts = run.interrupts
         self._exit_code: ExitCode = ExitCode.OK
         self._reason = ""
         self._last: tuple[str, str | None] | None = None  # last recorded (state, rule)
@@ -115,63 +112,42 @@ class Orchestrator:
         self._stop_at: float | None = None  # when closing: SIGKILL deadline
         self._log = structlog.get_logger("cursorpilot")
         self.driver: PtyDriver | None = None
-        self.recorder: SessionRecorder | None = None
-        self.screen = TerminalScreen(config.cols, config.rows)
+        self.screen = TerminalScreen(run.cols, run.rows)
+        self.filer = PromptFiler(run, step.index, f"{step.index}/{step.total}: {step.name}", step.cwd, step.governing_prompt)
         # read-loop timing: when output last came, when the rendered content last changed
         self._last_output = self._last_change = 0.0
         self._dirty = False
         self._content: tuple[str, ...] = ()
         self._last_render = self._last_mirror = 0.0
         self._recheck_at: float | None = None
-        self._prompt_file: Path | None = None
-        self._last_prompt_tokens = 0
+        self.t0 = self.clock.monotonic()
+
+    @property
+    def _profile(self) -> Profile:
+        return self.step.profile
 
     # -- public ----------------------------------------------------------------
-    def interrupt(self) -> None:
-        self._interrupts += 1
-
-    def run(self) -> Outcome:
-        cfg = self.cfg
-        cfg.log_dir.mkdir(parents=True, exist_ok=True)
-        self.redactor = Redactor(cwd=cfg.cwd)
-        self.tx = Transcript(cfg.log_dir / "transcript.jsonl", cfg.run_id, self.clock, self.redactor)
-        self.t0 = self.clock.monotonic()
-        self.tx.emit(
-            "run_started",
-            argv=cfg.argv,
-            command=cfg.command,
-            cwd=cfg.cwd,
-            versions={"cursor_pilot": __version__, "python": platform.python_version()},
-            profile=cfg.profile.name,
-            profile_hash=cfg.profile.digest(),
-            provider=cfg.provider.name,
-            model=getattr(cfg.provider, "model", None),
-            rules_first=cfg.rules is not None,
-            size=[cfg.cols, cfg.rows],
-            governing_prompt=cfg.governing_prompt,
-        )
-        old_handlers = self._install_signals()
-        self.recorder = SessionRecorder(cfg.log_dir, self.clock, cfg.cols, cfg.rows, cfg.command)
+    def run(self) -> StepResult:
+        run = self.run_
+        self.recorder = SessionRecorder(run.log_dir, self.clock, run.cols, run.rows, self.step.command, step=self.step.index)
         try:
-            try:
-                self.driver = PtyDriver(cfg.command, cwd=cfg.cwd, cols=cfg.cols, rows=cfg.rows)
-            except BadInput as exc:
-                self._finish_record(ExitCode.USAGE, str(exc), None)
-                raise
-            self.tx.emit("program_started", pid=self.driver.pid)
+            env = {**os.environ, **self.step.env}
+            self.driver = PtyDriver(self.step.command, cwd=self.step.cwd, env=env, cols=run.cols, rows=run.rows)
+            self.tx.emit("program_started", step=self.step.index, pid=self.driver.pid, command=self.step.command,
+                         profile=self._profile.name, profile_hash=self._profile.digest())
             self._apply(Event.STARTED, None)
             status = self._loop()
-            return self._finish_record(self._exit_code, self._reason, status)
+            text = "\n".join([*self.screen.scrollback(), *self.screen.snapshot().lines]).rstrip()
+            return StepResult(int(self._exit_code), self._reason, status, self.answers, text, self.preview)
         finally:
-            self._restore_signals(old_handlers)
             self._pool.shutdown(wait=False, cancel_futures=True)
             self.recorder.close()
             if self.driver is not None:
                 self.driver.close()
-            self.tx.close()
 
     # -- the loop ----------------------------------------------------------------
     def _loop(self) -> ExitStatus:
+        assert self.driver is not None
         self._last_output = self._last_change = self.clock.monotonic()
         while True:
             now = self.clock.monotonic()
@@ -211,13 +187,14 @@ class Orchestrator:
 
     @property
     def _settle(self) -> float:
-        return self.cfg.profile.settle_ms / 1000
+        return self._profile.settle_ms / 1000
 
     def _on_output(self, chunk: bytes) -> None:
         text = self.screen.feed(chunk)
         self.recorder.output(chunk, text)
         replies = self.screen.take_replies()
         if replies:
+            assert self.driver is not None
             self.driver.write(replies)
             self.tx.emit("terminal_reply", data=replies.decode(), hex=replies.hex())
         self._last_output = self.clock.monotonic()
@@ -237,7 +214,7 @@ class Orchestrator:
             self._recheck_at = now
         if self.sink.wants_screen and now - self._last_mirror >= RENDER_EVERY:
             self._last_mirror = now
-            self.sink.screen(snap, self._status(now))
+            self.sink.screen(snap, Status(self.state.value, self.run_.answers, now - self.t0, f"step {self.step.index}/{self.step.total}"))
 
     # -- decisions -----------------------------------------------------------------
     def _decide(self, now: float) -> None:
@@ -251,36 +228,45 @@ class Orchestrator:
             if not (self._watch and now >= self._watch.due):
                 return
         snap = self.screen.snapshot()
-        c = classify(self.cfg.profile, snap, Timing(quiet_for=now - self._last_change))
+        c = classify(self._profile, snap, Timing(quiet_for=now - self._last_change))
         self._recheck_at = now + c.recheck_after if c.recheck_after is not None else None
         self._record_state(c)
         if self._watch is not None and self._follow_watch(now, c):
             return
-        if c.state == Kind.WORKING:
+        if self.step.expect_regex and c.state != SETTLING and re.search(self.step.expect_regex, snap.text(), re.M):
+            self._reason = f"completed (expect {self.step.expect_regex!r} seen)"
+            self._apply(Event.FINISHED, c)
+        elif c.state == Kind.WORKING:
             self.worked = True
-            stuck_after = self.cfg.profile.stuck_after_s
+            stuck_after = self._profile.stuck_after_s
             if now - self._last_change >= stuck_after:
                 self._escalate(c, f"stuck: working marker with no screen change for {stuck_after:g}s")
             else:
                 self._recheck_at = self._last_change + stuck_after
         elif c.state == Kind.ERROR:
             self._fail(f"{c.error}: {c.evidence}", c)
-        elif c.state == Kind.COMPLETED or (c.state == Kind.IDLE and self.worked and self.cfg.profile.finish.mode == "idle"):
+        elif c.state == Kind.COMPLETED or (c.state == Kind.IDLE and self.worked and self._profile.finish.mode == "idle"):
             self._reason = f"completed ({c.rule_id})"
             self._apply(Event.FINISHED, c)
-        elif c.state == Kind.IDLE:
-            if c.key not in self.answered:
-                self._ask(replace(c, state=Kind.INPUT.value), snap)
+        elif c.state == Kind.IDLE and c.key not in self.answered:
+            self._prompted(replace(c, state=Kind.INPUT.value), snap, now)
         elif c.answerable and c.key not in self.answered:
-            if not self._denied(c, now):
-                self._ask(c, snap)
+            self._prompted(c, snap, now)
+
+    def _prompted(self, c: Classification, snap: Snapshot, now: float) -> None:
+        if not self.sent and c.state == Kind.INPUT:
+            self.sent = True
+            self._apply(Event.PROMPT, c)
+            self._type_answer(c, self.step.send or "", "plan:send", now)
+        elif not self._denied(c, now):
+            self._ask(c, snap)
 
     def _denied(self, c: Classification, now: float) -> bool:
         """The deny policy, on the whole prompt block, before any provider is asked."""
-        denial = check_policy(c.block, self.cfg.cwd, self.cfg.allow)
+        denial = check_policy(c.block, self.step.cwd, self.run_.allow)
         if denial is None:
             return False
-        rule = next((r for r in self.cfg.profile.rules if r.id == c.rule_id), None)
+        rule = next((r for r in self._profile.rules if r.id == c.rule_id), None)
         reply = rule.deny_reply if rule else None
         self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=denial.evidence, rule_id=c.rule_id, reply=reply)
         self._apply(Event.PROMPT, c)
@@ -314,52 +300,22 @@ class Orchestrator:
     def _ask(self, c: Classification, snap: Snapshot) -> None:
         self._apply(Event.PROMPT, c)
         request = AnswerRequest(
-            governing_prompt=self.cfg.governing_prompt,
-            kind=c.state,
-            rule_id=c.rule_id or "",
-            prompt_block=c.block,
-            screen=snap.text(),
-            history=tuple(self.history),
+            governing_prompt=self.step.governing_prompt, kind=c.state, rule_id=c.rule_id or "",
+            prompt_block=c.block, screen=snap.text(), history=tuple(self.history),
         )
-        provider = self.cfg.provider
-        if self.cfg.rules is not None:
-            hit = self.cfg.rules.answer(request)
+        if self.step.rules is not None:
+            hit = self.step.rules.answer(request)
             self.tx.emit("rules_checked", hit=hit.text is not None, source=hit.source, prompt=c.block)
             if hit.text is not None:
-                self.usage["rule_hits"] += 1
+                self.run_.usage["rule_hits"] += 1
                 self._asking = (_done(hit), c, self._content)
                 return
+        provider = self.run_.provider
         if provider.needs_prompt:
-            request = self._with_prompt(request, c, snap)
+            request = self.filer.fill(request, c, snap, self.screen, tuple(self.history))
         self.tx.emit("provider_request", provider=provider.name, kind=c.state, rule_id=c.rule_id, prompt=c.block,
-                     prompt_tokens_est=self._last_prompt_tokens if provider.needs_prompt else None)
+                     prompt_tokens_est=self.filer.last_tokens if provider.needs_prompt else None)
         self._asking = (self._pool.submit(provider.answer, request), c, self._content)
-
-    def _with_prompt(self, request: AnswerRequest, c: Classification, snap: Snapshot) -> AnswerRequest:
-        """Assemble, redact and file the prompt; nothing unredacted leaves the process."""
-        live = list(snap.lines[: max((i for i, line in enumerate(snap.lines) if line.strip()), default=0) + 1])
-        parts = PromptParts(
-            governing_prompt=self.cfg.governing_prompt,
-            step=f"1/1: {' '.join(self.cfg.command)}",
-            kind=c.state,
-            rule_id=c.rule_id or "",
-            question=c.block,
-            live=live,
-            earlier=self.screen.scrollback(),
-            environment="" if self.cfg.no_upload else git_snapshot(self.cfg.cwd),
-            history=tuple(self.history),
-        )
-        built = build_prompt(parts, budget=self.cfg.context_tokens)
-        system, user = self.redactor.text(built.system), self.redactor.text(built.user)
-        self.usage["questions_to_llm"] += 1
-        self._last_prompt_tokens = built.tokens
-        self.usage["prompt_tokens_est"] += built.tokens
-        n = self.usage["questions_to_llm"]
-        folder = self.cfg.log_dir / "prompts" / "step-01"
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{n:03d}-prompt.md").write_text(f"<!-- system -->\n{system}\n<!-- user -->\n{user}\n", encoding="utf-8")
-        self._prompt_file = folder / f"{n:03d}-answer.md"
-        return replace(request, system=system, user=user)
 
     def _on_reply(self, now: float) -> None:
         assert self._asking is not None
@@ -368,84 +324,75 @@ class Orchestrator:
         try:
             reply = future.result()
         except Exception as exc:  # noqa: BLE001 - a provider crash is an escalation, not a pilot crash
-            reply = Reply(text=None, source=self.cfg.provider.name, reason=f"provider error: {exc}")
+            reply = Reply(text=None, source=self.run_.provider.name, reason=f"provider error: {exc}")
         for attempt in reply.attempts:
             self.tx.emit("provider_retry" if attempt.wait_s is not None else "provider_error", error=attempt.error, wait_s=attempt.wait_s)
-        self._count_usage(reply)
+        self.run_.count_usage(reply)
         self.tx.emit(
-            "provider_reply",
-            source=reply.source,
-            text=reply.text,
-            raw=reply.raw,
-            removed=list(reply.removed),
-            reason=reply.reason,
+            "provider_reply", source=reply.source, text=reply.text, raw=reply.raw, removed=list(reply.removed), reason=reply.reason,
             usage={"in": reply.usage.input_tokens, "out": reply.usage.output_tokens, "latency_s": reply.usage.latency_s,
                    "calls": reply.usage.calls, "cost_usd": reply.usage.cost_usd},
         )
-        if self._prompt_file is not None:
-            body = f"source: {reply.source}\nanswer: {reply.text!r}\nraw: {reply.raw!r}\nremoved: {list(reply.removed)!r}\nreason: {reply.reason}\n"
-            self._prompt_file.write_text(self.redactor.text(body), encoding="utf-8")
-            self._prompt_file = None
+        self.filer.file_answer(reply)
         if self.guards.provider_result(not reply.reason.startswith("provider error")):
             self._fail(f"{self.guards.provider_errors} consecutive provider errors: {reply.reason}", c)
-            return
-        if reply.text is None or needs_human(reply.text):
+        elif reply.text is None or needs_human(reply.text):
             self._escalate(c, reply.reason or (reply.text or "")[2:] or "no answer")
-            return
-        denial = check_policy(reply.text, self.cfg.cwd, self.cfg.allow)
-        if denial is not None:
+        elif (denial := check_policy(reply.text, self.step.cwd, self.run_.allow)) is not None:
             self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=denial.evidence, rule_id=c.rule_id, reply=None, on="reply")
             self._escalate(c, f"the reply was denied by policy rule {denial.rule!r}")
-            return
-        if content != self._content and self._still_there(c) is False:
+        elif content != self._content and not self._still_there(c):
             self.tx.emit("reply_discarded", reason="the prompt changed while the answer was chosen", prompt_key=c.key)
             self._apply(Event.NO_REPLY, c)
             self._recheck_at = now
-            return
-        self._type_answer(c, reply.text, reply.source, now)
-
-    def _count_usage(self, reply: Reply) -> None:
-        u = reply.usage
-        self.usage["llm_calls"] += u.calls
-        self.usage["tokens_in"] += u.input_tokens
-        self.usage["tokens_out"] += u.output_tokens
-        if u.cost_usd is not None:
-            self.cost_usd = round((self.cost_usd or 0.0) + u.cost_usd, 8)
+        else:
+            self._type_answer(c, reply.text, reply.source, now)
 
     def _still_there(self, c: Classification) -> bool:
-        current = classify(self.cfg.profile, self.screen.snapshot(), Timing(quiet_for=float("inf")))
+        current = classify(self._profile, self.screen.snapshot(), Timing(quiet_for=float("inf")))
         return current.key == c.key or (c.state == Kind.INPUT and current.state == Kind.IDLE and current.anchor_row == c.anchor_row)
 
     def _type_answer(self, c: Classification, text: str, source: str, now: float) -> None:
-        if self.cfg.max_steps is not None and self.answers >= self.cfg.max_steps:
-            self._abort(ExitCode.LIMIT, f"max-steps reached ({self.cfg.max_steps} answers)")
+        run = self.run_
+        if run.max_answers is not None and run.answers >= run.max_answers:
+            self._abort(ExitCode.LIMIT, f"max-steps reached ({run.max_answers} answers)")
+            return
+        if self.step.max_answers is not None and self.answers >= self.step.max_answers:
+            self._abort(ExitCode.LIMIT, f"step max_steps reached ({self.step.max_answers} answers)")
             return
         if self.guards.looping(c.block, text):
             self._escalate(c, f"loop: this question was already answered {text!r} {self.guards.repeat_limit} times")
             return
-        p = self.cfg.profile
+        p = self._profile
         try:
             writes = to_writes(text, submit=c.submit, key_delay=p.key_delay_ms / 1000, enter_delay=p.enter_delay_ms / 1000)
         except ReplyError as exc:
             self._escalate(c, str(exc))
             return
+        if run.dry_run:
+            self.preview = {"kind": c.state, "question": headline(c.block), "would_send": text, "source": source, "rule_id": c.rule_id}
+            self.tx.emit("would_send", step=self.step.index, rule_id=c.rule_id, prompt=c.block, reply=text, source=source,
+                         keys=[w.label for w in writes])
+            self._abort(ExitCode.OK, "previewed (dry run)")
+            return
         self.answers += 1
+        run.answers += 1
         self.guards.answered(c.block, text)
         if c.key:
             self.answered[c.key] = self.answered.get(c.key, 0) + 1
         self.history.append(QA(c.block, text))
         self.worked = True  # whatever the program does next answers to us; idle afterwards means done
-        self.tx.emit("answer", rule_id=c.rule_id, prompt=c.block, reply=text, source=source, n=self.answers)
+        self.tx.emit("answer", step=self.step.index, rule_id=c.rule_id, prompt=c.block, reply=text, source=source, n=run.answers)
         self.sink.answer(headline(c.block), text, source)
         self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
         self._schedule(writes, now)
         self._watch = _Watch(c.key or "", c.anchor_row, " ".join(c.block.split()), c.submit, float("inf"))
 
     def _escalate(self, c: Classification, why: str) -> None:
-        self.escalations += 1
-        self.tx.emit("escalation", rule_id=c.rule_id, prompt=c.block, why=why, interactive=self.cfg.interactive)
+        self.run_.escalations += 1
+        self.tx.emit("escalation", rule_id=c.rule_id, prompt=c.block, why=why, interactive=self.run_.interactive)
         self.sink.note(f"needs a human: {why}")
-        if not self.cfg.interactive:
+        if not self.run_.interactive or self.run_.dry_run:
             self._abort(ExitCode.HUMAN_NEEDED, f"a human is needed ({why}): {headline(c.block)}")
             return
         if self.state != State.AWAITING_INPUT:
@@ -464,6 +411,7 @@ class Orchestrator:
         self._pending.extend(writes)
 
     def _send_due(self, now: float) -> None:
+        assert self.driver is not None
         while self._pending and now >= self._next_write:
             w = self._pending.popleft()
             self.driver.write(w.data)
@@ -488,15 +436,17 @@ class Orchestrator:
         self._apply(Event.ABORT, None)
 
     def _check_limits(self, now: float) -> None:
-        if self._interrupts and self.state not in TERMINAL:
+        interrupts = self.run_.interrupts - self._seen_interrupts
+        if interrupts and self.state not in TERMINAL:
             self._abort(ExitCode.INTERRUPTED, "interrupted")
-        if self._interrupts >= 2 and self._stop_at is not None and self._stop_at > now:
+        if interrupts >= 2 and self._stop_at is not None and self._stop_at > now:
             self.tx.emit("kill", reason="second interrupt")
             self._stop_at = now
-        if self.cfg.timeout is not None and now - self.t0 > self.cfg.timeout and self.state not in TERMINAL:
-            self._abort(ExitCode.LIMIT, f"timeout after {self.cfg.timeout:g}s")
+        if self.step.deadline is not None and now > self.step.deadline and self.state not in TERMINAL:
+            self._abort(ExitCode.LIMIT, self.step.deadline_reason)
 
     def _closing(self, now: float) -> None:
+        assert self.driver is not None
         if self._stop_at is not None and now >= self._stop_at and self.driver.alive():
             self.tx.emit("kill", reason="program did not exit in time", signal="SIGKILL")
             self.driver.signal_group(signal.SIGKILL)
@@ -504,14 +454,15 @@ class Orchestrator:
 
     def _close_program(self, graceful: bool) -> None:
         """End the program: the profile's quit keys when it is healthy, else SIGINT; SIGKILL later."""
+        assert self.driver is not None
         now = self.clock.monotonic()
-        keys = self.cfg.profile.finish.close
+        keys = self._profile.finish.close
         self._pending.clear()
-        if graceful and keys:
-            d = self.cfg.profile.key_delay_ms / 1000
+        if graceful and keys and not self.run_.dry_run:  # a dry run types nothing, not even quit keys
+            d = self._profile.key_delay_ms / 1000
             writes = [w for k in keys for w in to_writes(k, submit=False, key_delay=max(d, 0.3))]
             self._schedule(writes, now)
-            self._stop_at = now + self.cfg.profile.finish.close_timeout_s
+            self._stop_at = now + self._profile.finish.close_timeout_s
             self.tx.emit("closing", how="keys", keys=keys)
         else:
             self.driver.signal_group(signal.SIGINT)
@@ -519,7 +470,7 @@ class Orchestrator:
             self.tx.emit("closing", how="signal", signal="SIGINT")
 
     def _on_exit(self, status: ExitStatus) -> None:
-        self.tx.emit("program_exited", code=status.code, signal=status.signal, describe=status.describe())
+        self.tx.emit("program_exited", step=self.step.index, code=status.code, signal=status.signal, describe=status.describe())
         if self.state in TERMINAL:
             return
         if status.ok:
@@ -528,45 +479,16 @@ class Orchestrator:
         else:
             self._fail(f"the program ended: {status.describe()}", None)
 
-    def _finish_record(self, code: ExitCode, reason: str, status: ExitStatus | None) -> Outcome:
-        outcome = Outcome(
-            exit_code=int(code),
-            reason=reason,
-            answers=self.answers,
-            escalations=self.escalations,
-            transcript=str(self.tx.path),
-            log_dir=str(self.cfg.log_dir),
-            child=status.describe() if status else "not started",
-            counters=dict(self.usage),
-            cost_usd=self.cost_usd,
-        )
-        self.tx.emit(
-            "run_finished",
-            exit_code=int(code),
-            reason=reason,
-            state=self.state.value,
-            child_exit_code=status.code if status else None,
-            child_signal=status.signal if status else None,
-            counters={"answers": self.answers, "escalations": self.escalations, "bytes_out": self.recorder.bytes_out if self.recorder else 0,
-                      **self.usage},
-            cost_usd=self.cost_usd,
-        )
-        self.sink.finished(outcome)
-        return outcome
-
     # -- machine and records ---------------------------------------------------------
     def _apply(self, event: Event, c: Classification | None) -> None:
         before = self.state
         self.state, actions = transition(self.state, event)
         self.tx.emit("state", event=event.value, **{"from": before.value, "to": self.state.value}, rule_id=c.rule_id if c else None)
         self._log.debug("transition", trigger=event.value, before=before.value, after=self.state.value)
+        assert self.driver is not None
         for action in actions:
-            if action == Action.CLOSE:
-                if self.driver.alive():
-                    self._close_program(graceful=True)
-            elif action == Action.STOP:
-                if self.driver.alive():
-                    self._close_program(graceful=self._exit_code != ExitCode.INTERRUPTED)
+            if action in (Action.CLOSE, Action.STOP) and self.driver.alive():
+                self._close_program(graceful=action == Action.CLOSE or self._exit_code != ExitCode.INTERRUPTED)
 
     def _record_state(self, c: Classification) -> None:
         if c.state == SETTLING:
@@ -576,33 +498,6 @@ class Orchestrator:
             return
         self._last = current
         self.tx.emit("screen_state", state=c.state, rule_id=c.rule_id, prompt=c.block or None, evidence=c.evidence or None, error=c.error)
-
-    def _status(self, now: float) -> Status:
-        return Status(self.state.value, self.answers, now - self.t0)
-
-    def _install_signals(self) -> dict[int, object]:
-        old: dict[int, object] = {}
-        try:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                old[sig] = signal.signal(sig, lambda *_: self.interrupt())
-        except ValueError:  # not the main thread (tests): the caller interrupts directly
-            pass
-        return old
-
-    def _restore_signals(self, old: dict[int, object]) -> None:
-        for sig, handler in old.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]
-
-
-def default_run_id(clock: Clock | None = None) -> str:
-    import secrets
-
-    clock = clock or SystemClock()
-    return clock.utcnow().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
-
-
-def is_interactive() -> bool:
-    return sys.stdin.isatty()
 
 
 def _done(reply: Reply) -> Future[Reply]:

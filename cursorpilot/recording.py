@@ -14,13 +14,15 @@ from cursorpilot.clock import Clock
 
 
 class SessionRecorder:
-    def __init__(self, log_dir: Path, clock: Clock, cols: int, rows: int, command: list[str]):
+    def __init__(self, log_dir: Path, clock: Clock, cols: int, rows: int, command: list[str], step: int = 1):
+        """Step 1 writes session.raw/.cast; later steps of a plan write session-NN.raw/.cast."""
         self._clock = clock
         self._t0 = clock.monotonic()
-        self.raw_path = log_dir / "session.raw"
-        self.cast_path = log_dir / "session.cast"
-        self._raw = open(self.raw_path, "ab", buffering=0)
-        self._cast = open(self.cast_path, "a", encoding="utf-8")
+        suffix = "" if step == 1 else f"-{step:02d}"
+        self.raw_path = log_dir / f"session{suffix}.raw"
+        self.cast_path = log_dir / f"session{suffix}.cast"
+        self._raw = open(self.raw_path, "wb", buffering=0)
+        self._cast = open(self.cast_path, "w", encoding="utf-8", buffering=1)
         header = {
             "version": 2,
             "width": cols,

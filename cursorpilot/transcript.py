@@ -36,7 +36,7 @@ class Transcript:
         self.run_id = run_id
         self._clock = clock
         self._redact = redactor
-        self._seq = 0
+        self._seq = repair(path)
         self._fh = open(path, "a", encoding="utf-8", buffering=1)
 
     def emit(self, type_: str, **fields: Any) -> dict[str, Any]:
@@ -59,6 +59,28 @@ class Transcript:
             self._fh.flush()
             os.fsync(self._fh.fileno())
             self._fh.close()
+
+
+def repair(path: Path) -> int:
+    """Drop a last line torn by a crash (no newline, or not JSON); return the last seq written."""
+    if not path.exists():
+        return 0
+    data = path.read_bytes()
+    keep = data if data.endswith(b"\n") else data[: data.rfind(b"\n") + 1]
+    lines = keep.splitlines()
+    while lines:
+        try:
+            last = json.loads(lines[-1])
+            break
+        except json.JSONDecodeError:
+            lines.pop()
+            keep = b"".join(line + b"\n" for line in lines)
+    else:
+        last = {}
+    if keep != data:
+        with open(path, "wb") as fh:
+            fh.write(keep)
+    return int(last.get("seq", 0))
 
 
 def read_transcript(path: Path) -> list[Record]:

@@ -6,6 +6,7 @@ import sys
 
 from rich.console import Console, Group
 from rich.live import Live
+from rich.table import Table
 from rich.text import Text
 
 from cursorpilot.events import Outcome, Status
@@ -61,6 +62,14 @@ class ConsoleSink:
 
     def finished(self, outcome: Outcome) -> None:
         self._stop_live()
+        if outcome.preview is not None:
+            table = Table(title="dry run: nothing was typed", show_lines=False)
+            for col in ("step", "kind", "question seen", "would type", "chosen by"):
+                table.add_column(col)
+            for row in outcome.preview:
+                table.add_row(row["step"], row["kind"], row["question"], repr(row["would_send"]) if row["source"] != "not run" else row["would_send"],
+                              row["source"])
+            self.console.print(table)
         style = "bold green" if outcome.exit_code == 0 else "bold red"
         self.console.print(Text(f"cursor-pilot: {outcome.reason} (exit {outcome.exit_code})", style=style))
         c = outcome.counters

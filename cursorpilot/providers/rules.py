@@ -25,7 +25,18 @@ class RuleEntry(BaseModel):
     kind: str | None = None  # only for prompts of this kind (question, input, menu)
 
 
-def load_rules(path: Path) -> list[tuple[str, re.Pattern[str], RuleEntry]]:
+def compile_rules(entries: list[RuleEntry], origin: str) -> list[tuple[str, re.Pattern[str], RuleEntry]]:
+    out = []
+    for i, entry in enumerate(entries):
+        rid = entry.id or f"#{i + 1}"
+        try:
+            out.append((rid, re.compile(entry.match, re.MULTILINE | re.IGNORECASE), entry))
+        except re.error as exc:
+            raise BadInput(f"{origin}: rule {rid}: invalid regex {entry.match!r}: {exc}") from None
+    return out
+
+
+def read_entries(path: Path) -> list[RuleEntry]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -39,23 +50,21 @@ def load_rules(path: Path) -> list[tuple[str, re.Pattern[str], RuleEntry]]:
     except ValidationError as exc:
         err = exc.errors()[0]
         raise BadInput(f"{path}: {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
-    out = []
-    for i, entry in enumerate(entries):
-        rid = entry.id or f"#{i + 1}"
-        try:
-            out.append((rid, re.compile(entry.match, re.MULTILINE | re.IGNORECASE), entry))
-        except re.error as exc:
-            raise BadInput(f"{path}: rule {rid}: invalid regex {entry.match!r}: {exc}") from None
-    return out
+    compile_rules(entries, str(path))  # fail early on a bad regex, naming the file
+    return entries
 
 
 class RulesProvider:
     name = "rules"
     needs_prompt = False
 
-    def __init__(self, path: Path):
-        self.path = path
-        self.rules = load_rules(path)
+    def __init__(self, entries: list[RuleEntry], origin: str):
+        self.origin = origin
+        self.rules = compile_rules(entries, origin)
+
+    @classmethod
+    def from_entries(cls, entries: list[RuleEntry], origin: str) -> "RulesProvider":
+        return cls(entries, origin)
 
     def answer(self, request: AnswerRequest) -> Reply:
         for rid, rx, entry in self.rules:
@@ -69,4 +78,4 @@ class RulesProvider:
 def create(config: ProviderConfig) -> RulesProvider:
     if config.rules_file is None:
         raise BadInput("--provider rules needs --rules FILE (a YAML list of {match, reply})")
-    return RulesProvider(config.rules_file)
+    return RulesProvider(read_entries(config.rules_file), str(config.rules_file))

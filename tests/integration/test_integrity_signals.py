@@ -9,20 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from cursorpilot.detect.profiles import load_profile
 from cursorpilot.events import NullSink
-from cursorpilot.orchestrator import Orchestrator, RunConfig
 from cursorpilot.providers.mock import MockProvider
+from cursorpilot.runner import Runner, RunSpec, single_command_plan
 
 pytestmark = pytest.mark.timeout(120)
-GENERIC = load_profile("generic")
 
 
-def run_inprocess(tmp_path: Path, command: list[str], name: str, **kw):
-    config = RunConfig(command=command, governing_prompt="", profile=GENERIC, provider=MockProvider([]),
-                       log_dir=tmp_path / name, run_id=name, **kw)
-    sink = NullSink()
-    return Orchestrator(config, sink).run(), config.log_dir
+def run_inprocess(tmp_path: Path, command: list[str], name: str):
+    spec = RunSpec(plan=single_command_plan(command), governing_prompt="", provider=MockProvider([]), run_id=name,
+                   log_dir=tmp_path / name, argv=[], options={}, profile="generic")
+    return Runner(spec, NullSink()).run(), spec.log_dir
 
 
 def test_100k_lines_every_byte_in_session_raw(tmp_path):

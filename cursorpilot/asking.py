@@ -1,0 +1,62 @@
+"""Turning a detected prompt into a request for an LLM: context, redaction, and the prompt/answer files."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from cursorpilot.context import PromptParts
+from cursorpilot.context import build as build_prompt
+from cursorpilot.detect.classifier import Classification
+from cursorpilot.envsnap import git_snapshot
+from cursorpilot.providers.base import QA, AnswerRequest, Reply
+from cursorpilot.pty.screen import Snapshot, TerminalScreen
+from cursorpilot.session import RunSession
+
+
+class PromptFiler:
+    """Builds each LLM prompt within the budget, redacts it, and files prompt and answer under prompts/step-NN/."""
+
+    def __init__(self, run: RunSession, step_index: int, step_label: str, cwd: str | None, governing_prompt: str):
+        self.run = run
+        self.folder = run.log_dir / "prompts" / f"step-{step_index:02d}"
+        self.step_label = step_label
+        self.cwd = cwd
+        self.governing_prompt = governing_prompt
+        self.count = 0
+        self._answer_file: Path | None = None
+        self.last_tokens = 0
+
+    def fill(self, request: AnswerRequest, c: Classification, snap: Snapshot, screen: TerminalScreen, history: tuple[QA, ...]) -> AnswerRequest:
+        last = max((i for i, line in enumerate(snap.lines) if line.strip()), default=0)
+        parts = PromptParts(
+            governing_prompt=self.governing_prompt,
+            step=self.step_label,
+            kind=c.state,
+            rule_id=c.rule_id or "",
+            question=c.block,
+            live=list(snap.lines[: last + 1]),
+            earlier=screen.scrollback(),
+            environment="" if self.run.no_upload else git_snapshot(self.cwd),
+            history=history,
+        )
+        built = build_prompt(parts, budget=self.run.context_tokens)
+        system, user = self.run.redactor.text(built.system), self.run.redactor.text(built.user)
+        self.count += 1
+        self.last_tokens = built.tokens
+        self.run.usage["questions_to_llm"] += 1
+        self.run.usage["prompt_tokens_est"] += built.tokens
+        self.folder.mkdir(parents=True, exist_ok=True)
+        (self.folder / f"{self.count:03d}-prompt.md").write_text(f"<!-- system -->\n{system}\n<!-- user -->\n{user}\n", encoding="utf-8")
+        self._answer_file = self.folder / f"{self.count:03d}-answer.md"
+        return replace(request, system=system, user=user)
+
+    def file_answer(self, reply: Reply) -> None:
+        if self._answer_file is None:
+            return
+        body = (
+            f"source: {reply.source}\nanswer: {reply.text!r}\nraw: {reply.raw!r}\n"
+            f"removed: {list(reply.removed)!r}\nreason: {reply.reason}\n"
+        )
+        self._answer_file.write_text(self.run.redactor.text(body), encoding="utf-8")
+        self._answer_file = None

@@ -1,0 +1,157 @@
+"""Plans: YAML files of steps, validated with line and column in every error.
+
+A step is exactly one of ``run`` (shell commands, no PTY), ``cursor`` (arguments for the
+Cursor binary, under the PTY with the autopilot) or ``drive`` (any command line under the
+PTY with the autopilot).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shlex
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from cursorpilot.durations import parse_duration
+from cursorpilot.errors import BadInput
+from cursorpilot.policy import rule_ids
+from cursorpilot.providers.rules import RuleEntry
+from cursorpilot.yamlpos import load_with_positions, where
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _duration(value: object) -> float | None:
+    if value is None:
+        return None
+    try:
+        return parse_duration(str(value))
+    except BadInput as exc:
+        raise ValueError(str(exc)) from None
+
+
+class Expect(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    regex: str | None = None  # seen on screen -> the step is done; checked again at the end
+    exit_code: int | None = None
+
+    @field_validator("regex")
+    @classmethod
+    def _valid_regex(cls, v: str | None) -> str | None:
+        if v is not None:
+            re.compile(v)
+        return v
+
+
+class Defaults(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    timeout: float | None = None
+    profile: str | None = None
+    max_steps: int | None = Field(default=None, ge=1)
+
+    _t = field_validator("timeout", mode="before")(lambda cls, v: _duration(v))
+
+
+class Step(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    run: list[str] | None = None
+    cursor: list[str] | None = None
+    drive: list[str] | str | None = None
+    allow_failure: bool = False
+    send: str | None = None
+    expect: Expect | None = None
+    timeout: float | None = None
+    max_steps: int | None = Field(default=None, ge=1)
+    profile: str | None = None
+    prompt: str | None = None
+    answers: list[RuleEntry] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+
+    _t = field_validator("timeout", mode="before")(lambda cls, v: _duration(v))
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> "Step":
+        kinds = [k for k in ("run", "cursor", "drive") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            raise ValueError(f"a step needs exactly one of run, cursor, drive (found: {', '.join(kinds) or 'none'})")
+        if isinstance(self.drive, str):
+            self.drive = shlex.split(self.drive)
+        if self.drive is not None and not self.drive:
+            raise ValueError("drive: needs a command")
+        return self
+
+    @property
+    def kind(self) -> Literal["run", "cursor", "drive"]:
+        return "run" if self.run is not None else "cursor" if self.cursor is not None else "drive"
+
+    def command(self, cursor_bin: str) -> list[str]:
+        if self.cursor is not None:
+            return [*shlex.split(cursor_bin), *self.cursor]
+        assert isinstance(self.drive, list)
+        return self.drive
+
+
+class Plan(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    vars: dict[str, str] = Field(default_factory=dict)
+    defaults: Defaults = Field(default_factory=Defaults)
+    prompt: str | None = None
+    answers: list[RuleEntry] = Field(default_factory=list)
+    allow: list[str] = Field(default_factory=list)
+    steps: list[Step] = Field(min_length=1)
+
+    @field_validator("allow")
+    @classmethod
+    def _known_rules(cls, v: list[str]) -> list[str]:
+        unknown = sorted(set(v) - set(rule_ids()))
+        if unknown:
+            raise ValueError(f"unknown deny rule(s) {', '.join(unknown)}; known: {', '.join(rule_ids())}")
+        return v
+
+
+def _substitute(data: object, variables: dict[str, str], path: tuple, positions, source: Path) -> object:
+    if isinstance(data, str):
+        def repl(m: re.Match[str]) -> str:
+            if m.group(1) not in variables:
+                raise BadInput(f"{source}{where(positions, path)}: unknown variable ${{{m.group(1)}}}")
+            return variables[m.group(1)]
+        return _VAR.sub(repl, data)
+    if isinstance(data, dict):
+        return {k: _substitute(v, variables, (*path, k), positions, source) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_substitute(v, variables, (*path, i), positions, source) for i, v in enumerate(data)]
+    return data
+
+
+def load_plan(path: Path) -> Plan:
+    data, positions = load_with_positions(path)
+    if not isinstance(data, dict):
+        raise BadInput(f"{path}:1:1: a plan is a mapping with name and steps")
+    raw_vars = data.get("vars") or {}
+    if isinstance(raw_vars, dict):
+        variables = {str(k): str(v) for k, v in raw_vars.items()}
+        data = {**data, "steps": _substitute(data.get("steps"), variables, ("steps",), positions, path)}
+        if "prompt" in data:
+            data["prompt"] = _substitute(data["prompt"], variables, ("prompt",), positions, path)
+    try:
+        return Plan.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = tuple(p for p in err["loc"] if p not in ("function-after[_one_kind(), Step]",))
+        msg = err["msg"].removeprefix("Value error, ")
+        dotted = ".".join(str(p) for p in loc)
+        raise BadInput(f"{path}{where(positions, loc)}: {dotted + ': ' if dotted else ''}{msg}") from None
+
+
+def plan_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]

@@ -1,0 +1,342 @@
+"""A run: its steps in order, the transcript and manifest they share, dry runs and resumes.
+
+A single ``-- COMMAND`` is a plan of one ``drive`` step. ``run:`` steps are plain shell
+commands (no PTY); ``cursor:`` and ``drive:`` steps are driven by an Orchestrator.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cursorpilot import __version__
+from cursorpilot.clock import Clock, SystemClock
+from cursorpilot.detect.profiles import Profile, load_profile, resolve_name
+from cursorpilot.errors import BadInput, ExitCode
+from cursorpilot.events import Outcome, Sink
+from cursorpilot.manifest import Attempt, Manifest, StepRecord, now_iso, write_manifest
+from cursorpilot.orchestrator import StepConfig, StepResult
+from cursorpilot.plan import Plan, Step
+from cursorpilot.providers.base import Provider
+from cursorpilot.providers.rules import RuleEntry, RulesProvider
+from cursorpilot.redact import Redactor
+from cursorpilot.session import RunSession
+from cursorpilot.transcript import Transcript
+
+
+@dataclass
+class RunSpec:
+    plan: Plan
+    governing_prompt: str
+    provider: Provider
+    run_id: str
+    log_dir: Path
+    argv: list[str]
+    options: dict  # serialisable options, kept in the manifest for --resume
+    plan_path: Path | None = None
+    rule_entries: list[RuleEntry] = field(default_factory=list)  # from --rules, when the provider is not rules itself
+    profile: str = "auto"
+    detectors: Path | None = None
+    cursor_bin: str = "cursor-agent"
+    cwd: str | None = None
+    max_steps: int | None = None
+    timeout: float | None = None
+    dry_run: bool = False
+    interactive: bool = False
+    context_tokens: int = 3000
+    no_upload: bool = False
+    cols: int = 120
+    rows: int = 40
+
+
+def default_run_id(clock: Clock | None = None) -> str:
+    import secrets
+
+    clock = clock or SystemClock()
+    return clock.utcnow().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+def prompt_hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def single_command_plan(command: list[str]) -> Plan:
+    return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), drive=command)])
+
+
+class Runner:
+    def __init__(self, spec: RunSpec, sink: Sink, clock: Clock | None = None, resume: Manifest | None = None):
+        self.spec = spec
+        self.sink = sink
+        self.clock = clock or SystemClock()
+        self.resume = resume
+        self.preview: list[dict] = []
+
+    # -- setup -------------------------------------------------------------------
+    def _profile(self, step: Step) -> Profile:
+        name = step.profile or self.spec.plan.defaults.profile or self.spec.profile
+        if step.run is not None:
+            return load_profile("generic")
+        return load_profile(resolve_name(name, step.command(self.spec.cursor_bin)), self.spec.detectors)
+
+    def _new_manifest(self) -> Manifest:
+        spec = self.spec
+        uses_cursor = any(s.cursor is not None for s in spec.plan.steps)
+        return Manifest(
+            run_id=spec.run_id, argv=spec.argv, options=spec.options,
+            plan_path=str(spec.plan_path) if spec.plan_path else None,
+            plan_hash=_file_hash(spec.plan_path) if spec.plan_path else None,
+            prompt_hash=prompt_hash(spec.governing_prompt),
+            versions={"cursor_pilot": __version__, "python": platform.python_version(),
+                      "cursor": _version_of(spec.cursor_bin) if uses_cursor else None},
+            git_commit=_git_commit(spec.cwd), transcript=str(spec.log_dir / "transcript.jsonl"),
+            created=now_iso(), updated=now_iso(),
+            steps=[StepRecord(name=s.name, kind=s.kind) for s in spec.plan.steps],
+        )
+
+    def check_profiles(self) -> None:
+        """Resolve every step's profile now: an unknown profile or bad detector file is exit 2 before anything runs."""
+        for step in self.spec.plan.steps:
+            self._profile(step)
+
+    # -- the run -------------------------------------------------------------------
+    def run(self) -> Outcome:
+        spec = self.spec
+        spec.log_dir.mkdir(parents=True, exist_ok=True)
+        redactor = Redactor(cwd=spec.cwd)
+        tx = Transcript(spec.log_dir / "transcript.jsonl", spec.run_id, self.clock, redactor)
+        self.manifest_path = spec.log_dir / "manifest.json"
+        t0 = self.clock.monotonic()
+        session = RunSession(
+            tx=tx, redactor=redactor, clock=self.clock, log_dir=spec.log_dir, run_id=spec.run_id, provider=spec.provider,
+            governing_prompt=spec.governing_prompt, interactive=spec.interactive, cols=spec.cols, rows=spec.rows,
+            context_tokens=spec.context_tokens, no_upload=spec.no_upload, allow=frozenset(spec.plan.allow),
+            max_answers=spec.max_steps or spec.plan.defaults.max_steps,
+            deadline=t0 + spec.timeout if spec.timeout else None, dry_run=spec.dry_run,
+        )
+        if self.resume is None:
+            self.manifest = self._new_manifest()
+            tx.emit("run_started", argv=spec.argv, plan=spec.plan.name, plan_path=str(spec.plan_path) if spec.plan_path else None,
+                    versions={"cursor_pilot": __version__, "python": platform.python_version()},
+                    provider=spec.provider.name, model=getattr(spec.provider, "model", None),
+                    steps=[s.name for s in spec.plan.steps], dry_run=spec.dry_run, governing_prompt=spec.governing_prompt)
+        else:
+            self.manifest = self.resume
+            self.manifest.resumes += 1
+            self.manifest.status = "running"
+            for record in self.manifest.steps:
+                if record.status == "running":
+                    record.status = "interrupted"
+                    if record.attempts and record.attempts[-1].finished is None:
+                        record.attempts[-1].status, record.attempts[-1].finished = "interrupted", now_iso()
+            start = self.manifest.first_unfinished()
+            tx.emit("run_resumed", argv=spec.argv, resumes=self.manifest.resumes, from_step=(start or 0) + 1)
+            for key in ("answers", "escalations", *session.usage):
+                value = self.manifest.counters.get(key)
+                if isinstance(value, int):
+                    if key == "answers":
+                        session.answers = value
+                    elif key == "escalations":
+                        session.escalations = value
+                    else:
+                        session.usage[key] = value
+        self._save(session)
+        session.install_signals()
+        code, reason = ExitCode.OK, "all steps completed"
+        try:
+            start = self.manifest.first_unfinished()
+            for i in range(start if start is not None else len(spec.plan.steps), len(spec.plan.steps)):
+                code, reason = self._step(i, spec.plan.steps[i], session)
+                if code != ExitCode.OK:
+                    break
+            if code == ExitCode.OK and spec.dry_run:
+                reason = "dry run: nothing was typed"
+        finally:
+            session.restore_signals()
+        return self._finish(session, code, reason)
+
+    def _step(self, i: int, step: Step, session: RunSession) -> tuple[ExitCode, str]:
+        spec, record = self.spec, self.manifest.steps[i]
+        n, total = i + 1, len(spec.plan.steps)
+        record.status = "running"
+        record.attempts.append(Attempt(started=now_iso()))
+        self._save(session)
+        session.tx.emit("step_started", step=n, name=step.name, kind=step.kind)
+        now = self.clock.monotonic()
+        step_timeout = step.timeout or spec.plan.defaults.timeout
+        deadline, why = session.deadline, f"timeout after {spec.timeout:g}s (--timeout)" if spec.timeout else ""
+        if step_timeout and (deadline is None or now + step_timeout < deadline):
+            deadline, why = now + step_timeout, f"step {step.name!r} timed out after {step_timeout:g}s"
+        cwd = step.cwd or spec.cwd
+        if session.interrupts:
+            code, reason, child = ExitCode.INTERRUPTED, "interrupted", None
+        elif step.run is not None:
+            code, reason, child = self._run_shell(n, step, session, cwd, deadline, why)
+        else:
+            code, reason, child = self._drive(n, total, step, session, cwd, deadline, why)
+        status = {ExitCode.OK: "completed", ExitCode.INTERRUPTED: "interrupted"}.get(code, "failed")
+        if spec.dry_run and code == ExitCode.OK:
+            status = "previewed"
+        attempt = record.attempts[-1]
+        attempt.finished, attempt.status, attempt.exit_code, attempt.reason = now_iso(), status, child, reason
+        record.status = "completed" if status == "previewed" else status
+        if spec.dry_run:
+            record.status = "pending"  # a preview completes nothing: a real run starts from here
+        session.tx.emit("step_finished", step=n, name=step.name, status=status, exit_code=int(code), reason=reason)
+        self._save(session)
+        return code, reason
+
+    def _drive(self, n, total, step: Step, session: RunSession, cwd, deadline, why) -> tuple[ExitCode, str, int | None]:
+        from cursorpilot.orchestrator import Orchestrator
+
+        spec = self.spec
+        command = step.command(spec.cursor_bin)
+        entries = [*step.answers, *spec.plan.answers, *spec.rule_entries]
+        rules = RulesProvider.from_entries(entries, "plan") if entries else None
+        addenda = [p for p in (spec.plan.prompt, step.prompt) if p]
+        governing = "\n\n".join([spec.governing_prompt, *addenda]).strip()
+        config = StepConfig(
+            command=command, profile=self._profile(step), governing_prompt=governing, name=step.name, index=n, total=total,
+            cwd=cwd, env=step.env, send=step.send, expect_regex=step.expect.regex if step.expect else None,
+            max_answers=step.max_steps, deadline=deadline, deadline_reason=why, rules=rules,
+        )
+        result: StepResult = Orchestrator(config, session, self.sink).run()
+        if result.preview is not None:
+            self.preview.append({"step": step.name, **result.preview})
+        elif spec.dry_run:
+            self.preview.append({"step": step.name, "kind": "-", "question": "(no question seen)", "would_send": "", "source": ""})
+        child = result.status.code if result.status else None
+        code, reason = ExitCode(result.exit_code), result.reason
+        if code == ExitCode.OK and step.expect and not spec.dry_run:
+            code, reason = _check_expect(step, child, result.screen_text, reason)
+        return code, reason, child
+
+    def _run_shell(self, n, step: Step, session: RunSession, cwd, deadline, why) -> tuple[ExitCode, str, int | None]:
+        assert step.run is not None
+        if self.spec.dry_run:
+            for cmd in step.run:
+                session.tx.emit("would_run", step=n, command=cmd)
+                self.preview.append({"step": step.name, "kind": "run", "question": "-", "would_send": f"$ {cmd}", "source": "not run"})
+            return ExitCode.OK, "listed (dry run)", None
+        out_dir = self.spec.log_dir / "steps"
+        out_dir.mkdir(exist_ok=True)
+        log_path = out_dir / f"{n:02d}-{_slug(step.name)}.log"
+        env = {**os.environ, **step.env}
+        with open(log_path, "ab") as log:
+            for cmd in step.run:
+                log.write(f"$ {cmd}\n".encode())
+                log.flush()
+                proc = subprocess.Popen(cmd, shell=True, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, start_new_session=True)
+                seen = session.interrupts
+                while proc.poll() is None:
+                    if session.interrupts > seen or (deadline is not None and self.clock.monotonic() > deadline):
+                        _kill_group(proc)
+                        if session.interrupts > seen:
+                            return ExitCode.INTERRUPTED, "interrupted", None
+                        return ExitCode.LIMIT, why, None
+                    time.sleep(0.02)
+                session.tx.emit("command_finished", step=n, command=cmd, exit_code=proc.returncode, log=str(log_path))
+                if proc.returncode != 0 and not step.allow_failure:
+                    return ExitCode.FAILED, f"step {step.name!r}: `{cmd}` exited {proc.returncode} (see {log_path})", proc.returncode
+        return ExitCode.OK, "commands succeeded", 0
+
+    # -- records ---------------------------------------------------------------------
+    def _save(self, session: RunSession) -> None:
+        self.manifest.counters = {**session.counters(), "cost_usd": session.cost_usd}
+        write_manifest(self.manifest_path, self.manifest)
+
+    def _finish(self, session: RunSession, code: ExitCode, reason: str) -> Outcome:
+        self.manifest.status = "completed" if code == ExitCode.OK else "aborted" if code in (ExitCode.INTERRUPTED, ExitCode.LIMIT, ExitCode.HUMAN_NEEDED) else "failed"
+        self.manifest.exit_code, self.manifest.reason = int(code), reason
+        self._save(session)
+        session.tx.emit("run_finished", exit_code=int(code), reason=reason, counters=session.counters(), cost_usd=session.cost_usd,
+                        **self._last_child(session))
+        session.tx.close()
+        outcome = Outcome(
+            exit_code=int(code), reason=reason, answers=session.answers, escalations=session.escalations,
+            transcript=str(session.tx.path), log_dir=str(self.spec.log_dir), child=self._child_text,
+            counters=session.counters(), cost_usd=session.cost_usd, preview=self.preview if self.spec.dry_run else None,
+            manifest=str(self.manifest_path),
+        )
+        self.sink.finished(outcome)
+        return outcome
+
+    _child_text = "not started"
+
+    def _last_child(self, session: RunSession) -> dict:
+        from cursorpilot.transcript import read_transcript
+
+        exited = [r for r in read_transcript(session.tx.path) if r.type == "program_exited"]
+        if not exited:
+            return {"child_exit_code": None, "child_signal": None}
+        last = exited[-1].model_dump()
+        self._child_text = last.get("describe", "")
+        return {"child_exit_code": last.get("code"), "child_signal": last.get("signal")}
+
+
+def _check_expect(step: Step, child: int | None, text: str, reason: str) -> tuple[ExitCode, str]:
+    import re
+
+    assert step.expect is not None
+    if step.expect.exit_code is not None and child != step.expect.exit_code:
+        return ExitCode.FAILED, f"step {step.name!r}: expected exit code {step.expect.exit_code}, got {child}"
+    if step.expect.regex and not re.search(step.expect.regex, text, re.M):
+        return ExitCode.FAILED, f"step {step.name!r}: expected {step.expect.regex!r} on screen, not seen"
+    return ExitCode.OK, reason
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    import signal
+
+    for sig, wait in ((signal.SIGINT, 3.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")[:40] or "step"
+
+
+def _file_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def _version_of(binary: str) -> str | None:
+    import shlex
+
+    try:
+        p = subprocess.run([*shlex.split(binary), "--version"], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return (p.stdout or p.stderr).strip().splitlines()[0] if p.returncode == 0 and (p.stdout or p.stderr).strip() else None
+
+
+def _git_commit(cwd: str | None) -> str | None:
+    try:
+        p = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return p.stdout.strip() if p.returncode == 0 else None
+
+
+def check_resumable(manifest: Manifest, plan_path: Path | None, governing_prompt: str, force: bool) -> None:
+    """Refuse to resume a run whose plan or governing prompt changed, unless --force."""
+    if force:
+        return
+    if manifest.plan_path and plan_path and manifest.plan_hash != _file_hash(plan_path):
+        raise BadInput(f"the plan {plan_path} changed since this run started; use --force to resume anyway")
+    if manifest.prompt_hash != prompt_hash(governing_prompt):
+        raise BadInput("the governing prompt changed since this run started; use --force to resume anyway")
