@@ -135,6 +135,13 @@ def _guard(debug: bool, fn) -> None:
         raise typer.Exit(int(ExitCode.INTERRUPTED))
     except (typer.Exit, SystemExit):
         raise
+    except OSError as exc:
+        import errno
+
+        if debug or exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+            raise
+        error_line(f"cannot write the run's records: {exc.strerror} ({exc.filename or 'log directory'}); what was written is kept")
+        raise typer.Exit(int(ExitCode.FAILED))
     except Exception as exc:  # noqa: BLE001 - one line for the user; the traceback with --debug
         if debug:
             raise
@@ -183,7 +190,9 @@ def _run(**o) -> int:
         check_resumable(manifest, o["plan"], governing, o["force"])
     rules = _existing(o["rules"], "rules file")
     detectors = _existing(o["detectors"], "detector file")
-    provider_name = choose_provider(o["provider"], rules is not None or bool(plan.answers), dict(os.environ))
+    interactive_steps = any(step.run is None for step in plan.steps)
+    provider_name = choose_provider(o["provider"] or (None if interactive_steps else "rules"), rules is not None or bool(plan.answers),
+                                    dict(os.environ))
     pconfig = ProviderConfig(
         rules_file=rules, model=o["model"], base_url=o["base_url"], retries=o["llm_retries"],
         timeout=parse_duration(o["llm_timeout"]), prices=load_prices(_existing(o["prices"], "prices file")),
@@ -206,7 +215,8 @@ def _run(**o) -> int:
         interactive=is_interactive() and os.environ.get("CI") is None, context_tokens=o["context_tokens"],
         no_upload=o["no_upload"], cols=o["cols"], rows=o["rows"],
     )
-    runner = Runner(spec, ConsoleSink(Console(), quiet=o["quiet"]), resume=manifest)
+    console = Console() if sys.stdout.isatty() else Console(width=140)  # logs and CI: don't wrap at 80 columns
+    runner = Runner(spec, ConsoleSink(console, quiet=o["quiet"]), resume=manifest)
     runner.check_profiles()
     configure_logging(log_dir, debug=o["debug"])
     return runner.run().exit_code

@@ -237,7 +237,8 @@ class Orchestrator:
             self._reason = f"completed (expect {self.step.expect_regex!r} seen)"
             self._apply(Event.FINISHED, c)
         elif c.state == Kind.WORKING:
-            self.worked = True
+            rule = next((r for r in self._profile.rules if r.id == c.rule_id), None)
+            self.worked = self.worked or rule is None or rule.progress
             stuck_after = self._profile.stuck_after_s
             if now - self._last_change >= stuck_after:
                 self._escalate(c, f"stuck: working marker with no screen change for {stuck_after:g}s")
@@ -245,7 +246,7 @@ class Orchestrator:
                 self._recheck_at = self._last_change + stuck_after
         elif c.state == Kind.ERROR:
             self._fail(f"{c.error}: {c.evidence}", c)
-        elif c.state == Kind.COMPLETED or (c.state == Kind.IDLE and self.worked and self._profile.finish.mode == "idle"):
+        elif c.state == Kind.COMPLETED or (c.state == Kind.IDLE and self.worked and self.sent and self._profile.finish.mode == "idle"):
             self._reason = f"completed ({c.rule_id})"
             self._apply(Event.FINISHED, c)
         elif c.state == Kind.IDLE and c.key not in self.answered:

@@ -66,9 +66,9 @@ class ConsoleSink:
             table = Table(title="dry run: nothing was typed", show_lines=False)
             for col in ("step", "kind", "question seen", "would type", "chosen by"):
                 table.add_column(col)
-            for row in outcome.preview:
-                table.add_row(row["step"], row["kind"], row["question"], repr(row["would_send"]) if row["source"] != "not run" else row["would_send"],
-                              row["source"])
+            for row in outcome.preview:  # Text cells: screen text such as "[y/n]" is not rich markup
+                typed = repr(row["would_send"]) if row["source"] != "not run" else row["would_send"]
+                table.add_row(*(Text(str(v)) for v in (row["step"], row["kind"], row["question"], typed, row["source"])))
             self.console.print(table)
         style = "bold green" if outcome.exit_code == 0 else "bold red"
         self.console.print(Text(f"cursor-pilot: {outcome.reason} (exit {outcome.exit_code})", style=style))
@@ -78,10 +78,10 @@ class ConsoleSink:
             cost = f" · est. cost ${outcome.cost_usd:.4f}" if outcome.cost_usd is not None else ""
             llm = (f"\n  llm calls: {c.get('llm_calls', 0)} · tokens in/out: {c.get('tokens_in', 0)}/{c.get('tokens_out', 0)}"
                    f" · rule hits: {c.get('rule_hits', 0)}{cost}")
-        self.console.print(
+        self.console.print(Text(
             f"  answers: {outcome.answers} · escalations: {outcome.escalations} · program: {outcome.child}{llm}\n"
             f"  transcript: {outcome.transcript}"
-        )
+        ))
 
     def _stop_live(self) -> None:
         if self._live is not None:

@@ -110,7 +110,6 @@ def test_second_ctrl_c_kills_at_once(tmp_path):
     (["--profile", "nosuch", "--rules", "RULES", "--", "true"], "unknown profile"),
     (["--provider", "nosuch", "--", "true"], "unknown provider"),
     (["--rules", "RULES", "--timeout", "soon", "--", "true"], "invalid duration"),
-    (["--rules", "RULES", "--", "/no/such/program"], "cannot start"),
 ])
 def test_bad_input_exits_2_with_one_clear_line(tmp_path, args, needle):
     rules = tmp_path / "rules.yaml"
@@ -129,3 +128,18 @@ def test_version_is_fast_to_reach_and_imports_no_vendor_sdk():
     code = "import sys, runpy; sys.argv=['cursor-pilot','--version']\ntry: runpy.run_module('cursorpilot', run_name='__main__')\nexcept SystemExit: pass\nprint(sorted(m for m in ('openai','anthropic','pexpect','pyte') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30).stdout
     assert "cursor-pilot 0.1.0" in out and out.strip().endswith("[]")
+
+
+def test_a_program_that_cannot_start_ends_the_run_with_exit_2_and_records_it(tmp_path):
+    import json
+
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("- {match: x, reply: y}\n")
+    log = tmp_path / "log"
+    p = subprocess.run([sys.executable, "-m", "cursorpilot", "run", "--quiet", "--log", str(log), "--rules", str(rules), "--", "/no/such/program"],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert [line for line in p.stdout.splitlines() if "cannot start" in line][0].startswith("cursor-pilot: cannot start")
+    last = json.loads((log / "transcript.jsonl").read_text().splitlines()[-1])
+    assert last["type"] == "run_finished" and last["exit_code"] == 2
+    assert json.loads((log / "manifest.json").read_text())["steps"][0]["status"] == "failed"
