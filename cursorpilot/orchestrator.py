@@ -34,7 +34,10 @@ from cursorpilot.recording import SessionRecorder
 from cursorpilot.session import RunSession
 
 MAX_TICK = 0.05  # the longest the loop sleeps in select()
+ASK_POLL = 0.005  # how often a pending provider answer is looked at (the reply is typed this much late at most)
 RENDER_EVERY = 0.1  # re-render a screen that keeps changing at most this often
+FLOOD_BYTES = 1 << 20  # more output than this since the last render is a flood:
+FLOOD_RENDER_EVERY = 0.5  # render it less often (each render then costs a pass over the flood)
 RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
 STOP_GRACE = 3.0  # SIGINT, then SIGKILL after this long
 
@@ -117,6 +120,7 @@ class Orchestrator:
         # read-loop timing: when output last came, when the rendered content last changed
         self._last_output = self._last_change = 0.0
         self._dirty = False
+        self._unrendered = 0  # bytes read since the last render
         self._content: tuple[str, ...] = ()
         self._last_render = self._last_mirror = 0.0
         self._recheck_at: float | None = None
@@ -157,7 +161,9 @@ class Orchestrator:
                 break
             if chunk:
                 self._on_output(chunk)
-            elif not self.driver.alive():
+            else:
+                self.recorder.flush()  # output paused: the cast catches up
+            if not chunk and not self.driver.alive():
                 rest = self.driver.drain()
                 if rest:
                     self._on_output(rest)
@@ -169,6 +175,7 @@ class Orchestrator:
                 continue
             self._render_if_due(now)
             self._decide(now)
+            self._send_due(now)  # a reply chosen just now (a rule hit) goes out without another turn of the loop
         status = self.driver.status() if not self.driver.alive() else self.driver.terminate(STOP_GRACE)
         self._on_exit(status)
         return status
@@ -177,12 +184,14 @@ class Orchestrator:
         deadlines = [now + MAX_TICK]
         if self._pending:
             deadlines.append(self._next_write)
-        if self._recheck_at is not None:
+        if self._recheck_at is not None and self.state == State.RUNNING:  # only RUNNING classifies
             deadlines.append(self._recheck_at)
         if self._dirty:
             deadlines.append(max(self._last_render + RENDER_EVERY, self._last_output + self._settle))
         if self._watch:
             deadlines.append(self._watch.due)
+        if self._asking is not None:
+            deadlines.append(now + ASK_POLL)
         return max(0.0, min(deadlines) - now)
 
     @property
@@ -199,12 +208,15 @@ class Orchestrator:
             self.tx.emit("terminal_reply", data=replies.decode(), hex=replies.hex())
         self._last_output = self.clock.monotonic()
         self._dirty = True
+        self._unrendered += len(chunk)
 
     def _render_if_due(self, now: float) -> None:
         """Render when output paused or every RENDER_EVERY; a repaint with equal content is no change."""
-        if not self._dirty or (now - self._last_render < RENDER_EVERY and now - self._last_output < self._settle):
+        every = FLOOD_RENDER_EVERY if self._unrendered > FLOOD_BYTES else RENDER_EVERY
+        if not self._dirty or (now - self._last_render < every and now - self._last_output < self._settle):
             return
         self._last_render = now
+        self._unrendered = 0
         self._dirty = False
         snap = self.screen.snapshot()
         content = (*snap.lines, f"{snap.cursor_x},{snap.cursor_y},{snap.scrolled}")
@@ -218,10 +230,12 @@ class Orchestrator:
 
     # -- decisions -----------------------------------------------------------------
     def _decide(self, now: float) -> None:
-        if self._asking is not None:
-            if self._asking[0].done():
-                self._on_reply(now)
-            return
+        if self._asking is None:
+            self._classify(now)
+        if self._asking is not None and self._asking[0].done():
+            self._on_reply(now)
+
+    def _classify(self, now: float) -> None:
         if self.state != State.RUNNING:
             return
         if self._recheck_at is None or now < self._recheck_at:

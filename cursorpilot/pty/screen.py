@@ -14,6 +14,8 @@ from collections import deque
 from dataclasses import dataclass
 
 import pyte
+from pyte import modes as mo
+from pyte.screens import wcwidth  # pyte's cached one: the same widths pyte draws with
 from pyte.screens import StaticDefaultDict
 
 
@@ -35,6 +37,34 @@ class Snapshot:
         return "\n".join(self.lines).rstrip("\n")
 
 
+def _render_row(line: dict, columns: int) -> str:
+    """One row as text, right-stripped: what pyte's Screen.display gives for it."""
+    text = "".join([line[x].data for x in range(columns)])
+    if len(text) == columns and text.isascii():
+        return text.rstrip()
+    out, skip = [], False
+    for x in range(columns):  # wide characters: the cell after one is its stub, never shown
+        if skip:
+            skip = False
+            continue
+        data = line[x].data
+        out.append(data)
+        skip = bool(data) and wcwidth(data[0]) == 2
+    return "".join(out).rstrip()
+
+
+class _Cells(dict):
+    """Cells (immutable pyte Chars) for one set of attributes, made once per character."""
+
+    def __init__(self, attrs: pyte.screens.Char):
+        super().__init__()
+        self.attrs = attrs
+
+    def __missing__(self, ch: str) -> pyte.screens.Char:
+        cell = self[ch] = self.attrs._replace(data=ch)
+        return cell
+
+
 class _Screen(pyte.Screen):
     """pyte screen that counts scrolled rows and queues replies to terminal queries."""
 
@@ -43,6 +73,26 @@ class _Screen(pyte.Screen):
         self.scrolled = 0
         self.replies: list[str] = []
         self.scrollback: deque = deque(maxlen=SCROLLBACK_ROWS)
+        self._cells: dict[object, _Cells] = {}
+
+    def draw(self, data: str) -> None:
+        """Printable ASCII that fits on the row: the cells pyte would make, without a namedtuple copy per character."""
+        cursor = self.cursor
+        if (
+            self.charset or not data.isascii() or not data.isprintable()
+            or cursor.x + len(data) > self.columns or mo.IRM in self.mode
+        ):
+            super().draw(data)
+            return
+        cells = self._cells.get(cursor.attrs)
+        if cells is None:
+            if len(self._cells) > 256:
+                self._cells.clear()
+            cells = self._cells[cursor.attrs] = _Cells(cursor.attrs)
+        x = cursor.x
+        self.buffer[cursor.y].update(zip(range(x, x + len(data)), map(cells.__getitem__, data)))
+        cursor.x = x + len(data)
+        self.dirty.add(cursor.y)
 
     def index(self) -> None:
         top, bottom = self.margins or pyte.screens.Margins(0, self.lines - 1)
@@ -73,7 +123,8 @@ class _SkippedRow(StaticDefaultDict):
 _QUERY = re.compile(r"\x1b\[[?>=]?[0-9;]*[nc]")  # cursor position / status / device attributes requests
 _NOT_SGR = re.compile(r"\x1b(?!\[[0-9;]*m)")
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
-_UNSAFE = re.compile(r"[\x00-\x0c\x0e-\x1a\x1c-\x1f\x7f\u1100-\U0010ffff]")
+_UNSAFE = re.compile(r"[\x00-\x09\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f\u1100-\U0010ffff]")
+_HEAD_SAFE = bytes(range(0x20, 0x7F)) + b"\r\n\t\b\x07"  # what a skipped line may hold: none of it changes modes
 FAST_MIN_CHARS = 64 * 1024  # below this, feed pyte as is
 FLUSH_CHARS = 4 * 1024 * 1024  # queued text is fed at least this often (bounded memory)
 
@@ -97,6 +148,8 @@ class TerminalScreen:
         self._cached: Snapshot | None = None
         self._queue: list[str] = []
         self._queued = 0
+        self._tail = ""
+        self._rows: list[str] = []  # rendered rows, right-stripped, kept between snapshots
         self.fast_lines = 0  # lines that took the fast path (for benchmarks)
 
     def feed(self, data: bytes) -> str:
@@ -106,7 +159,9 @@ class TerminalScreen:
             self._queue.append(text)
             self._queued += len(text)
             self._version += 1
-            if self._queued >= FLUSH_CHARS or ("\x1b" in text and _QUERY.search(text)):
+            probe = self._tail + text  # a query may be split across reads
+            self._tail = probe[-16:]
+            if self._queued >= FLUSH_CHARS or ("\x1b" in probe and _QUERY.search(probe)):
                 self.flush()
         return text
 
@@ -116,8 +171,39 @@ class TerminalScreen:
         text = "".join(self._queue)
         self._queue.clear()
         self._queued = 0
+        if len(text) >= FAST_MIN_CHARS:
+            text = self._skip_head(text)
         if len(text) < FAST_MIN_CHARS or not self._fast(text):
             self._stream.feed(text)
+
+    def _skip_head(self, text: str) -> str:
+        """Drop the lines of a flood that even the scrollback would lose; returns the text still to feed.
+
+        Applies to ASCII text without escapes or state-changing controls, when more than
+        SCROLLBACK_ROWS + rows lines follow: those lines alone decide the screen and the
+        scrollback, so the lines before them only move the cursor and count as scrolled rows.
+        Costs a few passes at memory speed instead of splitting the whole batch into lines.
+        (A skipped line longer than the screen is wide counts as one row, not as the rows it wraps to.)
+        """
+        s = self._screen
+        keep = (s.scrollback.maxlen or SCROLLBACK_ROWS) + s.lines
+        n = text.count("\n") if text.isascii() and s.margins is None else 0
+        if n <= keep + 1:
+            return text
+        first = text.find("\n") + 1
+        cut = len(text.rsplit("\n", keep)[0]) + 1  # where the last `keep` lines begin
+        head = text[first:cut]
+        if not head.endswith("\r\n") or head.encode("ascii").translate(None, _HEAD_SAFE):
+            return text  # an escape or control in the head could change modes, margins or charsets
+        self._stream.feed(text[:first])  # ends the current line the normal way
+        h = n - keep  # newlines: 1 before the head, h in it (its last ends it), keep - 1 after
+        y = s.cursor.y
+        s.scrolled += max(0, h - (s.lines - 1 - y))
+        s.buffer.clear()  # every row on screen now is overwritten or scrolled away by the kept lines
+        s.cursor.y, s.cursor.x = min(s.lines - 1, y + h), 0
+        s.dirty.update(range(s.lines))
+        self.fast_lines += h
+        return text[cut:]
 
     def _fast(self, text: str) -> bool:
         """Feed a flood of plain lines without drawing those that scroll away. False: not applicable."""
@@ -133,11 +219,11 @@ class TerminalScreen:
         # The fast part starts after the last line that needs real drawing (escapes, wide text, wrapping),
         # and once the cursor has reached the bottom row (every linefeed then scrolls).
         start = bottom - s.cursor.y - 1  # feeding lines[0..start] and their linefeeds reaches the bottom row
-        for i in range(m, max(start, 0), -1):
-            line = lines[i]
-            if not line.endswith("\r") or _UNSAFE.search(line) or _NOT_SGR.search(line) or len(_SGR.sub("", line)) > s.columns:
-                start = i
-                break
+        if not self._plain_text(text, lines, s.columns) and not self._plain(lines[max(start, 0) + 1 : m + 1], s.columns):
+            for i in range(m, max(start, 0), -1):
+                if not self._plain([lines[i]], s.columns):
+                    start = i
+                    break
         if start >= 0:
             self._stream.feed("\n".join(lines[: start + 1]) + "\n")
             lines = lines[start + 1 :]
@@ -153,7 +239,7 @@ class TerminalScreen:
         k = min(m, bottom)
         for y in range(k):
             s.scrollback.append(s.buffer[y])
-        for text_line in skipped[: m - k]:
+        for text_line in skipped[max(0, m - k - (s.scrollback.maxlen or len(skipped))) : m - k]:  # older ones would fall out anyway
             s.scrollback.append(_SGR.sub("", text_line).rstrip())
         for y in range(bottom - k):
             s.buffer[y] = s.buffer[y + k]
@@ -166,6 +252,25 @@ class TerminalScreen:
         self._stream.feed("\n".join(lines[m + 1 :]))
         return True
 
+    @staticmethod
+    def _plain_text(text: str, lines: list[str], columns: int) -> bool:
+        """The common case in one pass over the batch: every line of it is plain (see _plain)."""
+        flat = text.replace("\r\n", "")  # printable ASCII once every CRLF is gone: no escapes, controls, lone CR/LF
+        return flat.isascii() and flat.isprintable() and max(map(len, lines)) <= columns + 1
+
+    @staticmethod
+    def _plain(lines: list[str], columns: int) -> bool:
+        """Lines that draw as themselves: CRLF-ended, no control or wide characters, no escapes but colours, no wrap."""
+        text = "\n".join(lines)
+        crlf = text.count("\r\n")
+        if crlf != len(lines) - 1 or text.count("\r") != crlf + 1 or not text.endswith("\r") or _UNSAFE.search(text):
+            return False
+        if "\x1b" in text:
+            if _NOT_SGR.search(text):
+                return False
+            text = _SGR.sub("", text)
+        return max(map(len, text.split("\n")), default=0) <= columns + 1  # + the \r
+
     def scrollback(self) -> list[str]:
         """Rows that scrolled off the top, oldest first, rendered only now (when a prompt is built)."""
         self.flush()
@@ -176,8 +281,10 @@ class TerminalScreen:
         ]
 
     def take_replies(self) -> bytes:
-        """Answers to terminal queries (cursor position, device attributes) to write back."""
-        self.flush()
+        """Answers to terminal queries (cursor position, device attributes) to write back.
+
+        feed() has already fed pyte any text holding a query, so nothing queued needs an answer.
+        """
         if not self._screen.replies:
             return b""
         out = "".join(self._screen.replies).encode()
@@ -193,8 +300,16 @@ class TerminalScreen:
             return self._cached
         self.flush()
         s = self._screen
+        rows = self._rows
+        if len(rows) != s.lines:
+            rows[:] = [""] * s.lines
+            s.dirty.update(range(s.lines))
+        for y in s.dirty:  # only rows pyte changed since the last snapshot are rendered again
+            if 0 <= y < s.lines:
+                rows[y] = _render_row(s.buffer[y], s.columns)
+        s.dirty.clear()
         self._cached = Snapshot(
-            lines=tuple(line.rstrip() for line in s.display),
+            lines=tuple(rows),
             cursor_x=s.cursor.x,
             cursor_y=s.cursor.y,
             scrolled=s.scrolled,
