@@ -1,0 +1,75 @@
+"""Reaction time: from a prompt's last byte to the first byte of the reply, over N prompts.
+
+A child asks N numbered y/N questions. It notes the monotonic time right after writing each
+prompt and the time the reply's first byte reaches it (stdin in cbreak mode, so the tty does
+not hold the byte back until Enter). The pilot answers with the rules provider. The
+classifier waits for the screen to be quiet for the settle window of the matching rule
+before it may answer; the rest of the reaction time is the pilot's own overhead.
+
+    python bench/reaction.py [--prompts 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from benchlib import Report, measure, percentile, pilot, records
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from cursorpilot.detect.profiles import load_profile  # noqa: E402
+
+
+def settle_window(rule_id: str) -> float:
+    profile = load_profile("generic")
+    rule = next(r for r in profile.rules if r.id == rule_id)
+    return max(profile.settle_ms, rule.quiet_ms or 0) / 1000
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--prompts", type=int, default=50)
+    args = ap.parse_args()
+    report = Report("reaction")
+    work = Path(tempfile.mkdtemp(prefix="cp-bench-reaction-"))
+    try:
+        rules = work / "rules.yaml"
+        rules.write_text("- {id: go, match: 'Question \\d+: Continue\\?', reply: y}\n")
+        times = work / "times.jsonl"
+        log = work / "log"
+        m = measure([*pilot(), "run", "--quiet", "--rules", str(rules), "--log", str(log), "--",
+                     sys.executable, str(HERE / "children.py"), "prompts", str(args.prompts), str(times)], cwd=work)
+        rows = [json.loads(line) for line in times.read_text().splitlines()] if times.exists() else []
+        answers = [r for r in records(log) if r["type"] == "answer"]
+        rule_ids = {r["rule_id"] for r in answers}
+        settle = max((settle_window(r) for r in rule_ids), default=0.4)
+        reaction = [(r["first_byte"] - r["asked"]) * 1000 for r in rows]
+        overhead = [x - settle * 1000 for x in reaction]
+        report.figure("prompts answered", len(rows))
+        report.figure("pilot exit code", m.rc)
+        report.figure("settle window", settle * 1000, "ms")
+        if reaction:
+            report.figure("reaction p50", statistics.median(reaction), "ms")
+            report.figure("reaction p95", percentile(reaction, 95), "ms")
+            report.figure("reaction max", max(reaction), "ms")
+            report.figure("overhead p50", statistics.median(overhead), "ms")
+            report.figure("overhead p95", percentile(overhead, 95), "ms")
+        report.target(len(rows) == args.prompts and m.rc == 0, f"all {args.prompts} prompts answered, exit 0")
+        report.target(bool(overhead) and percentile(overhead, 95) <= 30, "overhead p95 <= 30 ms")
+        report.target(bool(reaction) and statistics.median(reaction) <= settle * 1000 + 30, "reaction p50 <= settle + 30 ms")
+        if m.rc != 0:
+            print(m.stderr.strip()[-400:], flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return report.finish()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
