@@ -1,0 +1,60 @@
+"""The PTY driver on its own: batched non-blocking reads, EOF, and a program that never reads its input."""
+
+import sys
+import time
+
+import pytest
+
+from cursorpilot.pty import driver as driver_mod
+from cursorpilot.pty.driver import PtyDriver
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def read_all(d: PtyDriver, deadline_s: float = 10.0) -> bytes:
+    out = bytearray()
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        chunk = d.read(0.2)
+        if chunk is None:
+            return bytes(out)
+        out += chunk
+    raise AssertionError("no EOF before the deadline")
+
+
+def test_a_burst_comes_back_in_batches_and_ends_with_eof(tmp_path):
+    script = "import os\nfor i in range(20000): os.write(1, b'%05d' % i + b'x' * 44 + b'\\n')\n"
+    d = PtyDriver([sys.executable, "-c", script], cwd=str(tmp_path), env=None, cols=80, rows=24)
+    try:
+        sizes = []
+        out = bytearray()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            chunk = d.read(0.2)
+            if chunk is None:
+                break
+            sizes.append(len(chunk))
+            out += chunk
+        assert out == b"".join(b"%05d" % i + b"x" * 44 + b"\r\n" for i in range(20000))
+        # more than the 4 KB the tty hands over per read; a batch stops once it holds READ_BATCH
+        assert 4096 < max(sizes) < driver_mod.READ_BATCH + driver_mod.READ_SIZE
+        assert d.read(0.1) is None  # EOF stays EOF
+    finally:
+        d.close()
+
+
+def test_typing_into_a_program_that_never_reads_fails_loudly(tmp_path, monkeypatch):
+    monkeypatch.setattr(driver_mod, "WRITE_WAIT", 0.3)
+    # Raw mode, as TUIs set it: a full input queue then blocks the writer (canonical mode would drop the bytes).
+    program = "import sys, time, tty; tty.setraw(0); print('ready', flush=True); time.sleep(20)"
+    d = PtyDriver([sys.executable, "-c", program], cwd=str(tmp_path), env=None, cols=80, rows=24)
+    try:
+        seen, deadline = b"", time.monotonic() + 10
+        while b"ready" not in seen and time.monotonic() < deadline:
+            seen += d.read(0.5) or b""
+        assert b"ready" in seen
+        with pytest.raises(OSError, match="read none of its input"):
+            for _ in range(200):  # far more than the tty's input queue holds
+                d.write(b"x" * 1000)
+    finally:
+        d.close()
