@@ -60,6 +60,17 @@ def measure(cmd: list[str], *, cwd: Path | None = None, env: dict | None = None,
     return Measured(proc.returncode, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text_out, text_err)
 
 
+CHILDREN = [sys.executable, str(Path(__file__).resolve().parent / "children.py")]
+
+
+def answered_run(work: Path, match: str, child: list[str], log_name: str = "log") -> tuple[Measured, Path]:
+    """The pilot (rules provider, quiet) driving child, answering `y` to prompts matching `match`."""
+    rules = work / "rules.yaml"
+    rules.write_text(f"- {{id: go, match: '{match}', reply: y}}\n")
+    log = work / log_name
+    return measure([*pilot(), "run", "--quiet", "--rules", str(rules), "--log", str(log), "--", *child], cwd=work), log
+
+
 def percentile(values: list[float], p: float) -> float:
     """Nearest-rank percentile (p in 0..100)."""
     if not values:

@@ -22,20 +22,18 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from benchlib import Report, measure, pilot, records
+from benchlib import CHILDREN, Report, answered_run, records
 
-HERE = Path(__file__).resolve().parent
 LINE_LEN = 100
 QUESTION = b"Continue? [y/N] "
 
 
 def child(mb: float) -> list[str]:
-    return [sys.executable, str(HERE / "children.py"), "flood", str(mb), str(LINE_LEN)]
+    return [*CHILDREN, "flood", str(mb), str(LINE_LEN)]
 
 
 def baseline(mb: float) -> tuple[float, float, int]:
@@ -77,10 +75,7 @@ def cast_drain(cast: Path) -> float:
 
 def run_pilot(mb: float, work: Path, n: int = 0) -> tuple[float, float, float, int, int, int]:
     """Wall, drain time, peak RSS (MB), bytes lost, answers, exit code of the pilot."""
-    rules = work / "rules.yaml"
-    rules.write_text("- {id: go, match: 'Continue\\?', reply: y}\n")
-    log = work / f"log-{mb:g}-{n}"
-    m = measure([*pilot(), "run", "--quiet", "--rules", str(rules), "--log", str(log), "--", *child(mb)], cwd=work)
+    m, log = answered_run(work, "Continue\\?", child(mb), f"log-{mb:g}-{n}")
     raw = (log / "session.raw").read_bytes() if (log / "session.raw").exists() else b""
     cut = raw.find(QUESTION)
     flood_bytes = cut if cut >= 0 else len(raw)

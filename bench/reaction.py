@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import Report, measure, percentile, pilot, records
+from benchlib import CHILDREN, Report, answered_run, percentile, records
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -40,12 +40,8 @@ def main() -> int:
     report = Report("reaction")
     work = Path(tempfile.mkdtemp(prefix="cp-bench-reaction-"))
     try:
-        rules = work / "rules.yaml"
-        rules.write_text("- {id: go, match: 'Question \\d+: Continue\\?', reply: y}\n")
         times = work / "times.jsonl"
-        log = work / "log"
-        m = measure([*pilot(), "run", "--quiet", "--rules", str(rules), "--log", str(log), "--",
-                     sys.executable, str(HERE / "children.py"), "prompts", str(args.prompts), str(times)], cwd=work)
+        m, log = answered_run(work, "Question \\d+: Continue\\?", [*CHILDREN, "prompts", str(args.prompts), str(times)])
         rows = [json.loads(line) for line in times.read_text().splitlines()] if times.exists() else []
         answers = [r for r in records(log) if r["type"] == "answer"]
         rule_ids = {r["rule_id"] for r in answers}

@@ -13,13 +13,11 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import Report, measure, pilot, records
+from benchlib import CHILDREN, Report, answered_run, records
 
-HERE = Path(__file__).resolve().parent
 
 
 def main() -> int:
@@ -30,12 +28,8 @@ def main() -> int:
     report = Report("tui_load")
     work = Path(tempfile.mkdtemp(prefix="cp-bench-tui-"))
     try:
-        rules = work / "rules.yaml"
-        rules.write_text("- {id: go, match: 'Continue\\?', reply: y}\n")
         child_usage = work / "child.json"
-        log = work / "log"
-        m = measure([*pilot(), "run", "--quiet", "--rules", str(rules), "--log", str(log), "--",
-                     sys.executable, str(HERE / "children.py"), "tui", str(args.seconds), str(args.rate), str(child_usage)], cwd=work)
+        m, log = answered_run(work, "Continue\\?", [*CHILDREN, "tui", str(args.seconds), str(args.rate), str(child_usage)])
         child = json.loads(child_usage.read_text()) if child_usage.exists() else {"cpu_s": 0.0, "frames": 0}
         raw = log / "session.raw"
         written = raw.stat().st_size if raw.exists() else 0
