@@ -28,6 +28,7 @@ from cursorpilot.keys import ReplyError, Write, needs_human, to_writes
 from cursorpilot.machine import TERMINAL, Action, Event, State, transition
 from cursorpilot.policy import check as check_policy
 from cursorpilot.providers.base import QA, AnswerRequest, Provider, Reply
+from cursorpilot.pty import reaper
 from cursorpilot.pty.driver import ExitStatus, PtyDriver
 from cursorpilot.pty.screen import Snapshot, TerminalScreen
 from cursorpilot.recording import SessionRecorder
@@ -125,6 +126,7 @@ class Orchestrator:
         self._last_render = self._last_mirror = 0.0
         self._recheck_at: float | None = None
         self.t0 = self.clock.monotonic()
+        self._mark = f"{run.run_id}-{step.index}"  # in the environment of everything the program starts
 
     @property
     def _profile(self) -> Profile:
@@ -135,7 +137,7 @@ class Orchestrator:
         run = self.run_
         self.recorder = SessionRecorder(run.log_dir, self.clock, run.cols, run.rows, self.step.command, step=self.step.index)
         try:
-            env = {**os.environ, **self.step.env}
+            env = reaper.marked_env({**os.environ, **self.step.env}, self._mark)
             self.driver = PtyDriver(self.step.command, cwd=self.step.cwd, env=env, cols=run.cols, rows=run.rows)
             self.tx.emit("program_started", step=self.step.index, pid=self.driver.pid, command=self.step.command,
                          profile=self._profile.name, profile_hash=self._profile.digest())
@@ -148,6 +150,15 @@ class Orchestrator:
             self.recorder.close()
             if self.driver is not None:
                 self.driver.close()
+                self._end_leftovers()
+
+    def _end_leftovers(self) -> None:
+        """Whatever the program started and left running (detached daemons included) is ended, and said so."""
+        ended = reaper.end_all(self._mark, grace=STOP_GRACE)
+        if ended:
+            self.tx.emit("descendants_ended", step=self.step.index, processes=[e.record() for e in ended])
+            self.sink.note(f"ended {len(ended)} process(es) the program left running: "
+                           + ", ".join(f"{e.pid} {e.command[:60]}" for e in ended))
 
     # -- the loop ----------------------------------------------------------------
     def _loop(self) -> ExitStatus:

@@ -24,6 +24,7 @@ from cursorpilot.orchestrator import StepConfig, StepResult
 from cursorpilot.plan import Plan, Step
 from cursorpilot.providers.base import Provider
 from cursorpilot.providers.rules import RuleEntry, RulesProvider
+from cursorpilot.pty import reaper
 from cursorpilot.redact import Redactor
 from cursorpilot.session import RunSession
 from cursorpilot.transcript import Transcript
@@ -232,7 +233,7 @@ class Runner:
         out_dir = self.spec.log_dir / "steps"
         out_dir.mkdir(exist_ok=True)
         log_path = out_dir / f"{n:02d}-{_slug(step.name)}.log"
-        env = {**os.environ, **step.env}
+        env = reaper.marked_env({**os.environ, **step.env}, session.run_id)  # what they leave running ends with the run
         tolerated: list[str] = []
         with open(log_path, "ab") as log:
             for cmd in step.run:
@@ -266,6 +267,9 @@ class Runner:
         self.manifest.status = "completed" if code == ExitCode.OK else "aborted" if code in (ExitCode.INTERRUPTED, ExitCode.LIMIT, ExitCode.HUMAN_NEEDED) else "failed"
         self.manifest.exit_code, self.manifest.reason = int(code), reason
         self._save(session)
+        ended = reaper.end_all(session.run_id)
+        if ended:
+            session.tx.emit("descendants_ended", step=None, processes=[e.record() for e in ended])
         session.tx.emit("run_finished", exit_code=int(code), reason=reason, counters=session.counters(), cost_usd=session.cost_usd,
                         **self._last_child(session))
         session.tx.close()
