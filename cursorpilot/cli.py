@@ -121,6 +121,31 @@ def demo(
     ))
 
 
+@app.command()
+def detect(
+    recording: Path = typer.Argument(..., help="session.cast, session.raw, or a screen text file (tmux capture-pane -p)."),
+    profile: str = typer.Option("auto", "--profile", help="Detector profile name (detectors/), or auto (from the cast's command)."),
+    detectors: Optional[Path] = typer.Option(None, "--detectors", help="YAML/JSON file adding or overriding rules."),
+    cols: int = typer.Option(120, "--cols", min=20, max=1000, help="Screen width when the file does not say."),
+    rows: int = typer.Option(40, "--rows", min=5, max=1000, help="Screen height when the file does not say."),
+    debug: bool = typer.Option(False, "--debug", help="Tracebacks on errors."),
+) -> None:
+    """Replay a recording through the screen and classifier; print each decision point (time, state, rule, prompt)."""
+    _guard(debug, lambda: _detect(recording, profile, detectors, cols, rows))
+
+
+def _detect(recording: Path, profile_name: str, detectors: Path | None, cols: int, rows: int) -> int:
+    from cursorpilot.detect.profiles import load_profile, resolve_name
+    from cursorpilot.replay import decisions, load
+
+    rec = load(recording, cols, rows)
+    profile = load_profile(resolve_name(profile_name, rec.command or None), _existing(detectors, "detectors file"))
+    typer.echo(f"# {recording} ({rec.kind}, {rec.cols}x{rec.rows}) with profile {profile.name}")
+    for d in decisions(rec, profile):
+        typer.echo(d.describe())
+    return 0
+
+
 def _guard(debug: bool, fn) -> None:
     from cursorpilot.ui import error_line
 
