@@ -39,6 +39,7 @@ class PromptFiler:
             earlier=screen.scrollback(),
             environment="" if self.run.no_upload else git_snapshot(self.cwd),
             history=history,
+            options=c.menu.describe() if c.menu else "",
         )
         built = build_prompt(parts, budget=self.run.context_tokens)
         system, user = self.run.redactor.text(built.system), self.run.redactor.text(built.user)

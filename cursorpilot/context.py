@@ -22,8 +22,9 @@ _BACKTICKS = re.compile(r"`{3,}")
 
 FORMATS = {
     "question": "Reply with the single key or word the prompt offers (for example y or n), nothing else.",
-    "menu": "Reply with the keys that pick the option: its letter or number if the prompt shows one, "
-    "or arrow keys then <enter> (e.g. <down><down><enter>).",
+    "menu": "Reply with the label of the option to choose, exactly as listed (cursor-pilot moves the highlight there and "
+    "presses Enter), or, for a multi-select, the labels of every option that should end up selected, separated by commas. "
+    "If the prompt offers a letter key instead (for example [a]), reply with that letter.",
     "input": "Reply with one line of text to type; it is submitted with Enter. To press Enter on an empty line reply <enter>.",
 }
 
@@ -77,6 +78,7 @@ class PromptParts:
     earlier: list[str]  # older output, oldest first
     environment: str
     history: tuple[QA, ...]
+    options: str = ""  # a menu's options, numbered, the highlighted one marked
 
 
 @dataclass(slots=True, frozen=True)
@@ -126,6 +128,7 @@ def build(parts: PromptParts, budget: int = 3000, directory: Path = PROMPTS_DIR)
         rule_id=parts.rule_id,
         question="\n".join(terminal(x) for x in parts.question.splitlines()),
         answer_format=FORMATS.get(parts.kind, FORMATS["input"]),
+        options=f"\nOptions, as cursor-pilot read them (→ marks the highlighted one):\n{parts.options}\n" if parts.options else "",
     )
     skeleton = render(user_t, **fixed, live_region="", earlier_output="")
     room = budget - estimate_tokens(system) - estimate_tokens(skeleton)

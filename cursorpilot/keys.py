@@ -47,6 +47,7 @@ class Write:
     data: bytes
     delay: float  # seconds to wait before this write
     label: str  # what it is, for the transcript and the screen
+    check: str | None = None  # a menu option that must be highlighted on screen before this write goes
 
 
 def key_bytes(name: str) -> bytes | None:

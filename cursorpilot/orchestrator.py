@@ -20,6 +20,8 @@ import structlog
 
 from cursorpilot.asking import PromptFiler
 from cursorpilot.detect.classifier import SETTLING, Classification, Timing, classify, headline
+from cursorpilot.detect.menu import keys_for
+from cursorpilot.detect.menu import parse as parse_menu
 from cursorpilot.detect.profiles import Kind, Profile
 from cursorpilot.errors import ExitCode
 from cursorpilot.events import Sink, Status
@@ -35,6 +37,7 @@ from cursorpilot.recording import SessionRecorder
 from cursorpilot.session import RunSession
 
 MAX_TICK = 0.05  # the longest the loop sleeps in select()
+HIGHLIGHT_WAIT = 1.5  # how long the highlight may take to reach the chosen option before Enter
 ASK_POLL = 0.005  # how often a pending provider answer is looked at (the reply is typed this much late at most)
 RENDER_EVERY = 0.1  # re-render a screen that keeps changing at most this often
 FLOOD_BYTES = 1 << 20  # more output than this since the last render is a flood:
@@ -114,6 +117,7 @@ class Orchestrator:
         self._asking: tuple[Future[Reply], Classification, tuple[str, ...]] | None = None
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="answerer")
         self._stop_at: float | None = None  # when closing: SIGKILL deadline
+        self._check_until: float | None = None  # a menu's highlight is awaited until then
         self._log = structlog.get_logger("cursorpilot")
         self.driver: PtyDriver | None = None
         self.screen = TerminalScreen(run.cols, run.rows)
@@ -390,11 +394,22 @@ class Orchestrator:
             self._escalate(c, f"loop: this question was already answered {text!r} {self.guards.repeat_limit} times")
             return
         p = self._profile
+        typed = text
+        mapped = keys_for(c.menu, text) if c.menu is not None else None
+        if mapped is not None:  # an option named by label or number: arrows from the highlighted row, then Enter
+            typed, chosen = mapped
+            self.tx.emit("menu_choice", rule_id=c.rule_id, reply=text, options=[o.label for o in chosen], keys=typed,
+                         highlighted=c.menu.current.label, multi=c.menu.multi)
+        elif c.menu is not None and "<" not in text and len(text.strip()) > 1:
+            self._escalate(c, f"the reply {text!r} names none of the options ({', '.join(o.label for o in c.menu.options)})")
+            return
         try:
-            writes = to_writes(text, submit=c.submit, key_delay=p.key_delay_ms / 1000, enter_delay=p.enter_delay_ms / 1000)
+            writes = to_writes(typed, submit=c.submit, key_delay=p.key_delay_ms / 1000, enter_delay=p.enter_delay_ms / 1000)
         except ReplyError as exc:
             self._escalate(c, str(exc))
             return
+        if mapped is not None and not c.menu.multi and len(writes) > 1:
+            writes[-1] = replace(writes[-1], check=mapped[1][0].label)  # Enter only once the highlight is there
         if run.dry_run:
             self.preview = {"kind": c.state, "question": headline(c.block), "would_send": text, "source": source, "rule_id": c.rule_id}
             self.tx.emit("would_send", step=self.step.index, rule_id=c.rule_id, prompt=c.block, reply=text, source=source,
@@ -413,6 +428,29 @@ class Orchestrator:
         self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
         self._schedule(writes, now)
         self._watch = _Watch(c.key or "", c.anchor_row, " ".join(c.block.split()), c.submit, float("inf"))
+
+    def _highlight_reached(self, label: str, now: float) -> bool:
+        """Is the menu's highlight on `label`? If not yet, wait a little for the redraw; in the end, escalate."""
+        assert self._watch is not None
+        snap = self.screen.snapshot()
+        top = max(0, self._watch.anchor_row - snap.scrolled)
+        menu = parse_menu(list(snap.lines[top:]))
+        if menu is not None and menu.current.label == label:
+            self._check_until = None
+            return True
+        if self._check_until is None:
+            self._check_until = now + HIGHLIGHT_WAIT
+        if now < self._check_until:
+            self._next_write = now + 0.02
+            return False
+        self._check_until = None
+        self._pending.clear()
+        seen = menu.current.label if menu else "no menu"
+        self.tx.emit("menu_check_failed", expected=label, seen=seen)
+        self._watch = None
+        c = Classification(state=Kind.MENU.value, rule_id=None, block="\n".join(snap.lines[top:]).strip())
+        self._escalate(c, f"the highlight did not reach {label!r} (it is on {seen!r}); Enter not pressed")
+        return False
 
     def _escalate(self, c: Classification, why: str) -> None:
         self.run_.escalations += 1
@@ -439,6 +477,8 @@ class Orchestrator:
     def _send_due(self, now: float) -> None:
         assert self.driver is not None
         while self._pending and now >= self._next_write:
+            if self._pending[0].check is not None and not self._highlight_reached(self._pending[0].check, now):
+                return
             w = self._pending.popleft()
             self.driver.write(w.data)
             self.recorder.input(w.data)

@@ -32,6 +32,7 @@ class Decision:
     rule_id: str | None
     block: str
     typed: str | None = None  # an input event instead of a classification
+    menu: str = ""  # a menu's options and highlight, as read
 
     def describe(self) -> str:
         when = f"{self.t:9.3f}s" if self.t is not None else "        -"
@@ -40,7 +41,10 @@ class Decision:
         head = f"{when}  {self.state:<9} {self.rule_id or '-'}"
         if not self.block.strip() or self.state in ("working", "unknown"):
             return head
-        return head + "\n" + "\n".join("            | " + line for line in self.block.rstrip().split("\n"))
+        text = head + "\n" + "\n".join("            | " + line for line in self.block.rstrip().split("\n"))
+        if self.menu:
+            text += "\n" + "\n".join("            menu: " + line for line in self.menu.split("\n"))
+        return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,4 +118,4 @@ def decisions(rec: Recording, profile: Profile) -> list[Decision]:
 
 
 def _decision(t: float | None, c: Classification) -> Decision:
-    return Decision(t, c.state, c.rule_id, c.block or "")
+    return Decision(t, c.state, c.rule_id, c.block or "", menu=c.menu.describe() if c.menu else "")

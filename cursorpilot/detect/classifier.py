@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from cursorpilot.detect.menu import MARKERS, Menu
+from cursorpilot.detect.menu import parse as parse_menu
 from cursorpilot.detect.profiles import ANSWERABLE, Kind, Profile, Rule
 from cursorpilot.pty.screen import Snapshot
 
@@ -41,6 +43,7 @@ class Classification:
     submit: bool = True
     recheck_after: float | None = None  # more quiet time could change the answer
     anchor_row: int = 0  # absolute row of the block's first line
+    menu: Menu | None = None  # kind=menu: its options and highlight, when they can be read
 
     @property
     def answerable(self) -> bool:
@@ -123,6 +126,14 @@ def headline(block: str) -> str:
     return (asked or worded or [" ".join(block.split())[:120]])[0]
 
 
+def _unmarked(block: str) -> str:
+    """A menu is the same prompt wherever its highlight is: identity without the highlight markers."""
+    return block.translate(_NO_MARKS)
+
+
+_NO_MARKS = str.maketrans({ch: " " for ch in MARKERS})
+
+
 def _normal(text: str) -> str:
     return " ".join(text.split())
 
@@ -149,9 +160,10 @@ def _result(rule: Rule, region: _Region, m: re.Match[str], snap: Snapshot) -> Cl
         block=block,
         evidence=m.group(0).strip(),
         error=rule.error,
-        key=f"{rule.id}@{anchor}:{_normal(block)}",
+        key=f"{rule.id}@{anchor}:{_normal(_unmarked(block) if rule.kind == Kind.MENU else block)}",
         submit=rule.submit == "enter",
         anchor_row=anchor,
+        menu=parse_menu(block) if rule.kind == Kind.MENU else None,
     )
 
 

@@ -1,4 +1,4 @@
-"""python -m cursorpilot.sim [--record FILE] {cursor|line} SCENARIO [TASK...]"""
+"""python -m cursorpilot.sim [--record FILE] {cursor|line|menu} SCENARIO [TASK...]"""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from cursorpilot.sim.common import Recorder, load_scenario
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m cursorpilot.sim")
-    ap.add_argument("kind", choices=["cursor", "line"])
+    ap.add_argument("kind", choices=["cursor", "line", "menu"])
     ap.add_argument("--record", default=os.environ.get("CURSORPILOT_SIM_RECORD"))
     ap.add_argument("--version", action="store_true")
     ap.add_argument("scenario", nargs="?", default="demo")
@@ -26,6 +26,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.kind == "cursor":
         from cursorpilot.sim.cursor import main as run
         return run(scenario, " ".join(args.task), record)
+    if args.kind == "menu":
+        from cursorpilot.sim.menu import main as run_menu
+
+        return run_menu(scenario, record)
     from cursorpilot.sim.line import main as run_line
     try:
         return run_line(scenario, record)

@@ -1,0 +1,206 @@
+"""The menu model: options, highlight and kind of a selection prompt, read from rendered rows.
+
+Pure text in, data out. A menu is found from its highlighted row: a marker (❯ › > ● ▶ → ◆)
+at the start of a row, optionally inside a box border. Its siblings are the rows that start
+their text in the same column: the number column when options are numbered (``1.``, ``2)``),
+else the label column. Rows indented further belong to the option above (a second line or a
+description). Dividers are skipped; a blank row or a row starting left of the options ends it.
+A checkbox on the options (``[ ]``, ``[x]``, ``◯``, ``◉``, ``☐``, ``☑``) makes it multi-select.
+
+Reverse-video or colour-only highlights carry no marker in text and are not found here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MARKERS = "❯›>●▶→➤»"  # a highlighted row starts with one of these
+UNMARKED = "○"  # a radio button that is not the highlighted one (@clack/prompts)
+_BORDER = re.compile(r"^\s*[│┃║|]\s?|\s*[│┃║|]\s*$")
+_ROW = re.compile(
+    rf"^(?P<lead>\s*)(?P<mark>[{MARKERS}{UNMARKED}])?(?P<gap>\s*)"
+    r"(?P<check>\[[ xX✓✔*]\]|[◯◉○●◎☐☑■□◻◼])?\s*"
+    r"(?:(?P<num>\d{1,2})[.)]\s+)?(?P<label>\S.*?)\s*$"
+)
+_DIVIDER = re.compile(r"^[\s─━═┄┈-]+$")
+_CHECKED = set("xX✓✔*◉●◎☑■◼")
+_RADIO = UNMARKED + "●"  # a radio button, or (questionary) a checkbox where the options' boxes are
+_META = re.compile(r"(?i)^(type something|other|chat about this|something else)\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    index: int  # 0-based position in the menu
+    label: str
+    number: int | None = None  # the number shown before it, if any
+    detail: str = ""  # lines under the label
+    checked: bool | None = None  # multi-select: its box; None in single-select
+    meta: bool = False  # "Type something", "Other": not an answer by itself
+
+
+@dataclass(frozen=True, slots=True)
+class Menu:
+    options: tuple[Option, ...]
+    highlighted: int  # index of the highlighted option
+    multi: bool
+
+    @property
+    def current(self) -> Option:
+        return self.options[self.highlighted]
+
+    def describe(self) -> str:
+        """For the LLM prompt and for `detect`: one option per line, the highlighted one marked."""
+        lines = []
+        for o in self.options:
+            mark = "→" if o.index == self.highlighted else " "
+            box = "" if o.checked is None else ("[x] " if o.checked else "[ ] ")
+            num = f"{o.number}. " if o.number is not None else ""
+            extra = f"  ({o.detail})" if o.detail else ""
+            lines.append(f"{mark} {o.index + 1}) {box}{num}{o.label}{extra}")
+        kind = "multi-select (Space toggles, Enter confirms)" if self.multi else "single choice"
+        return f"{kind}; highlighted: {self.current.label}\n" + "\n".join(lines)
+
+
+def _strip(row: str) -> str:
+    return _BORDER.sub("", row)
+
+
+def parse(rows: list[str] | str) -> Menu | None:
+    """The menu in these rows (a prompt block), or None when there is no highlighted option."""
+    lines = [_strip(r) for r in (rows.split("\n") if isinstance(rows, str) else rows)]
+    parsed = [_ROW.match(line) if line.strip() and not _DIVIDER.match(line) else None for line in lines]
+    # The first highlighted row that has siblings ("> " in a banner is not a menu). Pointers first: a "●" may be
+    # a highlighted radio button (@clack/prompts) or a ticked box (questionary, whose pointer is "»").
+    for marks in (MARKERS.replace("●", ""), "●"):
+        for at, m in enumerate(parsed):
+            if m and m.group("mark") and m.group("mark") in marks and not _is_prose(m):
+                menu = _menu_at(lines, parsed, at)
+                if menu is not None:
+                    return menu
+    return None
+
+
+def _menu_at(lines: list[str], parsed: list, at: int) -> Menu | None:
+    head = parsed[at]
+    numbered = head.group("num") is not None
+    col = head.start("num") if numbered else (head.start("check") if head.group("check") else head.start("label"))
+    boxed = head.group("check") is not None
+    radio = not boxed and any(m is not None and m.group("mark") == UNMARKED for m in parsed)  # every option has a radio
+    start = at
+    while start > 0 and _sibling(lines, parsed, start - 1, col, numbered, radio, boxed, -1) != "end":
+        start -= 1
+    options: list[Option] = []
+    highlighted = 0
+    current: dict | None = None
+    for i in range(start, len(lines)):
+        kind = _sibling(lines, parsed, i, col, numbered, radio, boxed) if i != at else "option"
+        if kind == "end":
+            if i > at:
+                break
+            continue
+        if kind == "skip":
+            continue
+        m = parsed[i]
+        if kind == "detail":
+            if current is not None:
+                current["detail"] = (current["detail"] + " " + m.group(0).strip()).strip()
+            continue
+        if current is not None:
+            options.append(Option(**current))
+        if i == at:
+            highlighted = len(options)
+        check = m.group("check") or (m.group("mark") if boxed and _radio(m) and m.start("mark") == col else None)
+        current = {"index": len(options), "label": m.group("label"), "number": int(m.group("num")) if m.group("num") else None,
+                   "detail": "", "checked": None if check is None else any(ch in _CHECKED for ch in check),
+                   "meta": bool(_META.match(m.group("label")))}
+    if current is not None:
+        options.append(Option(**current))
+    if len(options) < 2:
+        return None
+    return Menu(tuple(options), highlighted, any(o.checked is not None for o in options))
+
+
+def _radio(m: re.Match[str]) -> bool:
+    return m.group("mark") is not None and m.group("mark") in _RADIO
+
+
+def _is_prose(m: re.Match[str]) -> bool:
+    """'> ' quoting a line of prose is not a highlight; an option label is short."""
+    return m.group("mark") == ">" and m.group("num") is None and len(m.group("label")) > 80
+
+
+def _sibling(lines: list[str], parsed: list, i: int, col: int, numbered: bool, radio: bool, boxed: bool, step: int = 1) -> str:
+    """option | detail | skip | end, for row i of a menu whose options start at column col (scanning by step)."""
+    m = parsed[i]
+    if not lines[i].strip():  # blank: inside a numbered menu when the next row with text is an option (Codex)
+        if not numbered:
+            return "end"
+        j = i + step
+        while 0 <= j < len(lines) and not lines[j].strip():
+            j += step
+        inside = 0 <= j < len(lines) and _sibling(lines, parsed, j, col, numbered, radio, boxed, step) in ("option", "detail")
+        return "skip" if inside else "end"
+    if m is None:  # a divider
+        return "skip"
+    text_col = len(lines[i]) - len(lines[i].lstrip())
+    if numbered:
+        if m.group("num") is not None and m.start("num") == col:
+            return "option"
+        return "detail" if text_col > col else "end"
+    if boxed and _radio(m) and m.start("mark") == col:
+        return "option"  # its box stands where the highlighted row's box is
+    own = m.start("check") if m.group("check") else m.start("label")
+    marked = m.group("mark") is not None and (m.group("mark") == UNMARKED or m.start("mark") < col)
+    if own == col and (marked or (m.group("mark") is None and not radio)):
+        return "option"
+    return "detail" if text_col >= col else "end"
+
+
+def keys_for(menu: Menu, reply: str) -> tuple[str, list[Option]] | None:
+    """The reply as keys (reply grammar) when it names options by label or number; None to type it as it is.
+
+    Single choice: arrows from the highlighted row to the option, then Enter. Multi-select
+    (labels separated by commas): for each option whose box must change, move there and
+    press Space; then Enter. Returns the keys and the options chosen, in order.
+    """
+    wanted = [w.strip() for w in (reply.split(",") if menu.multi else [reply]) if w.strip()]
+    if not wanted or any("<" in w for w in wanted):
+        return None
+    chosen = []
+    for w in wanted:
+        option = _find(menu, w)
+        if option is None:
+            return None
+        chosen.append(option)
+    keys, pos = [], menu.highlighted
+    targets = chosen if not menu.multi else [o for o in menu.options if (o in chosen) != bool(o.checked)]
+    for option in targets:
+        step = option.index - pos
+        keys.append(("<down>" if step > 0 else "<up>") * abs(step))
+        pos = option.index
+        if menu.multi:
+            keys.append("<space>")
+    keys.append("<enter>")
+    return "".join(keys), chosen
+
+
+def _find(menu: Menu, wanted: str) -> Option | None:
+    w = wanted.strip().strip("'\"").rstrip(".").lower()
+    if len(w) == 1 and not w.isdigit():
+        return None  # a letter is a key the prompt offers ([a], (y)): typed as it is
+    if w.isdigit():
+        n = int(w)
+        by_number = [o for o in menu.options if o.number == n]
+        if by_number:
+            return by_number[0]
+        return menu.options[n - 1] if 1 <= n <= len(menu.options) and all(o.number is None for o in menu.options) else None
+    full = {o.index: f"{o.label} {o.detail}".strip().lower() for o in menu.options}  # a second line completes a label
+    for test in (lambda o: o.label.lower() == w or full[o.index] == w, lambda o: o.label.lower().startswith(w),
+                 lambda o: w in full[o.index]):
+        hits = [o for o in menu.options if test(o)]
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            return None  # ambiguous: let the caller type it as it is, or escalate
+    return None

@@ -1,0 +1,97 @@
+"""An Ink-style selection prompt: redrawn in place (erase-line + cursor-up), raw-mode keys.
+
+Scenario steps, each ``select: {...}``:
+  question: text                 the line above the options
+  options: [labels]              a label may hold "\\n" for an option drawn on two lines
+  highlight: 0                   the option highlighted at first (e.g. the "No")
+  multi: false                   checkboxes; Space toggles, Enter confirms
+  numbered: false                draw "1. " before each label
+  digits: false                  digits jump to an option (Ink's select ignores them: false)
+  pointer: "❯"                   the highlight marker
+  expect: label                  the choice the test wants; another one exits 1
+  frozen: false                  arrows are read but the highlight never moves (a hung or mis-keyed TUI)
+
+Arrows and j/k move, Space toggles, Enter submits, Ctrl-C exits 130. Every key and the
+final choice are recorded.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from cursorpilot.sim.common import KeyReader, Recorder, restore, set_raw
+
+
+def _out(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _frame(step: dict, at: int, checked: set[int]) -> list[str]:
+    pointer = step.get("pointer", "❯")
+    rows = [f"? {step['question']}"]
+    for i, label in enumerate(step["options"]):
+        first, *rest = str(label).split("\n")
+        mark = pointer if i == at else " "
+        box = ("◉ " if i in checked else "◯ ") if step.get("multi") else ""
+        num = f"{i + 1}. " if step.get("numbered") else ""
+        rows.append(f"{mark} {box}{num}{first}")
+        rows += [" " * (2 + len(box) + len(num)) + more for more in rest]
+    rows.append("(Use arrow keys" + (", space to select" if step.get("multi") else "") + ", enter to confirm)")
+    return rows
+
+
+def select(step: dict, keys: KeyReader, record: Recorder) -> int:
+    options = [str(o).replace("\n", " ") for o in step["options"]]
+    at = int(step.get("highlight", 0))
+    checked: set[int] = set(step.get("checked", []))
+    drawn = 0
+    while True:
+        rows = _frame(step, at, checked)
+        erase = "\x1b[2K\x1b[1A" * drawn + "\x1b[2K\x1b[G" if drawn else ""
+        _out(erase + "\n".join(rows))
+        drawn = len(rows) - 1
+        key = keys.next(None)
+        if key is None:
+            return 4
+        record("key", key=key)
+        if key in ("down", "up", "char:j", "char:k") and step.get("frozen"):
+            continue
+        if key in ("down", "char:j"):
+            at = min(at + 1, len(options) - 1)
+        elif key in ("up", "char:k"):
+            at = max(at - 1, 0)
+        elif key == "char: " and step.get("multi"):
+            checked ^= {at}
+        elif key.startswith("char:") and key[5:].isdigit() and step.get("digits"):
+            at = min(max(int(key[5:]) - 1, 0), len(options) - 1)
+        elif key == "ctrl-c":
+            return 130
+        elif key == "enter":
+            chosen = [options[i] for i in sorted(checked)] if step.get("multi") else [options[at]]
+            record("select", question=step["question"], chosen=chosen)
+            _out("\x1b[2K\x1b[1A" * drawn + "\x1b[2K\x1b[G" + f"✔ {step['question']} {', '.join(chosen)}\n")
+            expect = step.get("expect")
+            if expect is not None and chosen != ([expect] if isinstance(expect, str) else list(expect)):
+                _out(f"unexpected choice: {chosen}\n")
+                return 1
+            return 0
+
+
+def main(scenario: dict, record: Recorder) -> int:
+    old = set_raw(0)
+    _out("\x1b[?25l")
+    try:
+        keys = KeyReader(0)
+        for step in scenario.get("steps", []):
+            name, arg = next(iter(step.items()))
+            if name == "select":
+                code = select(arg, keys, record)
+                if code:
+                    return code
+            elif name == "print":
+                _out(str(arg) + "\n")
+        return 0
+    finally:
+        _out("\x1b[?25h")
+        restore(0, old)

@@ -1,0 +1,82 @@
+"""Menus through real PTYs: an Ink-style select that ignores digits, a multi-select, a real prompt library (questionary)."""
+
+import json
+import sys
+import textwrap
+
+import pytest
+
+from tests.conftest import SIM
+from tests.fakes.llm_server import FakeLLM
+
+pytestmark = pytest.mark.timeout(90)
+
+MENU_RULES = """
+- {match: 'Deploy to production', reply: 'Yes'}
+- {match: 'package manager', reply: 'pnpm'}
+- {match: 'checks should run', reply: 'lint, unit tests'}
+"""
+
+
+def test_options_are_chosen_by_label_with_arrows(pilot):
+    r = pilot([*SIM, "menu", "menu-select"], rules=MENU_RULES)
+    assert r.code == 0, r.stdout + r.stderr
+    assert [e["chosen"] for e in r.sim_events("select")] == [
+        ["Yes"], ["pnpm (fast, disk-efficient, uses a content-addressed store)"], ["lint", "unit tests"]]
+    assert r.of("program_started")[0]["profile"] == "prompts"  # picked by --profile auto from the command
+    choices = r.of("menu_choice")
+    assert [(c["highlighted"], c["keys"]) for c in choices] == [
+        ("No", "<up><enter>"), ("npm", "<down><enter>"), ("lint", "<space><down><space><down><down><space><enter>")]
+    keys = [e["key"] for e in r.sim_events("key")]
+    assert not any(k.startswith("char:") and k[5:].isdigit() for k in keys)  # digits are never typed into a select
+
+
+def test_enter_is_not_pressed_until_the_highlight_is_on_the_choice(pilot):
+    r = pilot([*SIM, "menu", "menu-frozen"], rules="- {match: 'Which region', reply: 'us-east'}\n")
+    assert r.code == 3, r.stdout + r.stderr
+    assert r.sim_events("select") == []  # nothing was chosen
+    assert "<enter>" not in [k["keys"] for k in r.of("keys_sent")]
+    [check] = r.of("menu_check_failed")
+    assert (check["expected"], check["seen"]) == ("us-east", "eu-west")
+    assert "the highlight did not reach 'us-east'" in r.of("escalation")[0]["why"]
+
+
+def test_a_reply_that_names_no_option_escalates(pilot):
+    r = pilot([*SIM, "menu", "menu-frozen"], rules="- {match: 'Which region', reply: 'ap-south'}\n")
+    assert r.code == 3 and r.of("keys_sent") == []
+    assert "names none of the options (eu-west, us-east)" in r.of("escalation")[0]["why"]
+
+
+QUESTIONARY = textwrap.dedent("""
+    import json, sys
+    import questionary
+    color = questionary.select("Pick a color", choices=["Red", "Green", "Blue"]).ask()
+    tops = questionary.checkbox("Pick toppings", choices=["Cheese", "Ham", "Pineapple", "Olives"]).ask()
+    with open(sys.argv[1], "w") as fh:
+        json.dump({"color": color, "toppings": tops}, fh)
+""")
+
+
+def test_questionary_select_and_checkbox(pilot, tmp_path):
+    out = tmp_path / "answers.json"
+    rules = "- {match: 'Pick a color', reply: 'Blue'}\n- {match: 'Pick toppings', reply: 'Ham, Olives'}\n"
+    r = pilot([sys.executable, "-c", QUESTIONARY, str(out)], "--profile", "prompts", rules=rules)
+    assert r.code == 0, r.stdout + r.stderr
+    assert json.loads(out.read_text()) == {"color": "Blue", "toppings": ["Ham", "Olives"]}
+
+
+def test_the_llm_sees_the_options_and_the_highlight(pilot):
+    def answer(prompt):
+        question = prompt.split("# The question", 1)[1]
+        assert "Options, as cursor-pilot read them" in question
+        if "Deploy to production" in question:
+            assert "→ 2) No" in question and "  1) Yes" in question
+            return "Yes"
+        return "pnpm" if "package manager" in question else "lint, unit tests"
+
+    with FakeLLM(answer=answer) as server:
+        r = pilot([*SIM, "menu", "menu-select"], "--provider", "openai", "--base-url", server.url + "/v1",
+                  env={"OPENAI_API_KEY": "sk-test-0123456789abcdefghij"})
+    assert r.code == 0, r.stdout + r.stderr
+    assert len(server.requests) == 3
+    assert [e["chosen"][0] for e in r.sim_events("select")] == ["Yes", "pnpm (fast, disk-efficient, uses a content-addressed store)", "lint"]

@@ -1,0 +1,98 @@
+"""The menu model: options and highlight read from rendered rows, and replies turned into keys."""
+
+from pathlib import Path
+
+import pytest
+
+from cursorpilot.detect.menu import keys_for, parse
+
+CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures"
+
+GOLDEN = {  # capture -> (highlighted label, every label)
+    "claude-2.txt": ("Yes, I trust this folder", ["Yes, I trust this folder", "No, exit"]),
+    "claude-3.txt": ("No (recommended)", ["Yes", "No (recommended)"]),
+    "codex-1.txt": ("Sign in with ChatGPT", ["Sign in with ChatGPT", "Sign in with Device Code", "Sign in another way"]),
+    "codex-2.txt": ("Sign in with Device Code", ["Sign in with ChatGPT", "Sign in with Device Code", "Sign in another way"]),
+    "codex-3.txt": ("Use an OpenAI API key", ["Use an OpenAI API key", "Use Amazon Bedrock"]),
+    "codex-5.txt": ("Trust and continue", ["Trust and continue", "Back to Agent Command Center"]),
+    "gemini-1.txt": ("Trust folder (proj-gemini.abcd)", ["Trust folder (proj-gemini.abcd)", "Trust parent folder (work)", "Don't trust"]),
+    "gemini-2.txt": ("Trust parent folder (work)", ["Trust folder (proj-gemini.abcd)", "Trust parent folder (work)", "Don't trust"]),
+    "gemini-3.txt": ("Sign in with Google", ["Sign in with Google", "Use Gemini API Key", "Vertex AI"]),
+}
+SCREENS = sorted(p.name for p in CAPTURES.glob("*.txt") if not p.name.endswith((".escapes.txt", "-raw-redraw.txt")))
+
+
+@pytest.mark.parametrize("name", SCREENS)
+def test_golden_menus_in_the_captures(name):
+    menu = parse((CAPTURES / name).read_text())
+    if name not in GOLDEN:
+        assert menu is None, f"{name}: no menu on this screen, found {menu}"  # idle composers, busy screens, API-key boxes
+        return
+    current, labels = GOLDEN[name]
+    assert menu is not None and menu.current.label == current
+    assert [o.label for o in menu.options] == labels and not menu.multi
+
+
+def test_codex_descriptions_belong_to_their_option():
+    menu = parse((CAPTURES / "codex-1.txt").read_text())
+    assert menu.options[2].detail == "Use an API key or another provider"
+    assert [o.number for o in menu.options] == [1, 2, 3]
+
+
+@pytest.mark.parametrize("rows, current, labels, checked", [
+    # Inquirer / Ink select
+    ("? Which framework?\n❯ React\n  Vue\n  Svelte\n", "React", ["React", "Vue", "Svelte"], None),
+    # Inquirer checkbox
+    ("? Toppings\n ◉ Cheese\n❯◯ Ham\n ◯ Pineapple\n", "Ham", ["Cheese", "Ham", "Pineapple"], [True, False, False]),
+    # questionary checkbox: pointer », boxes ● / ○, a ticked box before the pointer
+    ("? Toppings\n   ● Cheese\n » ○ Ham\n   ○ Olives\n", "Ham", ["Cheese", "Ham", "Olives"], [True, False, False]),
+    # @clack/prompts radio with an option on two lines, inside the left rail
+    ("◆  Project type\n│  ○ TypeScript\n│  ● Go (experimental,\n│    not for production)\n│  ○ Rust\n└\n", "Go (experimental,",
+     ["TypeScript", "Go (experimental,", "Rust"], None),
+    # the highlighted row is "No"; a divider and a "Type something" row
+    ("Allow the edit?\n  1. Yes\n❯ 2. No\n  ────────\n  3. Type something.\n", "No", ["Yes", "No", "Type something."], None),
+])
+def test_menu_shapes(rows, current, labels, checked):
+    menu = parse(rows)
+    assert menu is not None and menu.current.label == current
+    assert [o.label for o in menu.options] == labels
+    assert [o.checked for o in menu.options] == (checked or [None] * len(labels))
+    assert menu.multi == (checked is not None)
+
+
+def test_meta_rows_are_marked():
+    menu = parse("Allow the edit?\n  1. Yes\n❯ 2. No\n  3. Type something.\n")
+    assert [o.meta for o in menu.options] == [False, False, True]
+
+
+@pytest.mark.parametrize("rows", [
+    "Tips for getting started:\n1. Create GEMINI.md files\n2. /help for more information\n",  # a numbered list, no highlight
+    "> Quoting a long line of the agent's prose, which is not an option of anything at all, only text in a reply\n  more text\n",
+    "› Ask Codex to do anything\n\n  gpt default · ~/proj\n",  # an idle composer with a footer below a blank row
+])
+def test_not_menus(rows):
+    assert parse(rows) is None
+
+
+def test_replies_become_arrows_from_the_highlight_then_enter():
+    menu = parse("Allow the edit?\n  1. Yes\n❯ 2. No\n  3. Always allow\n")
+    assert keys_for(menu, "Yes") == ("<up><enter>", [menu.options[0]])
+    assert keys_for(menu, "3")[0] == "<down><enter>"  # a number names the option numbered so; digits are never typed
+    assert keys_for(menu, "always")[0] == "<down><enter>"  # a unique prefix
+    assert keys_for(menu, "No")[0] == "<enter>"
+    assert keys_for(menu, "y") is None  # a single letter is a key the prompt offers: typed as it is
+    assert keys_for(menu, "<down><enter>") is None  # keys are typed as they are
+    assert keys_for(menu, "Maybe") is None
+
+
+def test_an_ambiguous_label_is_not_guessed():
+    menu = parse("? Pick\n❯ Deploy to staging\n  Deploy to production\n")
+    assert keys_for(menu, "deploy") is None
+    assert keys_for(menu, "production")[0] == "<down><enter>"
+
+
+def test_a_multi_select_reply_is_the_final_selection():
+    menu = parse("? Checks\n❯◯ lint\n ◯ unit tests\n ◯ e2e\n ◉ benchmarks\n")
+    keys, chosen = keys_for(menu, "lint, unit tests")
+    assert [o.label for o in chosen] == ["lint", "unit tests"]
+    assert keys == "<space><down><space><down><down><space><enter>"  # tick lint and unit tests, untick benchmarks
