@@ -10,6 +10,9 @@ Scenario steps, each ``select: {...}``:
   pointer: "❯"                   the highlight marker
   expect: label                  the choice the test wants; another one exits 1
   frozen: false                  arrows are read but the highlight never moves (a hung or mis-keyed TUI)
+  header: [lines]                drawn above the question (a tool call being approved)
+  plain: false                   the question without the "? " prefix (Claude Code, Codex, Gemini dialogs)
+  hint: text                     the line under the options
 
 Arrows and j/k move, Space toggles, Enter submits, Ctrl-C exits 130. Every key and the
 final choice are recorded.
@@ -29,15 +32,16 @@ def _out(text: str) -> None:
 
 def _frame(step: dict, at: int, checked: set[int]) -> list[str]:
     pointer = step.get("pointer", "❯")
-    rows = [f"? {step['question']}"]
+    rows = [*step.get("header", []), step["question"] if step.get("plain") else f"? {step['question']}"]
     for i, label in enumerate(step["options"]):
         first, *rest = str(label).split("\n")
         mark = pointer if i == at else " "
         box = ("◉ " if i in checked else "◯ ") if step.get("multi") else ""
         num = f"{i + 1}. " if step.get("numbered") else ""
-        rows.append(f"{mark} {box}{num}{first}")
-        rows += [" " * (2 + len(box) + len(num)) + more for more in rest]
-    rows.append("(Use arrow keys" + (", space to select" if step.get("multi") else "") + ", enter to confirm)")
+        indent = " " * int(step.get("indent", 0))
+        rows.append(f"{indent}{mark} {box}{num}{first}")
+        rows += [indent + " " * (2 + len(box) + len(num)) + more for more in rest]
+    rows.append(step.get("hint") or "(Use arrow keys" + (", space to select" if step.get("multi") else "") + ", enter to confirm)")
     return rows
 
 

@@ -80,3 +80,13 @@ def test_the_llm_sees_the_options_and_the_highlight(pilot):
     assert r.code == 0, r.stdout + r.stderr
     assert len(server.requests) == 3
     assert [e["chosen"][0] for e in r.sim_events("select")] == ["Yes", "pnpm (fast, disk-efficient, uses a content-addressed store)", "lint"]
+
+
+def test_claude_permission_menu_with_the_deny_policy_choosing_no(pilot):
+    r = pilot([*SIM, "menu", "menu-claude-permission"], "--profile", "claude",
+              rules="- {match: 'Do you want to proceed', reply: 'Yes'}\n")
+    assert r.code == 0, r.stdout + r.stderr
+    assert [e["chosen"] for e in r.sim_events("select")] == [["Yes"], ["No, and tell Claude what to do differently (esc)"]]
+    [denied] = r.of("policy_denied")
+    assert denied["policy_rule"] == "rm_outside" and denied["reply"] == "No"  # the profile's deny_reply, turned into arrows
+    assert [a["source"] for a in r.of("answer")] == ["rules:#1", "policy:rm_outside"]

@@ -225,12 +225,37 @@ EXPECTED = yaml.safe_load((CAPTURES / "expected.yaml").read_text())
 SCREENS = sorted(p for p in CAPTURES.glob("*.txt") if not p.name.endswith((".escapes.txt", "-raw-redraw.txt")))
 
 
+PROFILES = {name: load_profile(name) for name in EXPECTED["default"]}
+
+
 @pytest.mark.parametrize("capture", SCREENS, ids=lambda p: p.name)
-@pytest.mark.parametrize("profile", [GENERIC, CURSOR], ids=["generic", "cursor"])
-def test_golden_captures(capture, profile):
-    expected = {**EXPECTED["default"], **EXPECTED["overrides"].get(capture.name, {})}[profile.name]
-    c = classify(profile, snapshot_from_text(capture.read_text()), Timing(quiet_for=30))
-    assert c.state == expected
+@pytest.mark.parametrize("name", list(PROFILES))
+def test_golden_captures(capture, name):
+    expected = {**EXPECTED["default"], **EXPECTED["overrides"].get(capture.name, {})}[name]
+    c = classify(PROFILES[name], snapshot_from_text(capture.read_text()), Timing(quiet_for=30))
+    assert " ".join(filter(None, [c.state, c.rule_id if c.state != "unknown" else None])) == expected
+
+
+def test_every_capture_is_recognised_by_its_own_profile():
+    for capture in SCREENS:
+        own = capture.name.split("-")[0]
+        c = classify(PROFILES[own], snapshot_from_text(capture.read_text()), Timing(quiet_for=30))
+        assert c.state != "unknown", capture.name
+
+
+@pytest.mark.parametrize("capture, label", [("claude-3.txt", "No (recommended)"), ("codex-5.txt", "Trust and continue"),
+                                            ("gemini-2.txt", "Trust parent folder (work)")])
+def test_a_menu_capture_carries_its_options(capture, label):
+    c = classify(PROFILES[capture.split("-")[0]], snapshot_from_text((CAPTURES / capture).read_text()), Timing(quiet_for=30))
+    assert c.state == "menu" and c.menu is not None and c.menu.current.label == label
+
+
+def test_auto_picks_the_agent_profiles_by_program_name():
+    from cursorpilot.detect.profiles import resolve_name
+
+    assert [resolve_name("auto", [cmd, "--flag"]) for cmd in ["claude", "/usr/bin/codex", "gemini", "aider", "vim"]] == [
+        "claude", "codex", "gemini", "aider", "generic"]
+    assert resolve_name("auto", ["npm", "init"]) == "prompts"
 
 
 @pytest.mark.parametrize("tool", ["claude", "codex", "gemini"])
@@ -241,5 +266,5 @@ def test_raw_redraw_bytes_render_to_a_busy_screen_without_questions(tool):
     screen.feed(raw.encode("utf-8", "surrogateescape"))
     snap = screen.snapshot()
     assert any(line.strip() for line in snap.lines)
-    for profile in (GENERIC, CURSOR):
-        assert classify(profile, snap, Timing(30)).state in ("unknown", "working")
+    for profile in PROFILES.values():
+        assert classify(profile, snap, Timing(30)).state in ("unknown", "working"), profile.name
