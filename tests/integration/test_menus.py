@@ -1,8 +1,10 @@
 """Menus through real PTYs: an Ink-style select that ignores digits, a multi-select, a real prompt library (questionary)."""
 
 import json
+import shutil
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -90,3 +92,16 @@ def test_claude_permission_menu_with_the_deny_policy_choosing_no(pilot):
     [denied] = r.of("policy_denied")
     assert denied["policy_rule"] == "rm_outside" and denied["reply"] == "No"  # the profile's deny_reply, turned into arrows
     assert [a["source"] for a in r.of("answer")] == ["rules:#1", "policy:rm_outside"]
+
+
+NPM = Path(__file__).resolve().parents[1] / "npm"
+
+
+@pytest.mark.skipif(shutil.which("node") is None or not (NPM / "node_modules" / "@inquirer").is_dir(),
+                    reason="needs node and `npm ci --prefix tests/npm` (.ci/run does both)")
+def test_inquirer_select_and_checkbox(pilot, tmp_path):
+    out = tmp_path / "answers.json"
+    rules = "- {match: 'Which framework', reply: 'Svelte'}\n- {match: 'Which features', reply: 'TypeScript, Vitest'}\n"
+    r = pilot(["node", str(NPM / "inquirer.mjs"), str(out)], "--profile", "prompts", rules=rules)
+    assert r.code == 0, r.stdout + r.stderr
+    assert json.loads(out.read_text()) == {"framework": "Svelte", "features": ["TypeScript", "Vitest"]}
