@@ -40,6 +40,7 @@ class PromptFiler:
             environment="" if self.run.no_upload else git_snapshot(self.cwd),
             history=history,
             options=c.menu.describe() if c.menu else "",
+            multiline=c.multiline,
         )
         built = build_prompt(parts, budget=self.run.context_tokens)
         system, user = self.run.redactor.text(built.system), self.run.redactor.text(built.user)

@@ -26,6 +26,7 @@ FORMATS = {
     "presses Enter), or, for a multi-select, the labels of every option that should end up selected, separated by commas. "
     "If the prompt offers a letter key instead (for example [a]), reply with that letter.",
     "input": "Reply with one line of text to type; it is submitted with Enter. To press Enter on an empty line reply <enter>.",
+    "input-multiline": "Reply with the text to type; several lines are allowed here. It is pasted, then submitted with Enter.",
 }
 
 
@@ -79,6 +80,7 @@ class PromptParts:
     environment: str
     history: tuple[QA, ...]
     options: str = ""  # a menu's options, numbered, the highlighted one marked
+    multiline: bool = False  # the prompt takes several lines
 
 
 @dataclass(slots=True, frozen=True)
@@ -127,7 +129,7 @@ def build(parts: PromptParts, budget: int = 3000, directory: Path = PROMPTS_DIR)
         kind=parts.kind,
         rule_id=parts.rule_id,
         question="\n".join(terminal(x) for x in parts.question.splitlines()),
-        answer_format=FORMATS.get(parts.kind, FORMATS["input"]),
+        answer_format=FORMATS["input-multiline"] if parts.multiline else FORMATS.get(parts.kind, FORMATS["input"]),
         options=f"\nOptions, as cursor-pilot read them (→ marks the highlighted one):\n{parts.options}\n" if parts.options else "",
     )
     skeleton = render(user_t, **fixed, live_region="", earlier_output="")

@@ -70,10 +70,25 @@ def to_writes(
     submit: bool = True,
     key_delay: float = 0.05,
     enter_delay: float = 0.15,
+    multiline: bool = False,
+    bracketed_paste: bool = False,
 ) -> list[Write]:
-    """Translate a reply into writes. Raises ReplyError for text that must not be typed."""
+    """Translate a reply into writes. Raises ReplyError for text that must not be typed.
+
+    Several lines go only to a prompt that takes them (multiline) in a program that enabled
+    bracketed paste: one pasted write, then Enter. Typed line by line, each newline would submit.
+    """
+    reply = reply.rstrip("\r\n")  # a trailing newline (a YAML block scalar) is not a second line
     if reply == "":
         return [Write(b"\r", 0.0, "<enter>")]
+    if "\n" in reply or "\r" in reply:
+        if not multiline:
+            raise ReplyError("multi-line reply refused: the prompt asked for one line")
+        if not bracketed_paste:
+            raise ReplyError("multi-line reply refused: the program has not enabled bracketed paste, so each line would be submitted")
+        text = reply.replace("\r\n", "\n")
+        return [Write(b"\x1b[200~" + text.encode("utf-8") + b"\x1b[201~", 0.0, f"<paste {len(text.splitlines())} lines>"),
+                *([Write(b"\r", enter_delay, "<enter>")] if submit else [])]
     writes: list[Write] = []
     pos = 0
     ends_with_key = False

@@ -331,7 +331,7 @@ class Orchestrator:
         self._apply(Event.PROMPT, c)
         request = AnswerRequest(
             governing_prompt=self.step.governing_prompt, kind=c.state, rule_id=c.rule_id or "",
-            prompt_block=c.block, screen=snap.text(), history=tuple(self.history),
+            prompt_block=c.block, screen=snap.text(), history=tuple(self.history), multiline=c.multiline,
         )
         if self.step.rules is not None:
             hit = self.step.rules.answer(request)
@@ -404,7 +404,8 @@ class Orchestrator:
             self._escalate(c, f"the reply {text!r} names none of the options ({', '.join(o.label for o in c.menu.options)})")
             return
         try:
-            writes = to_writes(typed, submit=c.submit, key_delay=p.key_delay_ms / 1000, enter_delay=p.enter_delay_ms / 1000)
+            writes = to_writes(typed, submit=c.submit, key_delay=p.key_delay_ms / 1000, enter_delay=p.enter_delay_ms / 1000,
+                               multiline=c.multiline, bracketed_paste=self.screen.bracketed_paste)
         except ReplyError as exc:
             self._escalate(c, str(exc))
             return

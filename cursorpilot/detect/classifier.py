@@ -44,6 +44,7 @@ class Classification:
     recheck_after: float | None = None  # more quiet time could change the answer
     anchor_row: int = 0  # absolute row of the block's first line
     menu: Menu | None = None  # kind=menu: its options and highlight, when they can be read
+    multiline: bool = False  # the rule says the prompt takes several lines
 
     @property
     def answerable(self) -> bool:
@@ -164,6 +165,7 @@ def _result(rule: Rule, region: _Region, m: re.Match[str], snap: Snapshot) -> Cl
         submit=rule.submit == "enter",
         anchor_row=anchor,
         menu=parse_menu(block) if rule.kind == Kind.MENU else None,
+        multiline=rule.multiline,
     )
 
 

@@ -33,6 +33,7 @@ class AnswerRequest:
     history: tuple[QA, ...] = ()
     system: str = ""  # the rendered prompt, for providers that send one (built and redacted by the caller)
     user: str = ""
+    multiline: bool = False  # the prompt takes several lines
 
 
 @dataclass(slots=True, frozen=True)

@@ -184,7 +184,7 @@ class ChatProvider:
             usage = Usage(latency_s=round(time.monotonic() - t0, 3), calls=exc.calls)
             return Reply(text=None, source=source, reason=f"provider error: {exc}", usage=usage, attempts=exc.attempts)
         text, reasoning, tin, tout = result  # type: ignore[misc]
-        cleaned = clean_reply(text)
+        cleaned = clean_reply(text, multiline_ok=request.multiline)
         usage = Usage(tin, tout, round(time.monotonic() - t0, 3), cost(self.model, tin, tout, self.prices), calls)
         return Reply(
             text=cleaned.text, source=source, reason=cleaned.reason, usage=usage, raw=text,

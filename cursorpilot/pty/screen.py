@@ -292,6 +292,12 @@ class TerminalScreen:
         return out
 
     @property
+    def bracketed_paste(self) -> bool:
+        """The program asked for pasted text to be bracketed (CSI ? 2004 h)."""
+        self.flush()
+        return (2004 << 5) in self._screen.mode  # pyte keeps private modes shifted left by 5
+
+    @property
     def version(self) -> int:
         return self._version
 

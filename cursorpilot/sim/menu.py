@@ -16,11 +16,18 @@ Scenario steps, each ``select: {...}``:
 
 Arrows and j/k move, Space toggles, Enter submits, Ctrl-C exits 130. Every key and the
 final choice are recorded.
+
+A ``compose: {...}`` step is an agent's input box that takes fast input for a paste (Codex):
+  prompt: "› "                   the input line
+  paste_ms: 120                  an Enter this soon after other input is a newline in the paste, not a submit
+  bracketed: false               enable bracketed paste (CSI ? 2004 h); a bracketed paste is taken whole
+  expect: text                   the text the test wants submitted; another one exits 1
 """
 
 from __future__ import annotations
 
 import sys
+import time
 
 from cursorpilot.sim.common import KeyReader, Recorder, restore, set_raw
 
@@ -82,6 +89,45 @@ def select(step: dict, keys: KeyReader, record: Recorder) -> int:
             return 0
 
 
+def compose(step: dict, keys: KeyReader, record: Recorder) -> int:
+    window = float(step.get("paste_ms", 120)) / 1000
+    if step.get("bracketed"):
+        _out("\x1b[?2004h")
+    _out("Ask anything (Enter to send)\n" + step.get("prompt", "› "))
+    text, last = "", 0.0
+    while True:
+        key = keys.next(None)
+        if key is None:
+            return 4
+        now = time.monotonic()
+        record("key", key=key)
+        if key == "ctrl-c":
+            return 130
+        if key == "enter" and now - last < window:
+            text += "\n"  # part of what looked like a paste
+            record("paste_newline")
+            continue
+        if key == "enter":
+            break
+        if key.startswith("paste:"):
+            text += key[6:]
+        elif key.startswith("char:"):
+            text += key[5:]
+            _out(key[5:])
+        elif key == "backspace":
+            text = text[:-1]
+        last = now
+    if step.get("bracketed"):
+        _out("\x1b[?2004l")
+    record("compose", text=text)
+    _out(f"\nsent: {text!r}\n")
+    expect = step.get("expect")
+    if expect is not None and text != expect:
+        _out(f"unexpected text: {text!r}\n")
+        return 1
+    return 0
+
+
 def main(scenario: dict, record: Recorder) -> int:
     old = set_raw(0)
     _out("\x1b[?25l")
@@ -89,8 +135,8 @@ def main(scenario: dict, record: Recorder) -> int:
         keys = KeyReader(0)
         for step in scenario.get("steps", []):
             name, arg = next(iter(step.items()))
-            if name == "select":
-                code = select(arg, keys, record)
+            if name in ("select", "compose"):
+                code = (select if name == "select" else compose)(arg, keys, record)
                 if code:
                     return code
             elif name == "print":

@@ -56,3 +56,16 @@ def test_question_mark_prefix_asks_for_a_human():
 
 def test_utf8_text_is_encoded():
     assert data("café") == ["café".encode(), b"\r"]
+
+
+def test_several_lines_go_as_one_bracketed_paste_only_where_both_allow_it():
+    from cursorpilot.keys import ReplyError, to_writes
+
+    writes = to_writes("Plan:\n1. route\n2. test", multiline=True, bracketed_paste=True, enter_delay=0.2)
+    assert [w.data for w in writes] == [b"\x1b[200~Plan:\n1. route\n2. test\x1b[201~", b"\r"]
+    assert writes[1].delay == 0.2 and writes[0].label == "<paste 3 lines>"
+    with pytest.raises(ReplyError, match="bracketed paste"):
+        to_writes("a\nb", multiline=True, bracketed_paste=False)
+    with pytest.raises(ReplyError, match="one line"):
+        to_writes("a\nb", multiline=False, bracketed_paste=True)
+    assert [w.data for w in to_writes("one line\n", multiline=False)] == [b"one line", b"\r"]  # a trailing newline is not a second line
