@@ -141,6 +141,14 @@ def main(scenario: dict, record: Recorder) -> int:
                     return code
             elif name == "print":
                 _out(str(arg) + "\n")
+            elif name == "sleep":
+                time.sleep(float(arg))
+            elif name == "untouched":  # wait this long; any key at all is a failure (an overlay nobody asked to change)
+                key = keys.next(float(arg))
+                if key is not None:
+                    record("unexpected_key", key=key)
+                    _out(f"unexpected key: {key}\n")
+                    return 1
         return 0
     finally:
         _out("\x1b[?25h")

@@ -105,3 +105,10 @@ def test_inquirer_select_and_checkbox(pilot, tmp_path):
     r = pilot(["node", str(NPM / "inquirer.mjs"), str(out)], "--profile", "prompts", rules=rules)
     assert r.code == 0, r.stdout + r.stderr
     assert json.loads(out.read_text()) == {"framework": "Svelte", "features": ["TypeScript", "Vitest"]}
+
+
+def test_agent_menus_nobody_asked_about_get_no_keystroke(pilot):
+    r = pilot([*SIM, "menu", "trap-agent-menus"], "--profile", "claude", rules="- {match: '.', reply: '1'}\n")
+    assert r.code == 0, r.stdout + r.stderr
+    assert r.of("keys_sent") == [] and r.sim_events("unexpected_key") == []
+    assert "working" in [s["state"] for s in r.of("screen_state")]
