@@ -176,8 +176,9 @@ def _prose_question(profile: Profile, snap: Snapshot, idle: Classification) -> C
         return None
     composer_row = idle.anchor_row - snap.scrolled
     row = composer_row - 1
-    while row >= 0 and _CHROME.fullmatch(snap.lines[row]):
-        row -= 1  # blank rows and the composer's box borders
+    between = _rx(profile.finish.between) if profile.finish.between else None
+    while row >= 0 and (_CHROME.fullmatch(snap.lines[row]) or (between is not None and between.search(snap.lines[row]))):
+        row -= 1  # blank rows, the composer's box borders, and the profile's status rows
     if row < 0 or row < composer_row - profile.block_lines or not _rx(pattern).search(snap.lines[row]):
         return None
     first = row

@@ -69,6 +69,7 @@ class Finish(BaseModel):
     close: list[str] = Field(default_factory=list)  # keys that quit cleanly, e.g. ["<ctrl-c>", "<ctrl-c>"]
     close_timeout_s: float = 5.0
     prose_question: str | None = None  # last message line matching this is a question, not completion
+    between: str | None = None  # rows between the last message and the composer to look past ("✻ Worked for 3s", hints)
 
 
 class Profile(BaseModel):

@@ -268,3 +268,23 @@ def test_raw_redraw_bytes_render_to_a_busy_screen_without_questions(tool):
     assert any(line.strip() for line in snap.lines)
     for profile in PROFILES.values():
         assert classify(profile, snap, Timing(30)).state in ("unknown", "working"), profile.name
+
+
+PROSE = {
+    "claude": ["❯ add a health endpoint", "● I added GET /health. Should it also report the database status?", "",
+               "✻ Worked for 12s", "─" * 60, "❯ ", "─" * 60, "  ? for shortcuts · ← for agents"],
+    "codex": ["› add a health endpoint", "", "• I added GET /health. Should it also report the database status?", "",
+              "› Ask Codex to do anything", "  gpt default · ~/proj", "  ← for agents · ? for shortcuts"],
+    "gemini": [" > add a health endpoint", " ✦ I added GET /health. Should it also report the database status?",
+               " " * 60 + "? for shortcuts", "─" * 60, " Shift+Tab to accept edits", " >   Type your message or @path/to/file"],
+}
+
+
+@pytest.mark.parametrize("name", list(PROSE))
+def test_an_agent_back_at_its_composer_with_a_question_in_prose_is_waiting_for_an_answer(name):
+    snap = snapshot_from_text("\n".join(PROSE[name]))
+    c = classify(PROFILES[name], snap, Timing(quiet_for=30))
+    assert (c.state, c.rule_id) == ("question", f"{name}.idle.prose_question")
+    assert c.block.endswith("Should it also report the database status?")
+    done = [line.replace("Should it also report the database status?", "Done.") for line in PROSE[name]]
+    assert classify(PROFILES[name], snapshot_from_text("\n".join(done)), Timing(quiet_for=30)).state == "idle"
