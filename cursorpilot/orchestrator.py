@@ -435,7 +435,7 @@ class Orchestrator:
         assert self._watch is not None
         snap = self.screen.snapshot()
         top = max(0, self._watch.anchor_row - snap.scrolled)
-        menu = parse_menu(list(snap.lines[top:]))
+        menu = parse_menu(list(snap.lines[top:]), {y - top for y in snap.styled if y >= top})
         if menu is not None and menu.current.label == label:
             self._check_until = None
             return True

@@ -154,7 +154,8 @@ def _result(rule: Rule, region: _Region, m: re.Match[str], snap: Snapshot) -> Cl
     else:
         row = len(region.rows) - 1
         block = region.rows[-1]  # a line-mode question is its own line; lines above are history
-    anchor = snap.scrolled + region.first_row + row
+    top = region.first_row + row  # the block's first row on screen
+    anchor = snap.scrolled + top
     return Classification(
         state=rule.kind.value,
         rule_id=rule.id,
@@ -164,7 +165,7 @@ def _result(rule: Rule, region: _Region, m: re.Match[str], snap: Snapshot) -> Cl
         key=f"{rule.id}@{anchor}:{_normal(_unmarked(block) if rule.kind == Kind.MENU else block)}",
         submit=rule.submit == "enter",
         anchor_row=anchor,
-        menu=parse_menu(block) if rule.kind == Kind.MENU else None,
+        menu=parse_menu(block, {y - top for y in snap.styled if y >= top}) if rule.kind == Kind.MENU else None,
         multiline=rule.multiline,
     )
 
@@ -223,6 +224,8 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
             recheck = wait if recheck is None else min(recheck, wait)
             continue
         found = _result(rule, region(rule), m, snap)
+        if rule.needs_menu and found.menu is None:
+            continue  # the words are there, but no options with a highlight under them
         if found.state == Kind.IDLE:
             return _prose_question(profile, snap, found) or found
         return found

@@ -66,8 +66,12 @@ def _strip(row: str) -> str:
     return _BORDER.sub("", row)
 
 
-def parse(rows: list[str] | str) -> Menu | None:
-    """The menu in these rows (a prompt block), or None when there is no highlighted option."""
+def parse(rows: list[str] | str, styled: frozenset[int] | set[int] = frozenset()) -> Menu | None:
+    """The menu in these rows (a prompt block), or None when there is no highlighted option.
+
+    styled: rows drawn in reverse video or on a coloured background; with no marker character
+    on screen, such a row is taken as the highlighted one.
+    """
     lines = [_strip(r) for r in (rows.split("\n") if isinstance(rows, str) else rows)]
     parsed = [_ROW.match(line) if line.strip() and not _DIVIDER.match(line) else None for line in lines]
     # The first highlighted row that has siblings ("> " in a banner is not a menu). Pointers first: a "●" may be
@@ -78,6 +82,11 @@ def parse(rows: list[str] | str) -> Menu | None:
                 menu = _menu_at(lines, parsed, at)
                 if menu is not None:
                     return menu
+    for at in sorted(styled):  # a highlight drawn only in reverse video or colour
+        if 0 <= at < len(lines) and parsed[at] is not None:
+            menu = _menu_at(lines, parsed, at)
+            if menu is not None:
+                return menu
     return None
 
 

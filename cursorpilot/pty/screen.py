@@ -26,6 +26,7 @@ class Snapshot:
     cursor_y: int
     scrolled: int  # rows that have scrolled off the top since the start
     version: int  # increases with every change; equal versions mean equal screens
+    styled: frozenset[int] = frozenset()  # rows whose text is in reverse video or on a coloured background
 
     @property
     def cursor_text(self) -> str:
@@ -51,6 +52,12 @@ def _render_row(line: dict, columns: int) -> str:
         out.append(data)
         skip = bool(data) and wcwidth(data[0]) == 2
     return "".join(out).rstrip()
+
+
+def _is_styled(line: dict, width: int) -> bool:
+    """Text shown in reverse video or on a background colour: how some menus mark the highlighted row."""
+    cells = [line[x] for x in range(width)]
+    return any((c.reverse or c.bg != "default") and c.data.strip() for c in cells)
 
 
 class _Cells(dict):
@@ -150,6 +157,7 @@ class TerminalScreen:
         self._queued = 0
         self._tail = ""
         self._rows: list[str] = []  # rendered rows, right-stripped, kept between snapshots
+        self._styled: set[int] = set()  # rows with reverse-video or coloured-background text
         self.fast_lines = 0  # lines that took the fast path (for benchmarks)
 
     def feed(self, data: bytes) -> str:
@@ -306,13 +314,17 @@ class TerminalScreen:
             return self._cached
         self.flush()
         s = self._screen
-        rows = self._rows
+        rows, styled = self._rows, self._styled
         if len(rows) != s.lines:
             rows[:] = [""] * s.lines
+            styled.clear()
             s.dirty.update(range(s.lines))
         for y in s.dirty:  # only rows pyte changed since the last snapshot are rendered again
             if 0 <= y < s.lines:
                 rows[y] = _render_row(s.buffer[y], s.columns)
+                styled.discard(y)
+                if _is_styled(s.buffer[y], len(rows[y])):
+                    styled.add(y)
         s.dirty.clear()
         self._cached = Snapshot(
             lines=tuple(rows),
@@ -320,6 +332,7 @@ class TerminalScreen:
             cursor_y=s.cursor.y,
             scrolled=s.scrolled,
             version=self._version,
+            styled=frozenset(styled),
         )
         return self._cached
 

@@ -7,7 +7,8 @@ Scenario steps, each ``select: {...}``:
   multi: false                   checkboxes; Space toggles, Enter confirms
   numbered: false                draw "1. " before each label
   digits: false                  digits jump to an option (Ink's select ignores them: false)
-  pointer: "❯"                   the highlight marker
+  pointer: "❯"                   the highlight marker ("" for none)
+  reverse: false                 draw the highlighted row in reverse video
   expect: label                  the choice the test wants; another one exits 1
   frozen: false                  arrows are read but the highlight never moves (a hung or mis-keyed TUI)
   header: [lines]                drawn above the question (a tool call being approved)
@@ -42,11 +43,14 @@ def _frame(step: dict, at: int, checked: set[int]) -> list[str]:
     rows = [*step.get("header", []), step["question"] if step.get("plain") else f"? {step['question']}"]
     for i, label in enumerate(step["options"]):
         first, *rest = str(label).split("\n")
-        mark = pointer if i == at else " "
+        mark = (pointer if i == at else " ") if pointer else ""
         box = ("◉ " if i in checked else "◯ ") if step.get("multi") else ""
         num = f"{i + 1}. " if step.get("numbered") else ""
         indent = " " * int(step.get("indent", 0))
-        rows.append(f"{indent}{mark} {box}{num}{first}")
+        text = f"{box}{num}{first}"
+        if step.get("reverse") and i == at:
+            text = f"\x1b[7m{text}\x1b[27m"
+        rows.append(f"{indent}{mark} {text}" if pointer else f"{indent}  {text}")
         rows += [indent + " " * (2 + len(box) + len(num)) + more for more in rest]
     rows.append(step.get("hint") or "(Use arrow keys" + (", space to select" if step.get("multi") else "") + ", enter to confirm)")
     return rows

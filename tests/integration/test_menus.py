@@ -112,3 +112,10 @@ def test_agent_menus_nobody_asked_about_get_no_keystroke(pilot):
     assert r.code == 0, r.stdout + r.stderr
     assert r.of("keys_sent") == [] and r.sim_events("unexpected_key") == []
     assert "working" in [s["state"] for s in r.of("screen_state")]
+
+
+def test_a_highlight_drawn_only_in_reverse_video(pilot):
+    r = pilot([*SIM, "menu", "menu-reverse"], rules="- {match: 'Which framework', reply: 'Vue'}\n")
+    assert r.code == 0, r.stdout + r.stderr
+    assert [e["chosen"] for e in r.sim_events("select")] == [["Vue"]]
+    assert [(c["highlighted"], c["keys"]) for c in r.of("menu_choice")] == [("React", "<down><enter>")]

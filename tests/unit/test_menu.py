@@ -96,3 +96,15 @@ def test_a_multi_select_reply_is_the_final_selection():
     keys, chosen = keys_for(menu, "lint, unit tests")
     assert [o.label for o in chosen] == ["lint", "unit tests"]
     assert keys == "<space><down><space><down><down><space><enter>"  # tick lint and unit tests, untick benchmarks
+
+
+def test_a_reverse_video_row_is_the_highlight_when_no_marker_is_drawn():
+    from cursorpilot.pty.screen import TerminalScreen
+
+    screen = TerminalScreen(40, 8)
+    screen.feed(b"? Which framework?\r\n  React\r\n  \x1b[7mVue\x1b[27m\r\n  Svelte\r\n")
+    snap = screen.snapshot()
+    assert snap.styled == {2}
+    menu = parse(list(snap.lines), snap.styled)
+    assert menu.current.label == "Vue" and [o.label for o in menu.options] == ["React", "Vue", "Svelte"]
+    assert parse(list(snap.lines)) is None  # without the styling there is no highlight to go by
