@@ -26,6 +26,7 @@ _ROW = re.compile(
 _DIVIDER = re.compile(r"^[\s─━═┄┈-]+$")
 _CHECKED = set("xX✓✔*◉●◎☑■◼")
 _RADIO = UNMARKED + "●"  # a radio button, or (questionary) a checkbox where the options' boxes are
+CONFIRM_WORDS = {"yes", "no", "allow", "approve", "accept", "deny", "reject", "cancel", "skip", "continue", "proceed"}
 _META = re.compile(r"(?i)^(type something|other|chat about this|something else)\b")
 
 
@@ -210,6 +211,8 @@ def _find(menu: Menu, wanted: str) -> Option | None:
         hits = [o for o in menu.options if test(o)]
         if len(hits) == 1:
             return hits[0]
+        if hits and w in CONFIRM_WORDS and all(re.match(rf"{re.escape(w)}\b", o.label.lower()) for o in hits):
+            return hits[0]  # "Yes" among "Yes, proceed" / "Yes, and don't ask again": menus list the narrowest first
         if hits:
             return None  # ambiguous: let the caller type it as it is, or escalate
     return None

@@ -9,6 +9,7 @@ Scenario steps, each ``select: {...}``:
   digits: false                  digits jump to an option (Ink's select ignores them: false)
   pointer: "❯"                   the highlight marker ("" for none)
   reverse: false                 draw the highlighted row in reverse video
+  border: false                  draw the dialog inside a rounded box (Gemini CLI)
   expect: label                  the choice the test wants; another one exits 1
   frozen: false                  arrows are read but the highlight never moves (a hung or mis-keyed TUI)
   header: [lines]                drawn above the question (a tool call being approved)
@@ -53,6 +54,9 @@ def _frame(step: dict, at: int, checked: set[int]) -> list[str]:
         rows.append(f"{indent}{mark} {text}" if pointer else f"{indent}  {text}")
         rows += [indent + " " * (2 + len(box) + len(num)) + more for more in rest]
     rows.append(step.get("hint") or "(Use arrow keys" + (", space to select" if step.get("multi") else "") + ", enter to confirm)")
+    if step.get("border"):
+        width = 70
+        rows = ["╭" + "─" * width + "╮", *(f"│ {r:<{width - 1}}│" for r in rows), "╰" + "─" * width + "╯"]
     return rows
 
 

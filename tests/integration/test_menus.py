@@ -119,3 +119,12 @@ def test_a_highlight_drawn_only_in_reverse_video(pilot):
     assert r.code == 0, r.stdout + r.stderr
     assert [e["chosen"] for e in r.sim_events("select")] == [["Vue"]]
     assert [(c["highlighted"], c["keys"]) for c in r.of("menu_choice")] == [("React", "<down><enter>")]
+
+
+@pytest.mark.parametrize("tool", ["codex", "gemini"])
+def test_codex_and_gemini_approval_menus(pilot, tool):
+    r = pilot([*SIM, "menu", f"menu-{tool}-approval"], "--profile", tool, "--provider", "mock", rules='["Yes"]\n')
+    assert r.code == 0, r.stdout + r.stderr
+    assert f"{tool}.approval" in [s["rule_id"] for s in r.of("screen_state")]
+    [chosen] = [e["chosen"] for e in r.sim_events("select")]
+    assert chosen == [{"codex": "Yes, proceed (y)", "gemini": "Yes, allow once"}[tool]]  # once, not always

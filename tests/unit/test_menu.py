@@ -108,3 +108,11 @@ def test_a_reverse_video_row_is_the_highlight_when_no_marker_is_drawn():
     menu = parse(list(snap.lines), snap.styled)
     assert menu.current.label == "Vue" and [o.label for o in menu.options] == ["React", "Vue", "Svelte"]
     assert parse(list(snap.lines)) is None  # without the styling there is no highlight to go by
+
+
+def test_a_bare_yes_or_no_picks_the_first_option_starting_with_it():
+    menu = parse("Would you like to run the following command?\n› 1. Yes, proceed (y)\n"
+                 "  2. Yes, and don't ask again for this command (p)\n  3. No, and tell Codex what to do differently (esc)\n")
+    assert keys_for(menu, "Yes")[1][0].label == "Yes, proceed (y)"  # once, not always
+    assert keys_for(menu, "no")[1][0].number == 3
+    assert keys_for(menu, "yes, and don't ask again")[1][0].number == 2
