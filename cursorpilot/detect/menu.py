@@ -38,6 +38,7 @@ class Option:
     detail: str = ""  # lines under the label
     checked: bool | None = None  # multi-select: its box; None in single-select
     meta: bool = False  # "Type something", "Other": not an answer by itself
+    row: int = -1  # its first row in the rows parsed
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +84,10 @@ def parse(rows: list[str] | str, styled: frozenset[int] | set[int] = frozenset()
                 menu = _menu_at(lines, parsed, at)
                 if menu is not None:
                     return menu
-    for at in sorted(styled):  # a highlight drawn only in reverse video or colour
+    for at in sorted(styled):  # a highlight drawn only in reverse video or colour: one styled option, the others plain
         if 0 <= at < len(lines) and parsed[at] is not None:
             menu = _menu_at(lines, parsed, at)
-            if menu is not None:
+            if menu is not None and sum(1 for o in menu.options if o.row in styled) == 1:
                 return menu
     return None
 
@@ -121,7 +122,7 @@ def _menu_at(lines: list[str], parsed: list, at: int) -> Menu | None:
         if i == at:
             highlighted = len(options)
         check = m.group("check") or (m.group("mark") if boxed and _radio(m) and m.start("mark") == col else None)
-        current = {"index": len(options), "label": m.group("label"), "number": int(m.group("num")) if m.group("num") else None,
+        current = {"index": len(options), "row": i, "label": m.group("label"), "number": int(m.group("num")) if m.group("num") else None,
                    "detail": "", "checked": None if check is None else any(ch in _CHECKED for ch in check),
                    "meta": bool(_META.match(m.group("label")))}
     if current is not None:

@@ -26,7 +26,7 @@ class Snapshot:
     cursor_y: int
     scrolled: int  # rows that have scrolled off the top since the start
     version: int  # increases with every change; equal versions mean equal screens
-    styled: frozenset[int] = frozenset()  # rows whose text is in reverse video or on a coloured background
+    styled: frozenset[int] = frozenset()  # rows in reverse video, on a background colour, or all in one colour
 
     @property
     def cursor_text(self) -> str:
@@ -55,9 +55,12 @@ def _render_row(line: dict, columns: int) -> str:
 
 
 def _is_styled(line: dict, width: int) -> bool:
-    """Text shown in reverse video or on a background colour: how some menus mark the highlighted row."""
-    cells = [line[x] for x in range(width)]
-    return any((c.reverse or c.bg != "default") and c.data.strip() for c in cells)
+    """Text in reverse video, on a background colour, or all of it in one foreground colour: how menus
+    with no marker character show the highlighted row."""
+    cells = [c for c in (line[x] for x in range(width)) if c.data.strip()]
+    if any(c.reverse or c.bg != "default" for c in cells):
+        return True
+    return bool(cells) and cells[0].fg != "default" and all(c.fg == cells[0].fg for c in cells)
 
 
 class _Cells(dict):

@@ -82,3 +82,11 @@ def test_program_that_does_not_react_gets_enter_twice_then_escalation(pilot):
     assert r.code == 3
     assert [e["attempt"] for e in r.of("enter_retry")] == [1, 2]
     assert "did not react" in r.of("run_finished")[0]["reason"]
+
+
+def test_aider_confirm_prompts(pilot):
+    rules = "- {match: 'Add .* to the chat', reply: y}\n- {match: 'Create new file', reply: y}\n"
+    r = pilot([*SIM, "line", "line-aider"], "--profile", "aider", rules=rules)
+    assert r.code == 0, r.stdout + r.stderr
+    assert [e["text"] for e in r.sim_events("confirm")] == ["y", "y"]
+    assert [a["rule_id"] for a in r.of("answer")] == ["aider.confirm", "aider.confirm"]

@@ -116,3 +116,16 @@ def test_a_bare_yes_or_no_picks_the_first_option_starting_with_it():
     assert keys_for(menu, "Yes")[1][0].label == "Yes, proceed (y)"  # once, not always
     assert keys_for(menu, "no")[1][0].number == 3
     assert keys_for(menu, "yes, and don't ask again")[1][0].number == 2
+
+
+def test_a_highlight_in_its_own_colour_counts_but_a_menu_in_one_colour_has_none():
+    from cursorpilot.pty.screen import TerminalScreen
+
+    screen = TerminalScreen(40, 8)
+    screen.feed(b"? Which framework?\r\n  React\r\n  \x1b[36mVue\x1b[39m\r\n  Svelte\r\n")
+    snap = screen.snapshot()
+    assert parse(list(snap.lines), snap.styled).current.label == "Vue"
+    screen = TerminalScreen(40, 8)
+    screen.feed(b"? Which framework?\r\n\x1b[36m  React\r\n  Vue\r\n  Svelte\x1b[39m\r\n")  # every option cyan: no highlight
+    snap = screen.snapshot()
+    assert parse(list(snap.lines), snap.styled) is None
