@@ -1,13 +1,15 @@
 """The menu model: options, highlight and kind of a selection prompt, read from rendered rows.
 
-Pure text in, data out. A menu is found from its highlighted row: a marker (❯ › > ● ▶ → ◆)
+Pure text in, data out. A menu is found from its highlighted row: a marker (❯ › » > ● ▶ → ➤)
 at the start of a row, optionally inside a box border. Its siblings are the rows that start
 their text in the same column: the number column when options are numbered (``1.``, ``2)``),
 else the label column. Rows indented further belong to the option above (a second line or a
-description). Dividers are skipped; a blank row or a row starting left of the options ends it.
-A checkbox on the options (``[ ]``, ``[x]``, ``◯``, ``◉``, ``☐``, ``☑``) makes it multi-select.
+description). Dividers are skipped; a blank row (except between numbered options) or a row
+starting left of the options ends it. A checkbox on the options (``[ ]``, ``[x]``, ``◯``, ``◉``,
+``☐``, ``☑``; questionary's ``○``/``●`` after its ``»``) makes it multi-select.
 
-Reverse-video or colour-only highlights carry no marker in text and are not found here.
+Reverse-video or colour-only highlights carry no marker in text: the caller passes the rows the
+screen saw styled (``styled``), and the one styled option is taken as the highlighted one.
 """
 
 from __future__ import annotations
