@@ -82,9 +82,7 @@ def load(path: Path, cols: int = 120, rows: int = 40) -> Recording:
 def decisions(rec: Recording, profile: Profile) -> list[Decision]:
     if rec.kind == "screen":
         # A capture has no cursor: put it at the end of the last line with text, where a line-mode prompt waits.
-        lines = rec.data.decode(errors="replace").split("\n")[: rec.rows]
-        last = max((i for i, line in enumerate(lines) if line.strip()), default=0)
-        snap = snapshot_from_text("\n".join(lines), cursor=(len(lines[last].rstrip()), last), cols=rec.cols, rows=rec.rows)
+        snap = snapshot_from_text(rec.data.decode(errors="replace"), cols=rec.cols, rows=rec.rows, at_line_end=True)
         return [_decision(None, classify(profile, snap, Timing(QUIET_AT_END)))]
     screen = TerminalScreen(rec.cols, rec.rows)
     if rec.kind == "raw":

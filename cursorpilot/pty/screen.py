@@ -170,9 +170,11 @@ class TerminalScreen:
             self._queue.append(text)
             self._queued += len(text)
             self._version += 1
-            probe = self._tail + text  # a query may be split across reads
-            self._tail = probe[-16:]
-            if self._queued >= FLUSH_CHARS or ("\x1b" in probe and _QUERY.search(probe)):
+            # A query may be split across reads: look at the end of the last read too, but copy nothing
+            # unless there is an escape at all (a flood hands over 64 KB per read).
+            query = ("\x1b" in text or "\x1b" in self._tail) and _QUERY.search(self._tail + text)
+            self._tail = text[-16:] if len(text) >= 16 else (self._tail + text)[-16:]
+            if self._queued >= FLUSH_CHARS or query:
                 self.flush()
         return text
 
@@ -287,7 +289,7 @@ class TerminalScreen:
         self.flush()
         cols = self._screen.columns
         return [
-            row if isinstance(row, str) else row.text if isinstance(row, _SkippedRow) else "".join(row[x].data for x in range(cols)).rstrip()
+            row if isinstance(row, str) else row.text if isinstance(row, _SkippedRow) else _render_row(row, cols)
             for row in self._screen.scrollback
         ]
 
@@ -346,11 +348,14 @@ class TerminalScreen:
         self._version += 1
 
 
-def snapshot_from_text(text: str, cursor: tuple[int, int] | None = None, cols: int = 120, rows: int = 40) -> Snapshot:
-    """A snapshot of a plain-text screen (a capture file); cursor defaults to after the last non-blank row."""
+def snapshot_from_text(
+    text: str, cursor: tuple[int, int] | None = None, cols: int = 120, rows: int = 40, at_line_end: bool = False
+) -> Snapshot:
+    """A snapshot of a plain-text screen (a capture file). Without a cursor: on the row after the last
+    one with text, or with at_line_end at the end of that row (where a line-mode prompt waits)."""
     lines = [line.rstrip() for line in text.split("\n")][:rows]
     lines += [""] * (rows - len(lines))
     if cursor is None:
         last = max((i for i, line in enumerate(lines) if line.strip()), default=0)
-        cursor = (0, min(last + 1, rows - 1))
+        cursor = (len(lines[last]), last) if at_line_end else (0, min(last + 1, rows - 1))
     return Snapshot(tuple(lines), cursor[0], cursor[1], 0, 0)
