@@ -20,7 +20,7 @@ import structlog
 
 from cursorpilot.asking import PromptFiler
 from cursorpilot.detect.classifier import SETTLING, Classification, Timing, classify, headline
-from cursorpilot.detect.menu import keys_for
+from cursorpilot.detect.menu import keys_for, typed_as_is
 from cursorpilot.detect.menu import parse as parse_menu
 from cursorpilot.detect.profiles import Kind, Profile
 from cursorpilot.errors import ExitCode
@@ -400,7 +400,7 @@ class Orchestrator:
             typed, chosen = mapped
             self.tx.emit("menu_choice", rule_id=c.rule_id, reply=text, options=[o.label for o in chosen], keys=typed,
                          highlighted=c.menu.current.label, multi=c.menu.multi)
-        elif c.menu is not None and "<" not in text and len(text.strip()) > 1:
+        elif c.menu is not None and not typed_as_is(text):
             self._escalate(c, f"the reply {text!r} names none of the options ({', '.join(o.label for o in c.menu.options)})")
             return
         try:

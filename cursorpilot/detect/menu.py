@@ -177,8 +177,10 @@ def keys_for(menu: Menu, reply: str) -> tuple[str, list[Option]] | None:
     (labels separated by commas): for each option whose box must change, move there and
     press Space; then Enter. Returns the keys and the options chosen, in order.
     """
+    if typed_as_is(reply):
+        return None
     wanted = [w.strip() for w in (reply.split(",") if menu.multi else [reply]) if w.strip()]
-    if not wanted or any("<" in w for w in wanted):
+    if not wanted:
         return None
     chosen = []
     for w in wanted:
@@ -198,10 +200,16 @@ def keys_for(menu: Menu, reply: str) -> tuple[str, list[Option]] | None:
     return "".join(keys), chosen
 
 
+def typed_as_is(reply: str) -> bool:
+    """Key tokens, and a single letter (a key the prompt offers: [a], (y)), are not option names."""
+    w = reply.strip().strip("'\"").rstrip(".")
+    return "<" in reply or (len(w) == 1 and not w.isdigit())
+
+
 def _find(menu: Menu, wanted: str) -> Option | None:
+    if typed_as_is(wanted):
+        return None
     w = wanted.strip().strip("'\"").rstrip(".").lower()
-    if len(w) == 1 and not w.isdigit():
-        return None  # a letter is a key the prompt offers ([a], (y)): typed as it is
     if w.isdigit():
         n = int(w)
         by_number = [o for o in menu.options if o.number == n]
