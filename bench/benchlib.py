@@ -14,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +60,25 @@ def measure(cmd: list[str], *, cwd: Path | None = None, env: dict | None = None,
         err.seek(0)
         text_out, text_err = out.read().decode(errors="replace"), err.read().decode(errors="replace")
     return Measured(proc.returncode, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text_out, text_err)
+
+
+@contextmanager
+def scratch(name: str, keep: bool = False) -> Iterator[Path]:
+    """A fresh folder for one benchmark's runs, removed afterwards unless keep."""
+    work = Path(tempfile.mkdtemp(prefix=f"cp-bench-{name}-"))
+    try:
+        yield work
+    finally:
+        if keep:
+            print(f"kept {work}", flush=True)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def show_failure(m: Measured, label: str = "pilot") -> None:
+    """One line saying why a run did not exit 0 (the end of what it printed)."""
+    if m.rc != 0:
+        print(f"{label} exited {m.rc}: {(m.stderr or m.stdout).strip()[-400:]}", flush=True)
 
 
 CHILDREN = [sys.executable, str(Path(__file__).resolve().parent / "children.py")]

@@ -22,11 +22,10 @@ import os
 import shutil
 import statistics
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
-from benchlib import CHILDREN, Report, answered_run, records
+from benchlib import CHILDREN, Report, answered_run, records, scratch, show_failure
 
 LINE_LEN = 100
 QUESTION = b"Continue? [y/N] "
@@ -81,8 +80,7 @@ def run_pilot(mb: float, work: Path, n: int = 0) -> tuple[float, float, float, i
     flood_bytes = cut if cut >= 0 else len(raw)
     expected = (int(mb * 1024 * 1024) // LINE_LEN) * (LINE_LEN + 1)  # the tty turns each \n into \r\n
     answers = sum(1 for r in records(log) if r["type"] == "answer")
-    if m.rc != 0:
-        print(f"pilot exited {m.rc}: {m.stderr.strip()[-300:]}", flush=True)
+    show_failure(m)
     drain = cast_drain(log / "session.cast") if (log / "session.cast").exists() else float("nan")
     return m.wall_s, drain, m.maxrss_mb, expected - flood_bytes, answers, m.rc
 
@@ -96,9 +94,8 @@ def main() -> int:
     sizes = [float(s) for s in args.sizes.split(",")]
     report = Report("flood")
     report.figure("cpu cores", os.cpu_count() or 0)
-    work = Path(tempfile.mkdtemp(prefix="cp-bench-flood-"))
     rss: list[float] = []
-    try:
+    with scratch("flood", args.keep) as work:
         for mb in sizes:
             runs = args.repeat if mb == sizes[0] else 1
             base = [baseline(mb) for _ in range(runs)]
@@ -132,11 +129,6 @@ def main() -> int:
             growth = rss[-1] - rss[0]
             report.figure("RSS growth smallest->largest", growth, "MB")
             report.target(growth <= 15, "RSS does not grow with output (<= 15 MB)")
-    finally:
-        if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
-        else:
-            print(f"kept {work}")
     return report.finish()
 
 

@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import sys
-import tempfile
-from pathlib import Path
 
-from benchlib import ROOT, Report, measure, pilot, records
+from benchlib import ROOT, Report, measure, pilot, records, scratch, show_failure
 
 sys.path.insert(0, str(ROOT))
 
@@ -51,11 +48,10 @@ def main() -> int:
     ap.add_argument("--budget", type=int, default=3000, help="--context-tokens given to the pilot")
     args = ap.parse_args()
     report = Report("prompt_size")
-    work = Path(tempfile.mkdtemp(prefix="cp-bench-prompts-"))
     estimated: list[int] = []
     measured: list[int] = []
     calls = logical = 0
-    try:
+    with scratch("prompts", False) as work:
         with FakeLLM(answer=answer) as server:
             cases = [(n, "cursor", [sys.executable, "-m", "cursorpilot.sim", "cursor", n, "Add a /health endpoint"]) for n in SCENARIOS]
             for name, profile, command in [*cases, ("long-output", "generic", LONG)]:
@@ -68,8 +64,7 @@ def main() -> int:
                 asked = [r for r in records(log) if r["type"] == "provider_request"]
                 sizes = [r["prompt_tokens_est"] for r in asked]
                 report.figure(f"{name}: exit code", m.rc)
-                if m.rc != 0:
-                    print(f"{name}: {(m.stderr or m.stdout).strip()[-300:]}", flush=True)
+                show_failure(m, name)
                 report.figure(f"{name}: prompts to the LLM / LLM calls", f"{len(asked)} / {len(reqs)}")
                 if sizes:
                     report.figure(f"{name}: prompt tokens mean / max", f"{statistics.mean(sizes):.0f} / {max(sizes)}")
@@ -87,8 +82,6 @@ def main() -> int:
         report.target(logical > 0 and calls == logical, "LLM calls per logical prompt == 1.0")
         report.target(bool(measured) and statistics.mean(measured) <= 1500, "mean prompt <= 1,500 tokens")
         report.target(max(measured, default=0) <= args.budget, f"max prompt <= budget ({args.budget})")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     return report.finish()
 
 

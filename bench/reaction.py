@@ -13,13 +13,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
-from benchlib import CHILDREN, Report, answered_run, percentile, records
+from benchlib import (
+    CHILDREN,
+    Report,
+    answered_run,
+    percentile,
+    records,
+    scratch,
+    show_failure,
+)
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -38,8 +44,7 @@ def main() -> int:
     ap.add_argument("--prompts", type=int, default=50)
     args = ap.parse_args()
     report = Report("reaction")
-    work = Path(tempfile.mkdtemp(prefix="cp-bench-reaction-"))
-    try:
+    with scratch("reaction", False) as work:
         times = work / "times.jsonl"
         m, log = answered_run(work, "Question \\d+: Continue\\?", [*CHILDREN, "prompts", str(args.prompts), str(times)])
         rows = [json.loads(line) for line in times.read_text().splitlines()] if times.exists() else []
@@ -60,10 +65,7 @@ def main() -> int:
         report.target(len(rows) == args.prompts and m.rc == 0, f"all {args.prompts} prompts answered, exit 0")
         report.target(bool(overhead) and percentile(overhead, 95) <= 30, "overhead p95 <= 30 ms")
         report.target(bool(reaction) and statistics.median(reaction) <= settle * 1000 + 30, "reaction p50 <= settle + 30 ms")
-        if m.rc != 0:
-            print(m.stderr.strip()[-400:], flush=True)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        show_failure(m)
     return report.finish()
 
 

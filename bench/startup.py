@@ -13,10 +13,9 @@ import argparse
 import os
 import shutil
 import statistics
-import tempfile
 from pathlib import Path
 
-from benchlib import ROOT, Report, measure, pilot
+from benchlib import ROOT, Report, measure, pilot, scratch
 
 VENDORS = ("openai", "anthropic", "httpx")
 
@@ -32,8 +31,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=15)
     args = ap.parse_args()
     report = Report("startup")
-    work = Path(tempfile.mkdtemp(prefix="cp-bench-startup-"))
-    try:
+    with scratch("startup", False) as work:
         version = [*pilot(), "--version"]
         plan = ROOT / "plans" / "line-tools.yaml"
         dry = [*pilot(), "run", "--quiet", "--dry-run", "--plan", str(plan), "--log", str(work / "log")]
@@ -56,8 +54,6 @@ def main() -> int:
         report.target(statistics.median(x.wall_s for x in v) <= 0.3, "--version median <= 300 ms")
         report.target(not vendors_v and not vendors_d, "no vendor SDK imported")
         report.target(all(x.rc == 0 for x in v + d), "every run exits 0")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     return report.finish()
 
 

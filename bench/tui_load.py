@@ -12,12 +12,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import tempfile
-from pathlib import Path
 
-from benchlib import CHILDREN, Report, answered_run, records
-
+from benchlib import CHILDREN, Report, answered_run, records, scratch, show_failure
 
 
 def main() -> int:
@@ -26,8 +22,7 @@ def main() -> int:
     ap.add_argument("--rate", type=float, default=20000.0, help="bytes per second the child writes")
     args = ap.parse_args()
     report = Report("tui_load")
-    work = Path(tempfile.mkdtemp(prefix="cp-bench-tui-"))
-    try:
+    with scratch("tui", False) as work:
         child_usage = work / "child.json"
         m, log = answered_run(work, "Continue\\?", [*CHILDREN, "tui", str(args.seconds), str(args.rate), str(child_usage)])
         child = json.loads(child_usage.read_text()) if child_usage.exists() else {"cpu_s": 0.0, "frames": 0}
@@ -47,10 +42,7 @@ def main() -> int:
         report.figure("screen states seen", " ".join(dict.fromkeys(s for s in states if s)))
         report.target(pilot_cpu / m.wall_s <= 0.15, "pilot cpu <= 15% of one core")
         report.target(answers == 1 and m.rc == 0, "the question answered once, exit 0")
-        if m.rc != 0:
-            print(m.stderr.strip()[-400:], flush=True)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        show_failure(m)
     return report.finish()
 
 
