@@ -560,7 +560,7 @@ class Orchestrator:
     def _record_state(self, c: Classification) -> None:
         if c.state == SETTLING:
             return
-        current = (c.state, c.rule_id if c.state == Kind.WORKING else c.key)
+        current = c.decision
         if current == self._last:
             return
         self._last = current

@@ -93,9 +93,8 @@ def decisions(rec: Recording, profile: Profile) -> list[Decision]:
 
     def note(t: float, c: Classification) -> None:
         nonlocal last
-        key = (c.state, c.rule_id, None if c.state == "working" else c.key)  # a working line changes all the time
-        if c.state != SETTLING and key != last:
-            last = key
+        if c.state != SETTLING and c.decision != last:
+            last = c.decision
             out.append(_decision(t, c))
 
     times = [t for t, code, _ in rec.events if code == "o"]

@@ -50,6 +50,12 @@ class Classification:
     def answerable(self) -> bool:
         return self.state in ANSWERABLE
 
+    @property
+    def decision(self) -> tuple[str, str | None]:
+        """What a change of classification is judged by: a working screen by its rule (its line changes all
+        the time), anything else by the prompt's identity."""
+        return self.state, self.rule_id if self.state == Kind.WORKING else self.key
+
 
 @lru_cache(maxsize=1024)
 def _rx(pattern: str) -> re.Pattern[str]:
