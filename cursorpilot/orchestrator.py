@@ -177,7 +177,7 @@ class Orchestrator:
             if chunk:
                 self._on_output(chunk)
             else:
-                self.recorder.flush()  # output paused: the cast catches up
+                self.recorder.idle()  # output paused: the cast catches up
             if not chunk and not self.driver.alive():
                 rest = self.driver.drain()
                 if rest:
@@ -207,6 +207,8 @@ class Orchestrator:
             deadlines.append(self._watch.due)
         if self._asking is not None:
             deadlines.append(now + ASK_POLL)
+        if self.recorder.due is not None:
+            deadlines.append(self.recorder.due)
         return max(0.0, min(deadlines) - now)
 
     @property
@@ -214,8 +216,8 @@ class Orchestrator:
         return self._profile.settle_ms / 1000
 
     def _on_output(self, chunk: bytes) -> None:
-        text = self.screen.feed(chunk)
-        self.recorder.output(chunk, text)
+        self.recorder.output(chunk)
+        self.screen.feed(chunk)
         replies = self.screen.take_replies()
         if replies:
             assert self.driver is not None

@@ -2,20 +2,32 @@
 
 ``asciinema play <log>/session.cast`` replays the session; input events ("i") show
 what cursor-pilot typed.
+
+Reading the pty must never wait for the cast. A pty buffers about 18 KB, so every
+microsecond spent per read stalls the program once that is full. While output streams,
+only session.raw is written (a buffered copy) and the cast keeps an index: for each
+CAST_BATCH_S of output, its first byte's time and where it ends in session.raw. The
+JSON events are written from session.raw once output has paused for CAST_QUIET_S, a
+slice at a time, before anything is typed, and at the end.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
+from collections import deque
 from pathlib import Path
 
 from cursorpilot.clock import Clock
 
 
 _PLAIN = bytes(range(0x20, 0x7F)) + b"\r\n"
-CAST_BATCH_S = 0.02
-CAST_BATCH_CHARS = 256 * 1024
+CAST_BATCH_S = 0.02  # output within this long of an event's first byte joins that event
+CAST_BATCH_BYTES = 256 * 1024  # the most one cast event holds
+CAST_QUIET_S = 0.02  # output paused this long: the cast catches up
+CAST_SLICE_BYTES = 1024 * 1024  # the most one catch-up converts, so reading resumes within a few ms
+CAST_MAX_LAG = 1024  # pending events beyond this are converted even while output streams (bounded memory)
 
 
 class SessionRecorder:
@@ -26,7 +38,8 @@ class SessionRecorder:
         suffix = "" if step == 1 else f"-{step:02d}"
         self.raw_path = log_dir / f"session{suffix}.raw"
         self.cast_path = log_dir / f"session{suffix}.cast"
-        self._raw = open(self.raw_path, "wb", buffering=CAST_BATCH_CHARS)  # flushed with the cast: within CAST_BATCH_S
+        self._raw = open(self.raw_path, "wb", buffering=CAST_BATCH_BYTES)  # flushed per event: within CAST_BATCH_S
+        self._raw_in = open(self.raw_path, "rb", buffering=0)  # the cast reads its text back from here
         self._cast = open(self.cast_path, "wb", buffering=0)  # whole lines only: a killed run leaves a valid cast
         header = {
             "version": 2,
@@ -37,11 +50,69 @@ class SessionRecorder:
             "env": {"TERM": "xterm-256color", "SHELL": os.environ.get("SHELL", "/bin/sh")},
         }
         self._cast.write(json.dumps(header).encode() + b"\n")
-        self.bytes_out = 0
-        self._pending: list[str] = []  # output text not yet in the cast, its bytes, and when it started
-        self._pending_raw: list[bytes] = []
-        self._pending_at = 0.0
-        self._pending_chars = 0
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.bytes_out = 0  # bytes in session.raw
+        self._cast_at = 0  # bytes of session.raw already in the cast
+        self._events: deque[list[float]] = deque()  # [first byte time, end offset in session.raw], not yet in the cast
+        self._last_output = 0.0
+
+    def output(self, raw: bytes) -> None:
+        """Record what the program wrote: the bytes now, the cast event's index entry."""
+        if not raw:
+            return
+        now = self._clock.monotonic()
+        self._raw.write(raw)
+        self.bytes_out += len(raw)
+        self._last_output = now
+        events = self._events
+        if events and now - events[-1][0] < CAST_BATCH_S and self.bytes_out - self._event_start() <= CAST_BATCH_BYTES:
+            events[-1][1] = self.bytes_out
+            return
+        self._raw.flush()  # a new event starts: session.raw is never more than one event behind
+        events.append([now, self.bytes_out])
+        if len(events) > CAST_MAX_LAG:
+            self._convert(CAST_SLICE_BYTES)
+
+    def _event_start(self) -> int:
+        return self._events[-2][1] if len(self._events) > 1 else self._cast_at
+
+    @property
+    def due(self) -> float | None:
+        """When idle() has cast events to write: once output has been quiet for CAST_QUIET_S."""
+        return self._last_output + CAST_QUIET_S if self._events else None
+
+    def idle(self) -> None:
+        """Output paused (a read found nothing): write a slice of the pending cast events, if it paused long enough."""
+        if self._events and self._clock.monotonic() - self._last_output >= CAST_QUIET_S:
+            self._convert(CAST_SLICE_BYTES)
+
+    def input(self, data: bytes) -> None:
+        self.flush()
+        self._event(self._clock.monotonic(), "i", data.decode("utf-8", errors="replace"))
+
+    def flush(self) -> None:
+        """Everything recorded so far into session.raw and the cast; before typing, and at the end."""
+        self._convert(None)
+        self._raw.flush()
+
+    def _convert(self, budget: int | None) -> None:
+        """Write pending output events to the cast, reading their bytes back from session.raw."""
+        if not self._events:
+            return
+        self._raw.flush()
+        done = 0
+        while self._events and (budget is None or done < budget):
+            t, end = self._events[0]
+            size = min(end - self._cast_at, CAST_BATCH_BYTES, CAST_BATCH_BYTES if budget is None else budget - done)
+            self._raw_in.seek(self._cast_at)
+            raw = self._raw_in.read(size)
+            self._cast_at += len(raw)
+            done += len(raw)
+            text = self._decoder.decode(raw)
+            if text:
+                self._event(t, "o", text, raw)
+            if self._cast_at >= end or not raw:
+                self._events.popleft()
 
     def _event(self, t: float, code: str, text: str, raw: bytes = b"") -> None:
         head = f"[{round(t - self._t0, 6)}, {json.dumps(code)}, ".encode()
@@ -57,42 +128,9 @@ class SessionRecorder:
             body = json.dumps(text, ensure_ascii=False).encode()
         self._cast.write(head + body + b"]\n")
 
-    def output(self, raw: bytes, text: str) -> None:
-        """Record what the program wrote: raw bytes exactly, decoded text for the cast.
-
-        Output that streams in is joined into one cast event per CAST_BATCH_S (a flood
-        would otherwise cost one JSON line per read); its time is that of its first byte.
-        """
-        self._raw.write(raw)
-        self.bytes_out += len(raw)
-        if not text:
-            return
-        now = self._clock.monotonic()
-        if not self._pending:
-            self._pending_at = now
-        self._pending.append(text)
-        self._pending_raw.append(raw)
-        self._pending_chars += len(text)
-        if now - self._pending_at >= CAST_BATCH_S or self._pending_chars >= CAST_BATCH_CHARS:
-            self.flush()
-
-    def input(self, data: bytes) -> None:
-        self.flush()
-        self._event(self._clock.monotonic(), "i", data.decode("utf-8", errors="replace"))
-
-    def flush(self) -> None:
-        """Write pending output to the cast and the raw file; called when output pauses, before input, and at the end."""
-        self._raw.flush()
-        if self._pending:
-            self._event(self._pending_at, "o", "".join(self._pending), b"".join(self._pending_raw))
-            self._pending.clear()
-            self._pending_raw.clear()
-            self._pending_chars = 0
-
     def close(self) -> None:
         if not self._cast.closed:
             self.flush()
-        for fh in (self._raw, self._cast):
+        for fh in (self._raw, self._cast, self._raw_in):
             if not fh.closed:
-                fh.flush()
                 fh.close()

@@ -1,19 +1,17 @@
 """The session recording: session.raw holds every byte; session.cast replays the same text with the right times."""
 
-import codecs
 import json
 import random
 
 from cursorpilot.clock import FakeClock
-from cursorpilot.recording import CAST_BATCH_S, SessionRecorder
+from cursorpilot.recording import CAST_BATCH_S, CAST_MAX_LAG, CAST_QUIET_S, CAST_SLICE_BYTES, SessionRecorder
 
 
 def record(tmp_path, chunks, gap=0.001):
     clock = FakeClock()
     rec = SessionRecorder(tmp_path, clock, 80, 24, ["prog"])
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     for chunk in chunks:
-        rec.output(chunk, decoder.decode(chunk))
+        rec.output(chunk)
         clock.advance(gap)
     rec.input(b"y")
     rec.close()
@@ -43,3 +41,64 @@ def test_streaming_output_is_batched_but_keeps_its_first_byte_time(tmp_path):
     assert outputs[0][0] == 0.0 and "".join(e[2] for e in outputs) == b"".join(chunks).decode()
     times = [e[0] for e in events]
     assert times == sorted(times)
+
+
+def cast_lines(tmp_path):
+    return [json.loads(line) for line in (tmp_path / "session.cast").read_text().splitlines()[1:]]
+
+
+def test_streaming_output_waits_for_a_pause_before_it_goes_into_the_cast(tmp_path):
+    clock = FakeClock()
+    rec = SessionRecorder(tmp_path, clock, 80, 24, ["prog"])
+    for i in range(50):
+        rec.output(b"line %d\r\n" % i)
+        rec.idle()  # reads keep finding output: nothing is converted yet
+        clock.advance(CAST_QUIET_S / 2)
+    assert cast_lines(tmp_path) == [] and rec.due is not None
+    assert (tmp_path / "session.raw").read_bytes().startswith(b"line 0\r\n")  # the bytes themselves are on disk
+    clock.advance(2 * CAST_QUIET_S)
+    rec.idle()
+    assert "".join(e[2] for e in cast_lines(tmp_path)) == "".join(f"line {i}\r\n" for i in range(50))
+    assert rec.due is None
+    rec.close()
+
+
+def test_a_catch_up_converts_one_slice_at_a_time(tmp_path):
+    clock = FakeClock()
+    rec = SessionRecorder(tmp_path, clock, 80, 24, ["prog"])
+    block = b"x" * 99 + b"\n"
+    for _ in range(3 * CAST_SLICE_BYTES // (64 * 1024)):
+        rec.output(block * (64 * 1024 // 100))
+        clock.advance(CAST_BATCH_S)
+    clock.advance(2 * CAST_QUIET_S)
+    sizes = []
+    while rec.due is not None:
+        rec.idle()
+        sizes.append(sum(len(e[2]) for e in cast_lines(tmp_path)))
+    assert len(sizes) >= 3 and all(b - a <= CAST_SLICE_BYTES for a, b in zip([0, *sizes], sizes))
+    assert sizes[-1] == rec.bytes_out
+    rec.close()
+
+
+def test_endless_streaming_converts_anyway_so_memory_stays_bounded(tmp_path):
+    clock = FakeClock()
+    rec = SessionRecorder(tmp_path, clock, 80, 24, ["prog"])
+    for i in range(CAST_MAX_LAG * 2):
+        rec.output(b"%d\r\n" % i)
+        clock.advance(2 * CAST_BATCH_S)  # every read starts a new event, and no read ever finds nothing (no idle())
+    assert len(rec._events) <= CAST_MAX_LAG
+    assert cast_lines(tmp_path)  # the oldest events went in while output streamed
+    rec.close()
+    assert "".join(e[2] for e in cast_lines(tmp_path)) == "".join(f"{i}\r\n" for i in range(CAST_MAX_LAG * 2))
+
+
+def test_a_recording_left_unclosed_is_still_a_valid_cast(tmp_path):
+    clock = FakeClock()
+    rec = SessionRecorder(tmp_path, clock, 80, 24, ["prog"])
+    rec.output(b"before the pause\r\n")
+    clock.advance(2 * CAST_QUIET_S)
+    rec.idle()
+    rec.output(b"still streaming when killed\r\n")
+    # no close(): the process died here
+    events = cast_lines(tmp_path)
+    assert [e[2] for e in events] == ["before the pause\r\n"]

@@ -19,16 +19,16 @@ def make_cast(tmp_path):
     clock = FakeClock()
     rec = SessionRecorder(tmp_path, clock, 80, 24, ["installer"])
     for i in range(5):  # a spinner redrawn in place for a while
-        rec.output(b"", "\r" + SPIN[i % 4] + " Installing packages...")
+        rec.output(("\r" + SPIN[i % 4] + " Installing packages...").encode())
         rec.flush()
         clock.advance(0.2)
-    rec.output(b"", "\r\x1b[2KInstalled.\r\nContinue? [y/n] ")
+    rec.output(("\r\x1b[2KInstalled.\r\nContinue? [y/n] ").encode())
     rec.flush()
     clock.advance(2.0)
     rec.input(b"y")
     clock.advance(0.2)
     rec.input(b"\r")
-    rec.output(b"", "y\r\nbye\r\n")
+    rec.output(("y\r\nbye\r\n").encode())
     rec.close()
     return tmp_path / "session.cast"
 
