@@ -130,13 +130,19 @@ class _SkippedRow(StaticDefaultDict):
         self.text = text
 
 
-_QUERY = re.compile(r"\x1b\[[?>=]?[0-9;]*[nc]")  # cursor position / status / device attributes requests
+_QUERY = re.compile(rb"\x1b\[[?>=]?[0-9;]*[nc]")  # cursor position / status / device attributes requests
 _NOT_SGR = re.compile(r"\x1b(?!\[[0-9;]*m)")
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 _UNSAFE = re.compile(r"[\x00-\x09\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f\u1100-\U0010ffff]")
 _HEAD_SAFE = bytes(range(0x20, 0x7F)) + b"\r\n\t\b\x07"  # what a skipped line may hold: none of it changes modes
 FAST_MIN_CHARS = 64 * 1024  # below this, feed pyte as is
-FLUSH_CHARS = 4 * 1024 * 1024  # queued text is fed at least this often (bounded memory)
+FLUSH_BYTES = 4 * 1024 * 1024  # queued bytes are fed at least this often (bounded memory)
+
+
+def _skippable(part: bytes) -> bool:
+    """Printable ASCII and the controls that only move the cursor: a skipped line changed no mode,
+    margin or charset. (pyte's drawing of other controls depends on what the row held before.)"""
+    return not part.translate(None, _HEAD_SAFE)
 
 
 class TerminalScreen:
@@ -156,67 +162,94 @@ class TerminalScreen:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._version = 0
         self._cached: Snapshot | None = None
-        self._queue: list[str] = []
+        self._queue: list[tuple[bytes, int, bool]] = []  # reads not fed yet: bytes, line feeds, skippable
         self._queued = 0
-        self._tail = ""
+        self._tail = b""
         self._rows: list[str] = []  # rendered rows, right-stripped, kept between snapshots
         self._styled: set[int] = set()  # rows with reverse-video or coloured-background text
         self.fast_lines = 0  # lines that took the fast path (for benchmarks)
 
-    def feed(self, data: bytes) -> str:
-        """Feed raw bytes; returns the decoded text (characters split across reads are joined)."""
-        text = self._decoder.decode(data)
-        if text:
-            self._queue.append(text)
-            self._queued += len(text)
-            self._version += 1
-            # A query may be split across reads: look at the end of the last read too, but copy nothing
-            # unless there is an escape at all (a flood hands over 64 KB per read).
-            query = ("\x1b" in text or "\x1b" in self._tail) and _QUERY.search(self._tail + text)
-            self._tail = text[-16:] if len(text) >= 16 else (self._tail + text)[-16:]
-            if self._queued >= FLUSH_CHARS or query:
-                self.flush()
-        return text
+    def feed(self, data: bytes) -> None:
+        """Feed raw bytes. They are queued as they are: nothing is decoded or drawn until a snapshot is asked for."""
+        if not data:
+            return
+        # Counted now, a read at a time: a pause this short does not stall a program filling the pty,
+        # while one pass over megabytes at once would.
+        self._queue.append((data, data.count(b"\n"), _skippable(data)))
+        self._queued += len(data)
+        self._version += 1
+        # A query may be split across reads: look at the end of the last read too, but copy nothing
+        # unless there is an escape at all (a flood hands over 64 KB per read).
+        query = (b"\x1b" in data or b"\x1b" in self._tail) and _QUERY.search(self._tail + data)
+        self._tail = data[-16:] if len(data) >= 16 else (self._tail + data)[-16:]
+        if query:
+            self.flush()
+        elif self._queued >= FLUSH_BYTES:
+            self._trim()
+
+    def _trim(self) -> None:
+        """The queue is full: skip what even the scrollback would lose and keep the rest queued (the
+        fast path then runs once per snapshot, not once per FLUSH_BYTES), or feed it all."""
+        if self._screen.margins is not None or self._queued < FAST_MIN_CHARS:
+            self.flush()
+            return
+        self._queue = self._skip_head(self._queue)
+        self._queued = sum(len(q[0]) for q in self._queue)
+        if self._queued > FLUSH_BYTES // 2:  # nothing skipped, or the kept lines are long ones
+            self.flush()
 
     def flush(self) -> None:
         if not self._queue:
             return
-        text = "".join(self._queue)
-        self._queue.clear()
-        self._queued = 0
-        if len(text) >= FAST_MIN_CHARS:
-            text = self._skip_head(text)
+        queue, queued = self._queue, self._queued
+        self._queue, self._queued = [], 0
+        if queued >= FAST_MIN_CHARS and self._screen.margins is None:
+            queue = self._skip_head(queue)
+        text = self._decoder.decode(queue[0][0] if len(queue) == 1 else b"".join([q[0] for q in queue]))
         if len(text) < FAST_MIN_CHARS or not self._fast(text):
             self._stream.feed(text)
 
-    def _skip_head(self, text: str) -> str:
-        """Drop the lines of a flood that even the scrollback would lose; returns the text still to feed.
+    def _skip_head(self, queue: list[tuple[bytes, int, bool]]) -> list[tuple[bytes, int, bool]]:
+        """Drop the lines of a flood that even the scrollback would lose; returns the reads still to feed.
 
-        Applies to ASCII text without escapes or state-changing controls, when more than
-        SCROLLBACK_ROWS + rows lines follow: those lines alone decide the screen and the
-        scrollback, so the lines before them only move the cursor and count as scrolled rows.
-        Costs a few passes at memory speed instead of splitting the whole batch into lines.
+        Applies when more than SCROLLBACK_ROWS + rows lines follow and the lines before them hold no
+        escape or state-changing control: the kept lines alone decide the screen and the scrollback,
+        so the lines before them only move the cursor and count as scrolled rows. Skipped bytes are
+        never decoded: they cost the count of line feeds and the translate pass feed() made.
         (A skipped line longer than the screen is wide counts as one row, not as the rows it wraps to.)
         """
         s = self._screen
         keep = (s.scrollback.maxlen or SCROLLBACK_ROWS) + s.lines
-        n = text.count("\n") if text.isascii() and s.margins is None else 0
+        chunks, counts, safe = [q[0] for q in queue], [q[1] for q in queue], [q[2] for q in queue]
+        n = sum(counts)
         if n <= keep + 1:
-            return text
-        first = text.find("\n") + 1
-        cut = len(text.rsplit("\n", keep)[0]) + 1  # where the last `keep` lines begin
-        head = text[first:cut]
-        if not head.endswith("\r\n") or head.encode("ascii").translate(None, _HEAD_SAFE):
-            return text  # an escape or control in the head could change modes, margins or charsets
-        self._stream.feed(text[:first])  # ends the current line the normal way
-        h = n - keep  # newlines: 1 before the head, h in it (its last ends it), keep - 1 after
+            return queue
+        i = next(k for k, c in enumerate(counts) if c)  # the read holding the first line feed
+        first = chunks[i].index(b"\n") + 1
+        j, need = len(chunks) - 1, keep  # the read where the last `keep` lines begin, and where in it
+        while counts[j] < need:
+            need -= counts[j]
+            j -= 1
+        cut = len(chunks[j].rsplit(b"\n", need)[0]) + 1
+        ends = [(i, first, cut)] if i == j else [(i, first, None), (j, 0, cut)]
+        before_lf = chunks[j][cut - 2] if cut >= 2 else chunks[j - 1][-1]
+        if (
+            before_lf != 0x0D
+            or not all(safe[i + 1 : j])
+            or not all(safe[k] or _skippable(chunks[k][a:b]) for k, a, b in ends)
+        ):
+            return queue  # an escape or control in the head could change modes, margins or charsets
+        self._stream.feed(self._decoder.decode(b"".join([*chunks[:i], chunks[i][:first]])))  # ends the current line the normal way
+        h = n - keep  # line feeds: 1 before the head, h in it (its last ends it), keep - 1 after
         y = s.cursor.y
         s.scrolled += max(0, h - (s.lines - 1 - y))
         s.buffer.clear()  # every row on screen now is overwritten or scrolled away by the kept lines
         s.cursor.y, s.cursor.x = min(s.lines - 1, y + h), 0
         s.dirty.update(range(s.lines))
         self.fast_lines += h
-        return text[cut:]
+        rest = chunks[j][cut:]
+        kept = queue[j + 1 :]
+        return [(rest, need - 1, _skippable(rest)), *kept] if rest else kept  # no empty read: one before the cut is looked at
 
     def _fast(self, text: str) -> bool:
         """Feed a flood of plain lines without drawing those that scroll away. False: not applicable."""
@@ -252,8 +285,8 @@ class TerminalScreen:
         k = min(m, bottom)
         for y in range(k):
             s.scrollback.append(s.buffer[y])
-        for text_line in skipped[max(0, m - k - (s.scrollback.maxlen or len(skipped))) : m - k]:  # older ones would fall out anyway
-            s.scrollback.append(_SGR.sub("", text_line).rstrip())
+        kept = skipped[max(0, m - k - (s.scrollback.maxlen or len(skipped))) : m - k]  # older ones would fall out anyway
+        s.scrollback.extend(map(str.rstrip, kept) if "\x1b" not in text else (_SGR.sub("", line).rstrip() for line in kept))
         for y in range(bottom - k):
             s.buffer[y] = s.buffer[y + k]
         for i in range(k):

@@ -60,6 +60,41 @@ def test_lines_beyond_the_scrollback_are_skipped_without_changing_what_is_kept(s
     assert (fast_snap.cursor_x, fast_snap.cursor_y, fast_snap.scrolled) == (slow_snap.cursor_x, slow_snap.cursor_y, slow_snap.scrolled)
 
 
+def render_reads(data: bytes, fast, monkeypatch, seed, scrollback=500, flush_bytes=4 * 1024 * 1024):
+    """Fed the way the pty hands it over: many reads cut anywhere (inside a UTF-8 character too), no flush between."""
+    monkeypatch.setattr(screen_mod, "FAST_MIN_CHARS", 64 * 1024 if fast else 10**12)
+    monkeypatch.setattr(screen_mod, "FLUSH_BYTES", flush_bytes)
+    rnd = random.Random(seed)
+    s = TerminalScreen(120, 40)
+    s._screen.scrollback = collections.deque(maxlen=scrollback)
+    at = 0
+    while at < len(data):
+        step = rnd.choice([1, 7, 4095, 4096, 65536])
+        s.feed(data[at : at + step])
+        at += step
+    return s.snapshot(), s.scrollback(), s.fast_lines
+
+
+@pytest.mark.parametrize("flush_bytes", [4 * 1024 * 1024, 160 * 1024])  # one flush at the snapshot, or trims as it goes
+@pytest.mark.parametrize("seed", range(9))
+def test_a_flood_in_many_reads_skips_whole_reads_and_renders_the_same(seed, flush_bytes, monkeypatch):
+    rnd = random.Random(seed)
+    pre = "héllo wörld 界 ✓" + "".join(f"\r\npre {i}" for i in range(rnd.randint(0, 30))) + ("\r\n" if rnd.random() < 0.5 else " partial ")
+    controls = ["", "", "", "\t", "\b", "\x07", "ab\rcd"]  # move the cursor or nothing: still skippable
+    body = "".join(f"line {i} " + rnd.choice(controls) + "x" * rnd.randint(0, 100) + "\r\n" for i in range(rnd.randint(3000, 12000)))
+    if seed % 3 == 0:  # a colour change, a form feed (a line feed too) or a charset shift where lines would be skipped
+        at = body.index("\n", len(body) // 3) + 1
+        body = body[:at] + ["\x1b[31mred\x1b[0m\r\n", "form\x0cfeed\r\n", "\x0eshifted\x0f\r\n"][seed % 9 // 3] + body[at:]
+    tail = "ünïcode tail ✓\r\n" * 3 + "Continue? [y/n] "
+    data = (pre + body + tail).encode()
+    fast_snap, fast_back, fast = render_reads(data, True, monkeypatch, seed, flush_bytes=flush_bytes)
+    slow_snap, slow_back, _ = render_reads(data, False, monkeypatch, seed, flush_bytes=flush_bytes)
+    if seed % 3 or flush_bytes > len(data):  # skipped unless something in the head could change a mode (trims skip around it)
+        assert (fast > 2000) == (seed % 3 != 0)
+    assert fast_snap.lines == slow_snap.lines and fast_back == slow_back
+    assert (fast_snap.cursor_x, fast_snap.cursor_y, fast_snap.scrolled) == (slow_snap.cursor_x, slow_snap.cursor_y, slow_snap.scrolled)
+
+
 def test_a_head_that_could_change_modes_is_drawn(monkeypatch):
     body = "".join(f"line {i}\r\n" for i in range(9000))
     parts = [body[:30000] + "\x1b[5;10r" + body[30000:]]  # a scroll region set inside the flood
