@@ -98,8 +98,14 @@ def main() -> int:
     with scratch("flood", args.keep) as work:
         for mb in sizes:
             runs = args.repeat if mb == sizes[0] else 1
-            base = [baseline(mb) for _ in range(runs)]
-            pilots = [run_pilot(mb, work, n) for n in range(runs)]
+            base, pilots = [], []
+            for n in range(runs):  # interleaved, each after a sync: disk writeback of earlier runs' logs lands on neither
+                os.sync()
+                base.append(baseline(mb))
+                os.sync()
+                pilots.append(run_pilot(mb, work, n))
+                if not args.keep:
+                    shutil.rmtree(work / f"log-{mb:g}-{n}", ignore_errors=True)
             base_wall, base_drain, base_bytes = (statistics.median(x) for x in zip(*base))
             wall, drain = (statistics.median(x) for x in list(zip(*pilots))[:2])
             peak = max(p[2] for p in pilots)
@@ -122,9 +128,6 @@ def main() -> int:
             report.target(lost == 0, f"{mb:g}MB 0 bytes lost")
             report.target(answers_ok, f"{mb:g}MB exactly 1 answer, exit 0")
             rss.append(peak)
-            if not args.keep:
-                for n in range(runs):
-                    shutil.rmtree(work / f"log-{mb:g}-{n}", ignore_errors=True)
         if len(rss) > 1:
             growth = rss[-1] - rss[0]
             report.figure("RSS growth smallest->largest", growth, "MB")
