@@ -20,7 +20,7 @@ import pexpect
 from cursorpilot.errors import BadInput
 
 READ_SIZE = 65536
-READ_BATCH = 64 * 1024  # most bytes one read() hands over
+READ_BATCH = 1024 * 1024  # most bytes one read() hands over (a flood costs one loop turn per batch)
 WRITE_WAIT = 5.0  # how long a write waits for room in the program's input queue
 
 
