@@ -53,7 +53,7 @@ class SessionRecorder:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.bytes_out = 0  # bytes in session.raw
         self._cast_at = 0  # bytes of session.raw already in the cast
-        self._events: deque[list[float]] = deque()  # [first byte time, end offset in session.raw], not yet in the cast
+        self._events: deque[list] = deque()  # [first byte time, end offset in session.raw], not yet in the cast
         self._last_output = 0.0
 
     def output(self, raw: bytes) -> None:
@@ -103,7 +103,7 @@ class SessionRecorder:
         done = 0
         while self._events and (budget is None or done < budget):
             t, end = self._events[0]
-            size = min(end - self._cast_at, CAST_BATCH_BYTES, CAST_BATCH_BYTES if budget is None else budget - done)
+            size = min(end - self._cast_at, CAST_BATCH_BYTES if budget is None else min(CAST_BATCH_BYTES, budget - done))
             self._raw_in.seek(self._cast_at)
             raw = self._raw_in.read(size)
             self._cast_at += len(raw)

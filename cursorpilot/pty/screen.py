@@ -173,13 +173,12 @@ class TerminalScreen:
         """Feed raw bytes. They are queued as they are: nothing is decoded or drawn until a snapshot is asked for."""
         if not data:
             return
-        # Counted now, a read at a time: a pause this short does not stall a program filling the pty,
-        # while one pass over megabytes at once would.
+        # Line feeds counted and skippability checked as each read arrives: a trim then makes no pass over the queue.
         self._queue.append((data, data.count(b"\n"), _skippable(data)))
         self._queued += len(data)
         self._version += 1
         # A query may be split across reads: look at the end of the last read too, but copy nothing
-        # unless there is an escape at all (a flood hands over 64 KB per read).
+        # unless there is an escape at all (a flood hands over up to 1 MB per read).
         query = (b"\x1b" in data or b"\x1b" in self._tail) and _QUERY.search(self._tail + data)
         self._tail = data[-16:] if len(data) >= 16 else (self._tail + data)[-16:]
         if query:
