@@ -143,3 +143,23 @@ def test_a_program_that_cannot_start_ends_the_run_with_exit_2_and_records_it(tmp
     last = json.loads((log / "transcript.jsonl").read_text().splitlines()[-1])
     assert last["type"] == "run_finished" and last["exit_code"] == 2
     assert json.loads((log / "manifest.json").read_text())["steps"][0]["status"] == "failed"
+
+
+def test_a_pilot_killed_in_a_flood_leaves_a_valid_cast_and_every_flushed_byte(tmp_path):
+    import json
+
+    flood = "import os, time\nprint('ready', flush=True)\ntime.sleep(0.3)\ni = 0\nwhile True:\n    os.write(1, b'line %d\\n' % i)\n    i += 1\n"
+    proc, records, pid = start_pilot(tmp_path, [sys.executable, "-c", flood])
+    raw_path, cast_path = tmp_path / "sig" / "session.raw", tmp_path / "sig" / "session.cast"
+    wait_for(lambda: raw_path.stat().st_size > 2_000_000, what="2 MB of flood in session.raw")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=20)
+    wait_for(lambda: not group_alive(pid), what="the program to die with its pty")
+    raw = raw_path.read_bytes()
+    lines = raw.split(b"\r\n")
+    assert lines[0] == b"ready" and lines[1:-1] == [b"line %d" % i for i in range(len(lines) - 2)]
+    cast = cast_path.read_text().splitlines()
+    events = [json.loads(line) for line in cast[1:]]  # every line whole: the header, then events
+    assert json.loads(cast[0])["version"] == 2 and events
+    assert raw.decode().startswith("".join(e[2] for e in events if e[1] == "o"))  # the cast: a prefix of what was recorded
+    assert records()[0]["type"] == "run_started"  # the transcript parses line by line too
