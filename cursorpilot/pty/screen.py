@@ -162,7 +162,7 @@ class TerminalScreen:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._version = 0
         self._cached: Snapshot | None = None
-        self._queue: list[tuple[bytes, int, bool]] = []  # reads not fed yet: bytes, line feeds, skippable
+        self._queue: list[bytes] = []  # reads not fed to pyte yet
         self._queued = 0
         self._tail = b""
         self._rows: list[str] = []  # rendered rows, right-stripped, kept between snapshots
@@ -173,8 +173,7 @@ class TerminalScreen:
         """Feed raw bytes. They are queued as they are: nothing is decoded or drawn until a snapshot is asked for."""
         if not data:
             return
-        # Line feeds counted and skippability checked as each read arrives: a trim then makes no pass over the queue.
-        self._queue.append((data, data.count(b"\n"), _skippable(data)))
+        self._queue.append(data)
         self._queued += len(data)
         self._version += 1
         # A query may be split across reads: look at the end of the last read too, but copy nothing
@@ -193,36 +192,36 @@ class TerminalScreen:
             self.flush()
             return
         self._queue = self._skip_head(self._queue)
-        self._queued = sum(len(q[0]) for q in self._queue)
+        self._queued = sum(map(len, self._queue))
         if self._queued > FLUSH_BYTES // 2:  # nothing skipped, or the kept lines are long ones
             self.flush()
 
     def flush(self) -> None:
         if not self._queue:
             return
-        queue, queued = self._queue, self._queued
+        chunks, queued = self._queue, self._queued
         self._queue, self._queued = [], 0
         if queued >= FAST_MIN_CHARS and self._screen.margins is None:
-            queue = self._skip_head(queue)
-        text = self._decoder.decode(queue[0][0] if len(queue) == 1 else b"".join([q[0] for q in queue]))
+            chunks = self._skip_head(chunks)
+        text = self._decoder.decode(chunks[0] if len(chunks) == 1 else b"".join(chunks))
         if len(text) < FAST_MIN_CHARS or not self._fast(text):
             self._stream.feed(text)
 
-    def _skip_head(self, queue: list[tuple[bytes, int, bool]]) -> list[tuple[bytes, int, bool]]:
+    def _skip_head(self, chunks: list[bytes]) -> list[bytes]:
         """Drop the lines of a flood that even the scrollback would lose; returns the reads still to feed.
 
         Applies when more than SCROLLBACK_ROWS + rows lines follow and the lines before them hold no
         escape or state-changing control: the kept lines alone decide the screen and the scrollback,
         so the lines before them only move the cursor and count as scrolled rows. Skipped bytes are
-        never decoded: they cost the count of line feeds and the translate pass feed() made.
+        never decoded: they cost a count of line feeds and one translate pass.
         (A skipped line longer than the screen is wide counts as one row, not as the rows it wraps to.)
         """
         s = self._screen
         keep = (s.scrollback.maxlen or SCROLLBACK_ROWS) + s.lines
-        chunks, counts, safe = [q[0] for q in queue], [q[1] for q in queue], [q[2] for q in queue]
+        counts = [c.count(b"\n") for c in chunks]
         n = sum(counts)
         if n <= keep + 1:
-            return queue
+            return chunks
         i = next(k for k, c in enumerate(counts) if c)  # the read holding the first line feed
         first = chunks[i].index(b"\n") + 1
         j, need = len(chunks) - 1, keep  # the read where the last `keep` lines begin, and where in it
@@ -230,14 +229,10 @@ class TerminalScreen:
             need -= counts[j]
             j -= 1
         cut = len(chunks[j].rsplit(b"\n", need)[0]) + 1
-        ends = [(i, first, cut)] if i == j else [(i, first, None), (j, 0, cut)]
+        head = [chunks[i][first:cut]] if i == j else [chunks[i][first:], *chunks[i + 1 : j], chunks[j][:cut]]
         before_lf = chunks[j][cut - 2] if cut >= 2 else chunks[j - 1][-1]
-        if (
-            before_lf != 0x0D
-            or not all(safe[i + 1 : j])
-            or not all(safe[k] or _skippable(chunks[k][a:b]) for k, a, b in ends)
-        ):
-            return queue  # an escape or control in the head could change modes, margins or charsets
+        if before_lf != 0x0D or not all(map(_skippable, head)):
+            return chunks  # an escape or control in the head could change modes, margins or charsets
         self._stream.feed(self._decoder.decode(b"".join([*chunks[:i], chunks[i][:first]])))  # ends the current line the normal way
         h = n - keep  # line feeds: 1 before the head, h in it (its last ends it), keep - 1 after
         y = s.cursor.y
@@ -247,8 +242,7 @@ class TerminalScreen:
         s.dirty.update(range(s.lines))
         self.fast_lines += h
         rest = chunks[j][cut:]
-        kept = queue[j + 1 :]
-        return [(rest, need - 1, _skippable(rest)), *kept] if rest else kept  # no empty read: one before the cut is looked at
+        return [rest, *chunks[j + 1 :]] if rest else chunks[j + 1 :]  # no empty read: one before the cut is looked at
 
     def _fast(self, text: str) -> bool:
         """Feed a flood of plain lines without drawing those that scroll away. False: not applicable."""
