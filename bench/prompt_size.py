@@ -51,7 +51,7 @@ def main() -> int:
     estimated: list[int] = []
     measured: list[int] = []
     calls = logical = 0
-    with scratch("prompts", False) as work:
+    with scratch("prompts") as work:
         with FakeLLM(answer=answer) as server:
             cases = [(n, "cursor", [sys.executable, "-m", "cursorpilot.sim", "cursor", n, "Add a /health endpoint"]) for n in SCENARIOS]
             for name, profile, command in [*cases, ("long-output", "generic", LONG)]:

@@ -44,7 +44,7 @@ def main() -> int:
     ap.add_argument("--prompts", type=int, default=50)
     args = ap.parse_args()
     report = Report("reaction")
-    with scratch("reaction", False) as work:
+    with scratch("reaction") as work:
         times = work / "times.jsonl"
         m, log = answered_run(work, "Question \\d+: Continue\\?", [*CHILDREN, "prompts", str(args.prompts), str(times)])
         rows = [json.loads(line) for line in times.read_text().splitlines()] if times.exists() else []

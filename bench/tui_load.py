@@ -22,7 +22,7 @@ def main() -> int:
     ap.add_argument("--rate", type=float, default=20000.0, help="bytes per second the child writes")
     args = ap.parse_args()
     report = Report("tui_load")
-    with scratch("tui", False) as work:
+    with scratch("tui") as work:
         child_usage = work / "child.json"
         m, log = answered_run(work, "Continue\\?", [*CHILDREN, "tui", str(args.seconds), str(args.rate), str(child_usage)])
         child = json.loads(child_usage.read_text()) if child_usage.exists() else {"cpu_s": 0.0, "frames": 0}
