@@ -31,7 +31,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=15)
     args = ap.parse_args()
     report = Report("startup")
-    with scratch("startup", False) as work:
+    with scratch("startup") as work:
         version = [*pilot(), "--version"]
         plan = ROOT / "plans" / "line-tools.yaml"
         dry = [*pilot(), "run", "--quiet", "--dry-run", "--plan", str(plan), "--log", str(work / "log")]
