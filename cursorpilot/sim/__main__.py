@@ -1,4 +1,4 @@
-"""python -m cursorpilot.sim [--record FILE] {cursor|line|menu} SCENARIO [TASK...]"""
+"""cursor-pilot sim [--record FILE] {cursor|line|menu} SCENARIO [TASK...] (also: python -m cursorpilot.sim)"""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import sys
 from cursorpilot.sim.common import Recorder, load_scenario
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m cursorpilot.sim")
+def main(argv: list[str] | None = None, prog: str = "python -m cursorpilot.sim") -> int:
+    ap = argparse.ArgumentParser(prog=prog)
     ap.add_argument("kind", choices=["cursor", "line", "menu"])
     ap.add_argument("--record", default=os.environ.get("CURSORPILOT_SIM_RECORD"))
     ap.add_argument("--version", action="store_true")
     ap.add_argument("scenario", nargs="?", default="demo")
     ap.add_argument("task", nargs="*")
-    args = ap.parse_args(argv)
+    args = ap.parse_intermixed_args(argv)  # --record may come after the scenario
     if args.version:
         print("2026.04.17-787b533 (cursor-pilot simulator)")
         return 0

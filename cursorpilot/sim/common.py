@@ -31,8 +31,8 @@ KEYS = {
 
 def load_scenario(name: str) -> dict:
     path = Path(name)
-    if not path.exists():
-        path = SCENARIOS / f"{name}.yaml"
+    if not (path.suffix in (".yaml", ".yml") and path.is_file()):  # a bare name is a bundled scenario, even where
+        path = SCENARIOS / f"{name}.yaml"  # a folder of that name exists (`--log demo`)
     if not path.exists():
         sys.stderr.write(f"sim: no scenario {name!r}\n")
         raise SystemExit(2)

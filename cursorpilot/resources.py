@@ -1,0 +1,45 @@
+"""What ships inside the package: detector profiles, prompt templates, example plans, simulator scenarios, the demo.
+
+The top-level ``detectors/``, ``prompts/`` and ``plans/`` are the source. ``cursorpilot/detectors`` (and the
+others) are symlinks to them, which the wheel build follows and copies in: one copy in the checkout, and the
+checkout, an editable install and an installed wheel all read the same files, found through importlib.resources.
+pexpect needs a real file system anyway, so the files are handed out as paths.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib.resources import files
+from pathlib import Path
+
+KINDS = ("detectors", "prompts", "plans")
+DATA_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def folder(kind: str) -> Path:
+    """The installed folder of one kind of bundled file."""
+    return Path(str(files("cursorpilot") / kind))
+
+
+def listing(kind: str, suffixes: tuple[str, ...] = DATA_SUFFIXES) -> list[Path]:
+    """Bundled files of one kind, sorted by name (empty when the folder is missing: a broken install)."""
+    root = folder(kind)
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if p.suffix in suffixes and p.is_file())
+
+
+def find(kind: str, name: str, suffixes: tuple[str, ...] = DATA_SUFFIXES) -> Path | None:
+    """A bundled file by its name without suffix (``cursor`` -> detectors/cursor.yaml)."""
+    return next((p for p in listing(kind, suffixes) if p.stem == name), None)
+
+
+SELF = "cursor-pilot"
+
+
+def self_command(argv: list[str]) -> list[str]:
+    """A command whose program is ``cursor-pilot`` runs this very installation (its simulators, say),
+    whatever is or is not on PATH: a plan works from an unactivated venv and from a pipx install alike."""
+    if argv and argv[0] == SELF:
+        return [sys.executable, "-m", "cursorpilot", *argv[1:]]
+    return argv
