@@ -13,7 +13,7 @@ from cursorpilot import __version__
 from cursorpilot.errors import BadInput, ExitCode, PilotError
 
 app = typer.Typer(
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     no_args_is_help=True,
     help="Drive interactive command-line programs (Cursor CLI first) headlessly, under a governing prompt.",
@@ -61,7 +61,7 @@ def run(
     ctx: typer.Context,
     command: Optional[list[str]] = typer.Argument(None, help="The program to drive, after --."),
     prompt: Optional[str] = typer.Option(None, "--prompt", help="Governing prompt: a file path if it exists, else literal text."),
-    plan: Optional[Path] = typer.Option(None, "--plan", help="YAML plan of steps."),
+    plan: Optional[Path] = typer.Option(None, "--plan", help="YAML plan of steps, or the name of a bundled one (cursor-pilot plans)."),
     cursor: str = typer.Option("cursor-agent", "--cursor", help="Cursor binary for plan cursor: steps."),
     cwd: Optional[Path] = typer.Option(None, "--cwd", help="Working directory of the program."),
     log: Optional[Path] = typer.Option(None, "--log", help="Artifacts folder (default runs/<run-id>/)."),
@@ -88,11 +88,10 @@ def run(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True),
 ) -> None:
     """Drive COMMAND (or a --plan) under a pseudo-terminal: cursor-pilot run [OPTIONS] -- COMMAND [ARGS...]"""
-    from click.core import ParameterSource
-
     argv = ["cursor-pilot", *sys.argv[1:]]
     values = {k: v for k, v in ctx.params.items() if k not in ("ctx", "version")}
-    given = {k for k in values if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
+    # by name: typer vendors its own click now, and the enum's home moved with it
+    given = {k for k in values if getattr(ctx.get_parameter_source(k), "name", "") == "COMMANDLINE"}
     if command:
         given.add("command")
     _guard(debug, lambda: _run(argv=argv, given=given, **values))
@@ -113,7 +112,7 @@ def demo(
     record = str(log / "sim-received.jsonl")
     _guard(debug, lambda: _run(
         argv=argv, given=set(), run_id=run_id,
-        command=[sys.executable, "-m", "cursorpilot.sim", "--record", record, "cursor", "demo", DEMO_TASK],
+        command=["cursor-pilot", "sim", "cursor", "demo", DEMO_TASK, "--record", record],
         prompt=str(PACKAGE / "demo" / "prompt.md"), plan=None, cursor="cursor-agent", cwd=None, log=log,
         provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
         prices=None, rules=PACKAGE / "demo" / "rules.yaml", profile="cursor", detectors=None, dry_run=False, max_steps=20,
@@ -131,7 +130,37 @@ def detect(
     debug: bool = typer.Option(False, "--debug", help="Tracebacks on errors."),
 ) -> None:
     """Replay a recording through the screen and classifier; print each decision point (time, state, rule, prompt)."""
-    _guard(debug, lambda: _detect(recording, profile, detectors, cols, rows))
+    _guard(debug, lambda: _detect(Path(recording), profile, Path(detectors) if detectors else None, cols, rows))
+
+
+@app.command()
+def profiles() -> None:
+    """List the bundled detector profiles and the files they are read from."""
+    from cursorpilot.detect.profiles import available, load_profile, where
+
+    names = available()
+    if not names:
+        typer.echo("no profiles found: the package's detectors folder is missing (a broken install)", err=True)
+        raise typer.Exit(int(ExitCode.FAILED))
+    for name in names:
+        typer.echo(f"{name:10} {load_profile(name).description}\n{'':10} {where(name)}")
+
+
+@app.command()
+def plans() -> None:
+    """List the bundled example plans (run one with: cursor-pilot run --plan NAME)."""
+    from cursorpilot import resources
+
+    for path in resources.listing("plans"):
+        typer.echo(f"{path.stem:14} {path}")
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, add_help_option=False)
+def sim(ctx: typer.Context) -> None:
+    """The bundled simulators: cursor-pilot sim {cursor|line|menu} SCENARIO [TASK...] (--help for theirs)."""
+    from cursorpilot.sim.__main__ import main as sim_main
+
+    raise typer.Exit(sim_main(list(ctx.args), prog="cursor-pilot sim"))
 
 
 def _detect(recording: Path, profile_name: str, detectors: Path | None, cols: int, rows: int) -> int:
@@ -175,6 +204,7 @@ def _guard(debug: bool, fn) -> None:
     raise typer.Exit(code)
 
 
+PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume")
 RESUMABLE = ("command", "prompt", "plan", "cursor", "cwd", "provider", "model", "base_url", "llm_retries", "llm_timeout",
              "context_tokens", "no_upload", "prices", "rules", "profile", "detectors", "max_steps", "timeout", "cols", "rows")
 
@@ -194,6 +224,9 @@ def _run(**o) -> int:
     from cursorpilot.runner import Runner, RunSpec, check_resumable, default_run_id, single_command_plan
     from cursorpilot.ui import ConsoleSink
 
+    for key in PATH_OPTIONS:  # some typer releases hand Optional[Path] options over as str
+        if o.get(key) is not None:
+            o[key] = Path(o[key])
     manifest = None
     if o["resume"]:
         manifest = read_manifest(o["resume"])
@@ -204,6 +237,8 @@ def _run(**o) -> int:
         o["log"] = o["resume"].parent
         o["run_id"] = manifest.run_id
     command: list[str] = o["command"] or []
+    if o["plan"] is not None:
+        o["plan"] = _plan_path(o["plan"])
     if o["plan"] and command:
         raise BadInput("--plan and -- COMMAND can't be combined: put the command in a drive: step")
     if not o["plan"] and not command:
@@ -245,6 +280,19 @@ def _run(**o) -> int:
     runner.check_profiles()
     configure_logging(log_dir, debug=o["debug"])
     return runner.run().exit_code
+
+
+def _plan_path(value: Path) -> Path:
+    """A plan file, or the name of a bundled example plan (cursor-pilot plans)."""
+    from cursorpilot import resources
+
+    if value.exists() or value.suffix or len(value.parts) > 1:
+        return value
+    bundled = resources.find("plans", str(value))
+    if bundled is None:
+        names = ", ".join(p.stem for p in resources.listing("plans"))
+        raise BadInput(f"plan not found: {value} (not a file, nor a bundled plan: {names})")
+    return bundled
 
 
 def is_interactive() -> bool:
