@@ -9,33 +9,17 @@ snapshot is asked for and the screen changed since the last one.
 from __future__ import annotations
 
 import codecs
+import inspect
 import re
-from collections import deque
-from dataclasses import dataclass
+from collections import Counter, deque
 
 import pyte
 from pyte import modes as mo
 from pyte.screens import wcwidth  # pyte's cached one: the same widths pyte draws with
 from pyte.screens import StaticDefaultDict
 
-
-@dataclass(slots=True, frozen=True)
-class Snapshot:
-    lines: tuple[str, ...]  # every row, right-stripped
-    cursor_x: int
-    cursor_y: int
-    scrolled: int  # rows that have scrolled off the top since the start
-    version: int  # increases with every change; equal versions mean equal screens
-    styled: frozenset[int] = frozenset()  # rows in reverse video, on a background colour, or all in one colour
-
-    @property
-    def cursor_text(self) -> str:
-        """Text left of the cursor on its row: a line-mode prompt waits here."""
-        row = self.lines[self.cursor_y] if self.cursor_y < len(self.lines) else ""
-        return row[: self.cursor_x]
-
-    def text(self) -> str:
-        return "\n".join(self.lines).rstrip("\n")
+from cursorpilot.detect.snapshot import Snapshot
+from cursorpilot.pty import vt
 
 
 def _render_row(line: dict, columns: int) -> str:
@@ -84,6 +68,8 @@ class _Screen(pyte.Screen):
         self.replies: list[str] = []
         self.scrollback: deque = deque(maxlen=SCROLLBACK_ROWS)
         self._cells: dict[object, _Cells] = {}
+        self.ignored: Counter[str] = Counter()  # sequences ignored: unsupported, private forms, bad arguments
+        self.keypad_app = False  # DECKPAM (ESC =) is on
 
     def draw(self, data: str) -> None:
         """Printable ASCII that fits on the row: the cells pyte would make, without a namedtuple copy per character."""
@@ -114,9 +100,42 @@ class _Screen(pyte.Screen):
     def write_process_input(self, data: str) -> None:
         self.replies.append(data)
 
-    def report_device_status(self, mode: int, **kwargs: object) -> None:  # type: ignore[override]
+    def report_device_status(self, mode: int = 0, **kwargs: object) -> None:  # type: ignore[override]
         # pyte passes private=True for "CSI ? 6 n"; answer both forms.
         super().report_device_status(mode)
+
+    def debug(self, *args: object, **kwargs: object) -> None:
+        """pyte's sink for sequences it has no handler for: ignored, and counted."""
+        self.ignored["unsupported private sequence (CSI ? …)" if kwargs.get("private") else "unsupported sequence"] += 1
+
+
+def _guarded(name: str, method):
+    """A handler that never raises out of pyte's parser (an exception there loses the rest of the text):
+    a private form the handler does not take (``CSI ? 4 m``), or arguments it chokes on, are counted and ignored."""
+    params = inspect.signature(method).parameters
+    takes_private = "private" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+
+    def handler(self, *args, **kwargs):
+        if kwargs.get("private") and not takes_private:
+            self.ignored[f"CSI ? {name}"] += 1
+            return None
+        try:
+            return method(self, *args, **kwargs)
+        except (TypeError, ValueError, IndexError, KeyError, OverflowError):
+            self.ignored[f"bad arguments to {name}"] += 1
+            return None
+
+    handler.__name__ = name
+    return handler
+
+
+class _GuardedScreen(_Screen):
+    """The screen the stream talks to: every escape handler guarded (drawing text is not: it is the hot path)."""
+
+
+for _name in {*pyte.Stream.csi.values(), *pyte.Stream.escape.values(), *pyte.Stream.sharp.values(), "set_title", "set_icon_name",
+              "define_charset"}:
+    setattr(_GuardedScreen, _name, _guarded(_name, getattr(_Screen, _name)))
 
 
 SCROLLBACK_ROWS = 2000  # rows kept after they scroll off the top, for the LLM's "earlier output"
@@ -130,7 +149,8 @@ class _SkippedRow(StaticDefaultDict):
         self.text = text
 
 
-_QUERY = re.compile(rb"\x1b\[[?>=]?[0-9;]*[nc]")  # cursor position / status / device attributes requests
+# requests a terminal answers: cursor position / status, device attributes, XTVERSION, DECRQM, OSC colours
+_QUERY = re.compile(rb"\x1b\[(?:[?>=]?[0-9;]*[nc]|>[0-9;]*q|\??[0-9]+\$p)|\x1b\]1[0-2];\?")
 _NOT_SGR = re.compile(r"\x1b(?!\[[0-9;]*m)")
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 _UNSAFE = re.compile(r"[\x00-\x09\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f\u1100-\U0010ffff]")
@@ -157,7 +177,7 @@ class TerminalScreen:
 
     def __init__(self, cols: int = 120, rows: int = 40):
         self.cols, self.rows = cols, rows
-        self._screen = _Screen(cols, rows)
+        self._screen = _GuardedScreen(cols, rows)
         self._stream = pyte.Stream(self._screen)
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._version = 0
@@ -165,6 +185,7 @@ class TerminalScreen:
         self._queue: list[bytes] = []  # reads not fed to pyte yet
         self._queued = 0
         self._tail = b""
+        self._held = ""  # the start of an escape sequence the filter must see whole (vt.incomplete_tail)
         self._rows: list[str] = []  # rendered rows, right-stripped, kept between snapshots
         self._styled: set[int] = set()  # rows with reverse-video or coloured-background text
         self.fast_lines = 0  # lines that took the fast path (for benchmarks)
@@ -204,8 +225,29 @@ class TerminalScreen:
         if queued >= FAST_MIN_CHARS and self._screen.margins is None:
             chunks = self._skip_head(chunks)
         text = self._decoder.decode(chunks[0] if len(chunks) == 1 else b"".join(chunks))
-        if len(text) < FAST_MIN_CHARS or not self._fast(text):
-            self._stream.feed(text)
+        text = self._filtered(self._held + text if self._held else text)
+        try:
+            if len(text) < FAST_MIN_CHARS or not self._fast(text):
+                self._stream.feed(text)
+        except Exception as exc:  # noqa: BLE001 - no byte a program prints may crash the pilot; pyte resets its parser
+            self._screen.ignored[f"parser error: {type(exc).__name__}"] += 1
+
+    def _filtered(self, text: str) -> str:
+        """Answer the probes pyte misparses, track the keypad mode, and hold back a sequence cut in two."""
+        self._held = ""
+        if "\x1b" not in text:
+            return text
+        cut = vt.incomplete_tail(text)
+        text, self._held = text[:cut], text[cut:]
+        if not vt.needs_filter(text):
+            return text
+        s = self._screen
+        f = vt.filter_text(text, {m >> 5 for m in s.mode if m >= 32})
+        s.replies.extend(f.replies)
+        s.ignored.update(f.ignored)
+        if f.keypad is not None:
+            s.keypad_app = f.keypad
+        return f.text
 
     def _skip_head(self, chunks: list[bytes]) -> list[bytes]:
         """Drop the lines of a flood that even the scrollback would lose; returns the reads still to feed.
@@ -337,6 +379,23 @@ class TerminalScreen:
         return (2004 << 5) in self._screen.mode  # pyte keeps private modes shifted left by 5
 
     @property
+    def app_cursor_keys(self) -> bool:
+        """DECCKM (CSI ? 1 h): arrows, Home and End are sent as SS3 (ESC O A), not CSI (ESC [ A)."""
+        self.flush()
+        return (1 << 5) in self._screen.mode
+
+    @property
+    def app_keypad(self) -> bool:
+        """DECKPAM (ESC =): the numeric keypad sends application sequences (ESC O p ...)."""
+        self.flush()
+        return self._screen.keypad_app
+
+    @property
+    def ignored(self) -> Counter[str]:
+        """Escape sequences ignored so far, by kind (for the transcript)."""
+        return self._screen.ignored
+
+    @property
     def version(self) -> int:
         return self._version
 
@@ -372,16 +431,3 @@ class TerminalScreen:
         self.cols, self.rows = cols, rows
         self._screen.resize(rows, cols)
         self._version += 1
-
-
-def snapshot_from_text(
-    text: str, cursor: tuple[int, int] | None = None, cols: int = 120, rows: int = 40, at_line_end: bool = False
-) -> Snapshot:
-    """A snapshot of a plain-text screen (a capture file). Without a cursor: on the row after the last
-    one with text, or with at_line_end at the end of that row (where a line-mode prompt waits)."""
-    lines = [line.rstrip() for line in text.split("\n")][:rows]
-    lines += [""] * (rows - len(lines))
-    if cursor is None:
-        last = max((i for i, line in enumerate(lines) if line.strip()), default=0)
-        cursor = (len(lines[last]), last) if at_line_end else (0, min(last + 1, rows - 1))
-    return Snapshot(tuple(lines), cursor[0], cursor[1], 0, 0)

@@ -1,0 +1,113 @@
+"""What a terminal answers, and the sequences pyte can't parse: handled on the text before pyte sees it.
+
+Modern TUIs probe the terminal at start-up (Gemini CLI, Codex, Claude Code do): secondary device attributes
+(``CSI > c``), the terminal's name and version (XTVERSION, ``CSI > q``), the kitty keyboard protocol
+(``CSI ? u``), mode reports (DECRQM, ``CSI ? Ps $ p``), the default colours (``OSC 10/11 ; ?``). pyte drops the
+``>`` of such a sequence and hands the rest to the wrong handler, so they are answered and taken out here.
+The answers are xterm's, in the pilot's own name, and consistent with what the pilot renders: no kitty keyboard
+protocol (xterm sends no reply to ``CSI ? u``; a program learns that from the DA1 answer that follows), light
+text on a black background.
+
+The application keypad (DECKPAM ``ESC =`` / DECKPNM ``ESC >``) is tracked here too: pyte ignores it, and the
+keys the pilot types depend on it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from cursorpilot import __version__
+
+# CSI with a <, =, > prefix; OSC colour queries; DECRQM; ESC = / ESC >.
+_SEQ = re.compile(
+    r"\x1b\[(?P<pfx>[<=>])(?P<args>[0-9;:]*)(?P<inter>[ -/]*)(?P<final>[@-~])"
+    r"|\x1b\](?P<osc>1[0-2]);\?(?P<term>\x07|\x1b\\)"
+    r"|\x1b\[(?P<q>\??)(?P<mode>[0-9]+)\$p"
+    r"|\x1b(?P<keypad>[=>])"
+)
+_MARKERS = ("\x1b[<", "\x1b[=", "\x1b[>", "\x1b]1", "$p", "\x1b=", "\x1b>")
+_OSC_COLOURS = {"10": "rgb:ffff/ffff/ffff", "11": "rgb:0000/0000/0000", "12": "rgb:ffff/ffff/ffff"}
+DA2 = "\x1b[>41;0;0c"  # a VT420-class terminal, like xterm, firmware 0
+XTVERSION = f"\x1bP>|cursor-pilot({__version__})\x1b\\"
+
+
+@dataclass
+class Filtered:
+    text: str
+    replies: list[str] = field(default_factory=list)
+    keypad: bool | None = None  # the last DECKPAM (True) / DECKPNM (False) seen, if any
+    ignored: Counter = field(default_factory=Counter)
+
+
+def needs_filter(text: str) -> bool:
+    return "\x1b" in text and any(m in text for m in _MARKERS)
+
+
+def filter_text(text: str, private_modes: set[int]) -> Filtered:
+    """Answer and remove what pyte would misparse. private_modes: the DEC modes set now (for DECRQM)."""
+    out = Filtered(text)
+    if not needs_filter(text):
+        return out
+
+    def handle(m: re.Match[str]) -> str:
+        if m.group("keypad"):
+            out.keypad = m.group("keypad") == "="
+            return ""
+        if m.group("osc"):
+            out.replies.append(f"\x1b]{m.group('osc')};{_OSC_COLOURS[m.group('osc')]}{m.group('term')}")
+            return ""
+        if m.group("mode") is not None:
+            mode = int(m.group("mode"))
+            if m.group("q"):
+                now = _modes_at(text, m.start(), private_modes)
+                state = 1 if mode in now else 2 if mode in KNOWN_PRIVATE_MODES else 0
+            else:
+                state = 0
+            out.replies.append(f"\x1b[{m.group('q')}{mode};{state}$y")
+            return ""
+        pfx, final, args = m.group("pfx"), m.group("final"), m.group("args")
+        if pfx == ">" and final == "c" and not m.group("inter"):
+            out.replies.append(DA2)
+        elif pfx == ">" and final == "q" and args in ("", "0") and not m.group("inter"):
+            out.replies.append(XTVERSION)
+        else:
+            out.ignored[f"CSI {pfx}{'…' if args else ''}{m.group('inter')}{final}"] += 1
+        return ""
+
+    out.text = _SEQ.sub(handle, text)
+    return out
+
+
+_SET_RESET = re.compile(r"\x1b\[\?([0-9;]+)([hl])")
+
+
+def _modes_at(text: str, end: int, modes: set[int]) -> set[int]:
+    """The private modes in force at text[end]: those set before the text, then its own sets and resets."""
+    now = set(modes)
+    for m in _SET_RESET.finditer(text, 0, end):
+        for p in m.group(1).split(";"):
+            if p:
+                (now.add if m.group(2) == "h" else now.discard)(int(p))
+    return now
+
+
+KNOWN_PRIVATE_MODES = {1, 7, 25, 47, 1000, 1002, 1003, 1004, 1006, 1049, 2004, 2026}
+
+
+def incomplete_tail(text: str) -> int:
+    """Where an escape sequence that the filter must see whole starts but is not finished yet (else len(text)).
+
+    Only sequences that could become one the filter handles are held back; pyte keeps its own state
+    across feeds for everything else.
+    """
+    at = text.rfind("\x1b", max(0, len(text) - 64))
+    if at < 0:
+        return len(text)
+    tail = text[at:]
+    if tail in ("\x1b", "\x1b[", "\x1b]", "\x1b]1"):
+        return at
+    if re.fullmatch(r"\x1b\[[<=>?]?[0-9;:]*[ -/$]*", tail) or re.fullmatch(r"\x1b\]1[0-2]?(;\??)?\x1b?", tail):
+        return at
+    return len(text)
