@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import anthropic
 
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import ProviderConfig
-from cursorpilot.providers.llm import ChatProvider, Failure, status_failure
+from cursorpilot.providers.llm import REPLY_SCHEMA, ChatProvider, Failure, status_failure
 
 DEFAULT_MODEL = "claude-haiku-4-5"
+ANSWER_TOOL = {"name": "answer", "description": "Give the answer to deliver to the program.", "input_schema": REPLY_SCHEMA}
 
 
 class MalformedResponse(Exception):
@@ -27,11 +29,13 @@ class AnthropicProvider(ChatProvider):
         self.client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout)
 
     def _send(self, system: str, user: str):
+        extra = {"tools": [ANSWER_TOOL], "tool_choice": {"type": "tool", "name": "answer"}} if self.structured else {}
         resp = self.client.messages.create(
             model=self.model,
             system=system,
             messages=[{"role": "user", "content": user}],
-            max_tokens=200,
+            max_tokens=300,
+            **extra,
         )
         try:
             blocks = list(resp.content)
@@ -42,6 +46,9 @@ class AnthropicProvider(ChatProvider):
             kind = getattr(block, "type", None)
             if kind == "text" and isinstance(getattr(block, "text", None), str):
                 texts.append(block.text)
+            elif kind == "tool_use" and isinstance(getattr(block, "input", None), dict):
+                texts = [json.dumps(block.input, ensure_ascii=False)]  # the structured reply wins over any prose
+                break
             elif kind in ("thinking", "redacted_thinking"):
                 reasoning.append(str(getattr(block, "thinking", None) or getattr(block, "data", "") or kind))
         if not texts:

@@ -34,6 +34,7 @@ class AnswerRequest:
     system: str = ""  # the rendered prompt, for providers that send one (built and redacted by the caller)
     user: str = ""
     multiline: bool = False  # the prompt takes several lines
+    may_wait: bool = False  # nothing known is asking: the answerer may say WAIT
 
 
 @dataclass(slots=True, frozen=True)
@@ -55,13 +56,15 @@ class Attempt:
 
 @dataclass(slots=True, frozen=True)
 class Reply:
-    text: str | None  # None: the provider cannot answer -> escalate
+    text: str | None  # what to type, in the reply grammar; None: no answer (escalate, or wait)
     source: str  # what chose it: "rules:<id>", "mock", a model name
     reason: str = ""  # why there is no answer, for the escalation line
     usage: Usage = field(default_factory=Usage)
     raw: str | None = None  # the reply as received, before cleaning
     removed: tuple[str, ...] = ()  # what cleaning took out (reasoning, fences, quotes)
     attempts: tuple[Attempt, ...] = ()
+    wait: bool = False  # the answerer judged that nobody is being asked (structured replies)
+    submit: bool | None = None  # the answerer said whether Enter follows (structured replies)
 
 
 class Provider(Protocol):

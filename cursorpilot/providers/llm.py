@@ -7,6 +7,7 @@ its SDK's retryable errors.
 from __future__ import annotations
 
 import email.utils
+import json
 import random
 import re
 import time
@@ -95,35 +96,83 @@ def with_retries(
 _THINK = re.compile(r"<(think|thinking|reasoning)>.*?(</\1>|\Z)", re.S | re.I)
 _FENCED = re.compile(r"\A```[\w-]*\n?(.*?)\n?```\Z", re.S)
 
+# The structured reply: what to do, the exact text, whether Enter follows. Sent as a JSON schema (OpenAI-compatible
+# servers) or as the one tool the model must call (Anthropic). Servers that can't do either get the one-line grammar.
+REPLY_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "action": {"type": "string", "enum": ["type", "wait", "human"]},
+        "text": {"type": "string"},
+        "submit": {"type": "boolean"},
+    },
+    "required": ["action", "text", "submit"],
+    "additionalProperties": False,
+}
+
 
 @dataclass(slots=True, frozen=True)
 class Cleaned:
     text: str | None  # None: nothing typeable remains
     removed: tuple[str, ...]
     reason: str = ""
+    wait: bool = False
+    submit: bool | None = None
 
 
 def clean_reply(raw: str, multiline_ok: bool = False) -> Cleaned:
-    """Never type reasoning; unwrap a fenced or quoted reply; refuse several lines."""
+    """Never type reasoning; unwrap a code fence around the whole reply; refuse several lines.
+
+    The answer's own characters are never changed: quotes, spaces and punctuation belong to it ('active' is a
+    Python string, active a NameError). Everything removed is returned, for the transcript.
+    """
     removed: list[str] = []
 
     def drop(m: re.Match[str]) -> str:
         removed.append(m.group(0))
         return ""
 
-    text = _THINK.sub(drop, raw).strip()
-    m = _FENCED.match(text)
+    text = _THINK.sub(drop, raw)
+    if removed:
+        text = text.strip("\n")
+    m = _FENCED.match(text.strip())
     if m:
         removed.append("code fence")
-        text = m.group(1).strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
-        removed.append(f"quotes {text[0]}")
-        text = text[1:-1].strip()
+        text = m.group(1)
+    structured = _structured(text)
+    if structured is not None:
+        return _from_structured(structured, tuple(removed), multiline_ok)
+    text = text.strip("\r\n")
     if not text:
         return Cleaned(None, tuple(removed), "the reply was empty after removing reasoning")
     if "\n" in text and not multiline_ok:
         return Cleaned(None, tuple(removed), "multi-line reply refused: the prompt asked for one line")
     return Cleaned(text, tuple(removed))
+
+
+def _structured(text: str) -> dict | None:
+    t = text.strip()
+    if not (t.startswith("{") and t.endswith("}")):
+        return None
+    try:
+        data = json.loads(t)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) and "action" in data else None
+
+
+def _from_structured(data: dict, removed: tuple[str, ...], multiline_ok: bool) -> Cleaned:
+    action, text, submit = data.get("action"), data.get("text"), data.get("submit")
+    if not isinstance(text, str):
+        text = ""
+    if action == "wait":
+        return Cleaned(None, removed, "the answerer says nobody is being asked", wait=True)
+    if action == "human":
+        return Cleaned(None, removed, f"the answerer asks for a human: {text or 'no question given'}")
+    if action != "type":
+        return Cleaned(None, removed, f"malformed structured reply: action {action!r}")
+    if ("\n" in text or "\r" in text) and not multiline_ok:
+        return Cleaned(None, removed, "multi-line reply refused: the prompt asked for one line")
+    return Cleaned(text, removed, submit=submit if isinstance(submit, bool) else None)
 
 
 def load_prices(path) -> dict[str, tuple[float, float]] | None:
@@ -163,9 +212,12 @@ class ChatProvider:
         self.prices = prices
         self._sleep = sleep
 
+    structured = True  # ask for the structured reply; off for good once the server refuses it
+
     # provider modules implement these two
     def _send(self, system: str, user: str) -> tuple[str, tuple[str, ...], int, int]:
-        """Returns (text, removed reasoning, input tokens, output tokens); raises SDK errors."""
+        """Returns (text, removed reasoning, input tokens, output tokens); raises SDK errors.
+        With self.structured, asks for REPLY_SCHEMA and returns the object as JSON text."""
         raise NotImplementedError
 
     def _classify(self, exc: Exception) -> Failure | None:
@@ -176,22 +228,36 @@ class ChatProvider:
 
         t0 = time.monotonic()
         source = f"{self.name}:{self.model}"
-        try:
-            result, attempts, calls = with_retries(
-                lambda: self._send(request.system, request.user), self._classify, self.retries, self._sleep
-            )
-        except GiveUp as exc:
-            usage = Usage(latency_s=round(time.monotonic() - t0, 3), calls=exc.calls)
-            return Reply(text=None, source=source, reason=f"provider error: {exc}", usage=usage, attempts=exc.attempts)
+        spent = 0
+        while True:
+            try:
+                result, attempts, calls = with_retries(
+                    lambda: self._send(request.system, request.user), self._classify, self.retries, self._sleep
+                )
+                break
+            except GiveUp as exc:
+                if self.structured and _refused_structured(exc):  # a server without structured output: the grammar, for good
+                    self.structured = False
+                    spent += exc.calls
+                    continue
+                usage = Usage(latency_s=round(time.monotonic() - t0, 3), calls=spent + exc.calls)
+                return Reply(text=None, source=source, reason=f"provider error: {exc}", usage=usage, attempts=exc.attempts)
         text, reasoning, tin, tout = result  # type: ignore[misc]
         cleaned = clean_reply(text, multiline_ok=request.multiline)
-        usage = Usage(tin, tout, round(time.monotonic() - t0, 3), cost(self.model, tin, tout, self.prices), calls)
+        usage = Usage(tin, tout, round(time.monotonic() - t0, 3), cost(self.model, tin, tout, self.prices), spent + calls)
         return Reply(
             text=cleaned.text, source=source, reason=cleaned.reason, usage=usage, raw=text,
-            removed=(*reasoning, *cleaned.removed), attempts=attempts,
+            removed=(*reasoning, *cleaned.removed), attempts=attempts, wait=cleaned.wait, submit=cleaned.submit,
         )
 
 
 def status_failure(status: int, message: str, retry_after: str | None) -> Failure:
     retryable = status == 429 or status >= 500 or status == 408
     return Failure(f"HTTP {status}: {message}"[:300], retryable, parse_retry_after(retry_after) if retryable else None)
+
+
+def _refused_structured(exc: GiveUp) -> bool:
+    """A 400/422 that names the structured-output parameters: the server does not support them."""
+    text = str(exc).lower()
+    return ("http 400" in text or "http 422" in text) and any(
+        w in text for w in ("response_format", "json_schema", "tool_choice", "tools", "structured"))

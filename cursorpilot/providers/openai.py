@@ -12,7 +12,7 @@ import openai
 
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import ProviderConfig
-from cursorpilot.providers.llm import ChatProvider, Failure, status_failure
+from cursorpilot.providers.llm import REPLY_SCHEMA, ChatProvider, Failure, status_failure
 
 DEFAULT_MODEL = "gpt-4o-mini"
 
@@ -27,11 +27,14 @@ class OpenAIProvider(ChatProvider):
         self.client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout)
 
     def _send(self, system: str, user: str):
+        extra = {"response_format": {"type": "json_schema", "json_schema": {"name": "answer", "strict": True, "schema": REPLY_SCHEMA}}} \
+            if self.structured else {}
         resp = self.client.chat.completions.create(
             model=self.model,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
             temperature=0,
-            max_tokens=200,
+            max_tokens=300,
+            **extra,
         )
         try:
             message = resp.choices[0].message

@@ -88,12 +88,33 @@ def test_reasoning_is_never_typed(kind):
 
 @pytest.mark.parametrize("raw,text", [
     ("```\nnpm test\n```", "npm test"),
-    ('"yes"', "yes"),
-    ("`y`", "y"),
-    ("  y  ", "y"),
+    ("<think>hmm</think>\n'active'", "'active'"),
 ])
-def test_cleaning_unwraps(raw, text):
+def test_cleaning_removes_reasoning_and_a_fence_around_the_whole_reply(raw, text):
     assert clean_reply(raw).text == text
+
+
+@pytest.mark.parametrize("answer", ["'active'", '"a b"', "' x '", "it's", "`y`", "  y  "])
+def test_cleaning_never_changes_the_answer_itself(answer):
+    """At a Python prompt 'active' is a string and active a NameError: quotes and spaces belong to the answer."""
+    cleaned = clean_reply(answer)
+    assert cleaned.text == answer and cleaned.removed == ()
+
+
+@pytest.mark.parametrize("raw,text,submit,wait", [
+    ('{"action": "type", "text": "\'active\'", "submit": true}', "'active'", True, False),
+    ('{"action": "type", "text": "q", "submit": false}', "q", False, False),
+    ('{"action": "type", "text": "", "submit": true}', "", True, False),
+    ('{"action": "wait", "text": "", "submit": false}', None, None, True),
+])
+def test_structured_replies_say_exactly_what_to_type(raw, text, submit, wait):
+    cleaned = clean_reply(raw)
+    assert (cleaned.text, cleaned.submit, cleaned.wait) == (text, submit, wait)
+
+
+def test_structured_human_reply_escalates_with_its_question():
+    cleaned = clean_reply('{"action": "human", "text": "Which license?", "submit": false}')
+    assert cleaned.text is None and "Which license?" in cleaned.reason
 
 
 def test_cleaning_refuses_multi_line_and_empty():
