@@ -1,6 +1,6 @@
-"""What the orchestrator tells the outside world while it runs.
+"""What a step tells the outside world while it runs.
 
-The orchestrator calls a Sink; ui.py implements it with rich, tests with a list.
+A step calls a Sink; ui.py implements it with rich, tests with a list.
 Nothing below the CLI knows how events are shown.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from cursorpilot.pty.screen import Snapshot
+from cursorpilot.detect.snapshot import Snapshot
 
 
 @dataclass(slots=True, frozen=True)

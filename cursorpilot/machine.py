@@ -1,6 +1,6 @@
 """The run's state machine: PURE (state, event) -> (state, actions).
 
-The orchestrator feeds it events and carries out the actions it returns; an event
+The pilot (pty/pilot.py) feeds it events and carries out the actions it returns; an event
 that makes no sense in the current state is a bug and raises, instead of being
 silently ignored.
 """

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from cursorpilot.durations import parse_duration
 from cursorpilot.errors import BadInput
-from cursorpilot.policy import rule_ids
+from cursorpilot.decide.policy import rule_ids
 from cursorpilot.providers.rules import RuleEntry
 from cursorpilot.yamlpos import load_with_positions, where
 

@@ -20,7 +20,8 @@ from pathlib import Path
 from cursorpilot.detect.classifier import SETTLING, Classification, Timing, classify
 from cursorpilot.detect.profiles import Profile
 from cursorpilot.errors import BadInput
-from cursorpilot.pty.screen import TerminalScreen, snapshot_from_text
+from cursorpilot.detect.snapshot import snapshot_from_text
+from cursorpilot.pty.screen import TerminalScreen
 
 QUIET_AT_END = 3600.0  # the recording is over: as quiet as it will ever be
 

@@ -1,7 +1,7 @@
 """A run: its steps in order, the transcript and manifest they share, dry runs and resumes.
 
 A single ``-- COMMAND`` is a plan of one ``drive`` step. ``run:`` steps are plain shell
-commands (no PTY); ``cursor:`` and ``drive:`` steps are driven by an Orchestrator.
+commands (no PTY); ``cursor:`` and ``drive:`` steps are driven by the PTY channel (pty/loop.py).
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cursorpilot import __version__
+from cursorpilot import __version__, resources
 from cursorpilot.clock import Clock, SystemClock
 from cursorpilot.detect.profiles import Profile, load_profile, resolve_name
 from cursorpilot.errors import BadInput, ExitCode, PilotError
 from cursorpilot.events import Outcome, Sink
 from cursorpilot.manifest import Attempt, Manifest, StepRecord, now_iso, write_manifest
-from cursorpilot.orchestrator import StepConfig, StepResult
+from cursorpilot.pty.loop import StepConfig, StepResult
 from cursorpilot.plan import Plan, Step
 from cursorpilot.providers.base import Provider
 from cursorpilot.providers.rules import RuleEntry, RulesProvider
@@ -83,7 +83,10 @@ class Runner:
         name = step.profile or self.spec.plan.defaults.profile or self.spec.profile
         if step.run is not None:
             return load_profile("generic")
-        return load_profile(resolve_name(name, step.command(self.spec.cursor_bin)), self.spec.detectors)
+        return load_profile(resolve_name(name, self._command(step)), self.spec.detectors)
+
+    def _command(self, step: Step) -> list[str]:
+        return resources.self_command(step.command(self.spec.cursor_bin))
 
     def _new_manifest(self) -> Manifest:
         spec = self.spec
@@ -199,10 +202,10 @@ class Runner:
         return code, reason
 
     def _drive(self, n, total, step: Step, session: RunSession, cwd, deadline, why) -> tuple[ExitCode, str, int | None]:
-        from cursorpilot.orchestrator import Orchestrator
+        from cursorpilot.pty.loop import PtyStep
 
         spec = self.spec
-        command = step.command(spec.cursor_bin)
+        command = self._command(step)
         entries = [*step.answers, *spec.plan.answers, *spec.rule_entries]
         rules = RulesProvider.from_entries(entries, "plan") if entries else None
         addenda = [p for p in (spec.plan.prompt, step.prompt) if p]
@@ -212,7 +215,7 @@ class Runner:
             cwd=cwd, env=step.env, send=step.send, expect_regex=step.expect.regex if step.expect else None,
             max_answers=step.max_steps, deadline=deadline, deadline_reason=why, rules=rules,
         )
-        result: StepResult = Orchestrator(config, session, self.sink).run()
+        result: StepResult = PtyStep(config, session, self.sink).run()
         if result.preview is not None:
             self.preview.append({"step": step.name, **result.preview})
         elif spec.dry_run:
@@ -333,7 +336,7 @@ def _version_of(binary: str) -> str | None:
     import shlex
 
     try:
-        p = subprocess.run([*shlex.split(binary), "--version"], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+        p = subprocess.run([*resources.self_command(shlex.split(binary)), "--version"], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return (p.stdout or p.stderr).strip().splitlines()[0] if p.returncode == 0 and (p.stdout or p.stderr).strip() else None

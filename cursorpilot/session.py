@@ -1,6 +1,6 @@
 """What one run shares across its steps: the transcript, redaction, counters, limits, interrupts.
 
-The runner creates it; each step's orchestrator reads and updates it.
+The runner creates it; each step's loop reads and updates it.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cursorpilot.events import Outcome, Status
-from cursorpilot.pty.screen import Snapshot
+from cursorpilot.detect.snapshot import Snapshot
 
 
 class ConsoleSink:

@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from cursorpilot.context import PromptParts
-from cursorpilot.context import build as build_prompt
-from cursorpilot.detect.classifier import Classification
+from cursorpilot.decide.context import PromptParts
+from cursorpilot.decide.context import build as build_prompt
+from cursorpilot.decide.question import Question
 from cursorpilot.envsnap import git_snapshot
 from cursorpilot.providers.base import QA, AnswerRequest, Reply
-from cursorpilot.pty.screen import Snapshot, TerminalScreen
 from cursorpilot.session import RunSession
 
 
@@ -27,20 +26,23 @@ class PromptFiler:
         self._answer_file: Path | None = None
         self.last_tokens = 0
 
-    def fill(self, request: AnswerRequest, c: Classification, snap: Snapshot, screen: TerminalScreen, history: tuple[QA, ...]) -> AnswerRequest:
-        last = max((i for i, line in enumerate(snap.lines) if line.strip()), default=0)
+    def fill(self, request: AnswerRequest, q: Question, history: tuple[QA, ...]) -> AnswerRequest:
+        live = list(q.live)
+        while live and not live[-1].strip():
+            live.pop()
         parts = PromptParts(
             governing_prompt=self.governing_prompt,
             step=self.step_label,
-            kind=c.state,
-            rule_id=c.rule_id or "",
-            question=c.block,
-            live=list(snap.lines[: last + 1]),
-            earlier=screen.scrollback(),
+            kind=q.kind,
+            rule_id=q.source,
+            question=q.text,
+            live=live,
+            earlier=list(q.earlier),
             environment="" if self.run.no_upload else git_snapshot(self.cwd),
             history=history,
-            options=c.menu.describe() if c.menu else "",
-            multiline=c.multiline,
+            options=q.describe_choices(),
+            multiline=q.multiline,
+            notes=q.notes,
         )
         built = build_prompt(parts, budget=self.run.context_tokens)
         system, user = self.run.redactor.text(built.system), self.run.redactor.text(built.user)

@@ -13,20 +13,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
+from cursorpilot import resources
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import QA
 
-PROMPTS_DIR = Path(__file__).resolve().parents[1] / "prompts"
+PROMPTS_DIR = resources.folder("prompts")
 FENCE = "```"
 _BACKTICKS = re.compile(r"`{3,}")
 
 FORMATS = {
-    "question": "Reply with the single key or word the prompt offers (for example y or n), nothing else.",
-    "menu": "Reply with the label of the option to choose, exactly as listed (cursor-pilot moves the highlight there and "
-    "presses Enter), or, for a multi-select, the labels of every option that should end up selected, separated by commas. "
-    "If the prompt offers a letter key instead (for example [a]), reply with that letter.",
-    "input": "Reply with one line of text to type; it is submitted with Enter. To press Enter on an empty line reply <enter>.",
-    "input-multiline": "Reply with the text to type; several lines are allowed here. It is pasted, then submitted with Enter.",
+    "question": "The key or word the prompt offers (for example y or n). When the prompt acts on the key press alone, "
+    "with no Enter, say so (submit false, or <key:y>).",
+    "menu": "The label of the option to choose, exactly as listed (cursor-pilot moves the highlight there and presses Enter), "
+    "or, for a multi-select, the labels of every option that should end up selected, separated by commas. "
+    "If the prompt offers a letter key instead (for example [a]), that letter.",
+    "input": "The text to type, on one line, exactly as the program must receive it (quotes and spaces are typed as given); "
+    "Enter follows. An empty text presses Enter alone and takes the default.",
+    "input-multiline": "The text to type; several lines are allowed here. It is pasted, then submitted with Enter.",
+    "permission": "The name of the option to choose, exactly as listed.",
+    "form": "The value to give, exactly as it must be received.",
+    "undecided": "No rule recognised this screen, and it has been quiet. First judge whether the program is waiting for a "
+    "person right now. If it is not (it is working, loading, printing, or only showing something), answer WAIT. If it is, "
+    "answer its prompt: the label of an option for a menu, the text for a field, a key for a prompt that acts on one key.",
 }
 
 
@@ -81,6 +89,7 @@ class PromptParts:
     history: tuple[QA, ...]
     options: str = ""  # a menu's options, numbered, the highlighted one marked
     multiline: bool = False  # the prompt takes several lines
+    notes: tuple[str, ...] = ()  # facts about this question (a denial just before it, a single-key prompt)
 
 
 @dataclass(slots=True, frozen=True)
@@ -131,6 +140,7 @@ def build(parts: PromptParts, budget: int = 3000, directory: Path = PROMPTS_DIR)
         question="\n".join(terminal(x) for x in parts.question.splitlines()),
         answer_format=FORMATS["input-multiline"] if parts.multiline else FORMATS.get(parts.kind, FORMATS["input"]),
         options=f"\nOptions, as cursor-pilot read them (→ marks the highlighted one):\n{parts.options}\n" if parts.options else "",
+        notes="".join(f"\nNote: {n}" for n in parts.notes) + ("\n" if parts.notes else ""),
     )
     skeleton = render(user_t, **fixed, live_region="", earlier_output="")
     room = budget - estimate_tokens(system) - estimate_tokens(skeleton)

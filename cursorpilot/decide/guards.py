@@ -1,4 +1,4 @@
-"""Loop breaker and provider-error counter: small, pure bookkeeping for the orchestrator."""
+"""Loop breaker and provider-error counter: small, pure bookkeeping for the decision path."""
 
 from __future__ import annotations
 

@@ -21,15 +21,23 @@ from functools import lru_cache
 from cursorpilot.detect.menu import MARKERS, Menu
 from cursorpilot.detect.menu import parse as parse_menu
 from cursorpilot.detect.profiles import ANSWERABLE, Kind, Profile, Rule
-from cursorpilot.pty.screen import Snapshot
+from cursorpilot.detect.snapshot import Snapshot
 
 SETTLING = "settling"
 UNKNOWN = "unknown"
 
 
+READING_SETTLE = 0.05  # a program blocked reading the terminal has written its prompt: this much quiet is enough
+
+
 @dataclass(slots=True, frozen=True)
 class Timing:
     quiet_for: float  # seconds since the screen last changed
+    tty: str | None = None  # the kernel's word on the foreground process: reading | polling | busy | None (unknown)
+
+    @property
+    def reading(self) -> bool:
+        return self.tty == "reading"
 
 
 @dataclass(slots=True, frozen=True)
@@ -214,7 +222,7 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
         if rule.kind == Kind.WORKING and (m := _matches(rule, region(rule).text)):
             return _result(rule, region(rule), m, snap)
 
-    settle = profile.settle_ms / 1000
+    settle = min(profile.settle_ms / 1000, READING_SETTLE) if timing.reading else profile.settle_ms / 1000
     if timing.quiet_for < settle:
         return Classification(state=SETTLING, recheck_after=settle - timing.quiet_for)
 
@@ -225,7 +233,10 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
         m = _matches(rule, region(rule).text)
         if m is None:
             continue
-        wait = rule.quiet_ms / 1000 - timing.quiet_for
+        quiet = rule.quiet_ms / 1000
+        if timing.reading and rule.scope == "cursor_line":
+            quiet = min(quiet, READING_SETTLE)  # the silence a rule waits for is what the kernel just confirmed
+        wait = quiet - timing.quiet_for
         if wait > 0:
             recheck = wait if recheck is None else min(recheck, wait)
             continue
@@ -235,4 +246,41 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
         if found.state == Kind.IDLE:
             return _prose_question(profile, snap, found) or found
         return found
-    return Classification(state=UNKNOWN, recheck_after=recheck)
+    return _any_menu(profile, block_region, snap) or Classification(state=UNKNOWN, recheck_after=recheck)
+
+
+_ASKS = re.compile(r"(?m)^\s*(?:[│┃|]\s*)?(?:(?:[?◆◇◈]|\[\?\])\s+\S.*|.*\S.*(?:\?|:)\s*(?:\(.*\))?\s*[│┃|]?\s*)$")
+
+
+def _any_menu(profile: Profile, region: _Region, snap: Snapshot) -> Classification | None:
+    """Whatever the profile: a highlighted option list under a question is a menu (AskUserQuestion pickers,
+    clack/Inquirer/prompts selects, a numbered Yes/No drawn by a program no profile knows)."""
+    styled = {y - region.first_row for y in snap.styled if y >= region.first_row}
+    menu = parse_menu(list(region.rows), styled)
+    if menu is None:
+        return None
+    first = min(o.row for o in menu.options)
+    top = next((i for i in range(first - 1, -1, -1) if _ASKS.match(region.rows[i])), None)
+    if top is None:
+        return None  # options with no question above them: a picker nobody asked about, a list in output
+    block = "\n".join(region.rows[top:]).strip("\n")
+    anchor = snap.scrolled + region.first_row + top
+    rule_id = f"{profile.name}.menu"
+    return Classification(
+        state=Kind.MENU.value, rule_id=rule_id, block=block, evidence=region.rows[top].strip(),
+        key=f"{rule_id}@{anchor}:{_normal(_unmarked(block))}", submit=False, anchor_row=anchor,
+        menu=parse_menu(block, {y - top for y in styled if y >= top}),
+    )
+
+
+def undecided(profile: Profile, snap: Snapshot) -> Classification:
+    """A quiet screen no rule explains, as a prompt for a judge: the live region, and any menu read from it."""
+    _, region = _regions(profile, snap)
+    styled = {y - region.first_row for y in snap.styled if y >= region.first_row}
+    block = "\n".join(region.rows).strip("\n")
+    anchor = snap.scrolled + region.first_row
+    rule_id = f"{profile.name}.undecided"
+    return Classification(
+        state=UNKNOWN, rule_id=rule_id, block=block, key=f"{rule_id}@{anchor}:{_normal(block)}", anchor_row=anchor,
+        menu=parse_menu(list(region.rows), styled) if block else None, submit=True,
+    )

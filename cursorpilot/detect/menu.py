@@ -17,6 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from cursorpilot.decide.choices import Offered, find
+from cursorpilot.keys import only_keys
+
 MARKERS = "❯›>●▶→➤»"  # a highlighted row starts with one of these
 UNMARKED = "○"  # a radio button that is not the highlighted one (@clack/prompts)
 _BORDER = re.compile(r"^\s*[│┃║|]\s?|\s*[│┃║|]\s*$")
@@ -28,7 +31,6 @@ _ROW = re.compile(
 _DIVIDER = re.compile(r"^[\s─━═┄┈-]+$")
 _CHECKED = set("xX✓✔*◉●◎☑■◼")
 _RADIO = UNMARKED + "●"  # a radio button, or (questionary) a checkbox where the options' boxes are
-CONFIRM_WORDS = {"yes", "no", "allow", "approve", "accept", "deny", "reject", "cancel", "skip", "continue", "proceed"}
 _META = re.compile(r"(?i)^(type something|other|chat about this|something else)\b")
 
 
@@ -202,28 +204,11 @@ def keys_for(menu: Menu, reply: str) -> tuple[str, list[Option]] | None:
 
 def typed_as_is(reply: str) -> bool:
     """Key tokens, and a single letter (a key the prompt offers: [a], (y)), are not option names."""
-    w = reply.strip().strip("'\"").rstrip(".")
-    return "<" in reply or (len(w) == 1 and not w.isdigit())
+    return only_keys(reply)
 
 
 def _find(menu: Menu, wanted: str) -> Option | None:
     if typed_as_is(wanted):
         return None
-    w = wanted.strip().strip("'\"").rstrip(".").lower()
-    if w.isdigit():
-        n = int(w)
-        by_number = [o for o in menu.options if o.number == n]
-        if by_number:
-            return by_number[0]
-        return menu.options[n - 1] if 1 <= n <= len(menu.options) and all(o.number is None for o in menu.options) else None
-    full = {o.index: f"{o.label} {o.detail}".strip().lower() for o in menu.options}  # a second line completes a label
-    for test in (lambda o: o.label.lower() == w or full[o.index] == w, lambda o: o.label.lower().startswith(w),
-                 lambda o: w in full[o.index]):
-        hits = [o for o in menu.options if test(o)]
-        if len(hits) == 1:
-            return hits[0]
-        if hits and w in CONFIRM_WORDS and all(re.match(rf"{re.escape(w)}\b", o.label.lower()) for o in hits):
-            return hits[0]  # "Yes" among "Yes, proceed" / "Yes, and don't ask again": menus list the narrowest first
-        if hits:
-            return None  # ambiguous: let the caller type it as it is, or escalate
-    return None
+    at = find([Offered(o.label, o.detail, o.number) for o in menu.options], wanted)
+    return None if at is None else menu.options[at]

@@ -17,9 +17,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from cursorpilot import resources
 from cursorpilot.errors import BadInput
-
-DETECTORS_DIR = Path(__file__).resolve().parents[2] / "detectors"
 
 
 class Kind(StrEnum):
@@ -73,6 +72,28 @@ class Finish(BaseModel):
     between: str | None = None  # rows between the last message and the composer to look past ("✻ Worked for 3s", hints)
 
 
+class Task(BaseModel):
+    """An agent given its task on the command line starts working on its own: until it does, its idle composer is
+    not a question. `flags` take the task as their value (gemini -i "…"); `positional`: a bare argument is it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    flags: list[str] = Field(default_factory=list)
+    positional: bool = False
+    value_flags: list[str] = Field(default_factory=list)  # options whose value is not the task (--model X)
+
+    def given(self, argv: list[str]) -> bool:
+        args = argv[1:]
+        if any(a in self.flags or any(a.startswith(f + "=") for f in self.flags if f.startswith("--")) for a in args):
+            return True
+        if not self.positional:
+            return False
+        for i, a in enumerate(args):
+            if not a.startswith("-") and (i == 0 or args[i - 1] not in self.value_flags) and a.strip():
+                return True
+        return False
+
+
 class Profile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -84,6 +105,8 @@ class Profile(BaseModel):
     key_delay_ms: int = 50
     enter_delay_ms: int = 150
     stuck_after_s: float = 600.0  # a working marker with no screen change this long -> escalate
+    undecided_after_s: float = 3.0  # a quiet screen no rule explains gets a decision after this long (judged, or escalated)
+    task: Task = Field(default_factory=lambda: Task())  # how a task is given on the command line (agents)
     finish: Finish = Field(default_factory=Finish)
     rules: list[Rule]
 
@@ -104,12 +127,19 @@ class Overlay(BaseModel):
     key_delay_ms: int | None = None
     enter_delay_ms: int | None = None
     stuck_after_s: float | None = None
+    undecided_after_s: float | None = None
+    task: Task | None = None
     finish: Finish | None = None
     rules: list[Rule] = Field(default_factory=list)
 
 
 def available() -> list[str]:
-    return sorted(p.stem for p in DETECTORS_DIR.glob("*.y*ml")) + sorted(p.stem for p in DETECTORS_DIR.glob("*.json"))
+    return [p.stem for p in resources.listing("detectors")]
+
+
+def where(name: str) -> Path | None:
+    """The file a bundled profile is read from."""
+    return resources.find("detectors", name)
 
 
 def _read(path: Path) -> dict:
@@ -184,9 +214,10 @@ def resolve_name(name: str, command: list[str] | None = None) -> str:
 def load_profile(name: str, overlay: Path | None = None) -> Profile:
     path = Path(name)
     if not (path.suffix in (".yaml", ".yml", ".json") and path.exists()):
-        path = next((DETECTORS_DIR / f"{name}{ext}" for ext in (".yaml", ".yml", ".json") if (DETECTORS_DIR / f"{name}{ext}").exists()), None)
+        path = where(name)
         if path is None:
-            raise BadInput(f"unknown profile {name!r}; available: {', '.join(available())}")
+            known = ", ".join(available()) or f"none: {resources.folder('detectors')} is missing (a broken install)"
+            raise BadInput(f"unknown profile {name!r}; available: {known}")
     profile = load_profile_file(path)
     return apply_overlay(profile, overlay) if overlay else profile
 

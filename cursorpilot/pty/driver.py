@@ -1,7 +1,7 @@
 """The PTY driver: the only module that imports pexpect.
 
 pexpect is used to fork/exec under a pty (exec errors come back through its pipe),
-but not its ``expect()`` machinery: the orchestrator owns the read loop and reads
+but not its ``expect()`` machinery: the step's loop (pty/loop.py) owns the read loop and reads
 the master fd directly with a short tick, so there is no unbounded regex buffer and
 no hidden ``delaybeforesend``.
 """

@@ -119,7 +119,7 @@ answers: [{match: 'Continue', reply: y}, {match: 'Workspace Trust', reply: a}]
 steps:
   - {name: setup, run: ["touch should-not-exist"]}
   - {name: line, drive: "bash -c 'read -p \\"Continue? [y/n] \\" a'"}
-  - {name: agent, drive: "python3 -m cursorpilot.sim cursor approvals", profile: cursor}
+  - {name: agent, drive: "cursor-pilot sim cursor approvals", profile: cursor}
 """
     p, log = run_plan(tmp_path, text, "--dry-run")
     assert p.returncode == 0, p.stdout + p.stderr

@@ -10,7 +10,8 @@ import yaml
 from cursorpilot.clock import FakeClock
 from cursorpilot.detect.classifier import Timing, classify, headline
 from cursorpilot.detect.profiles import load_profile
-from cursorpilot.pty.screen import TerminalScreen, snapshot_from_text
+from cursorpilot.detect.snapshot import snapshot_from_text
+from cursorpilot.pty.screen import TerminalScreen
 from cursorpilot.sim.common import Recorder
 from cursorpilot.sim.cursor import CursorSim
 

@@ -2,7 +2,7 @@ from string import Template
 
 import pytest
 
-from cursorpilot.context import PromptParts, build, estimate_tokens, fence_escape, render
+from cursorpilot.decide.context import PromptParts, build, estimate_tokens, fence_escape, render
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import QA
 
@@ -41,7 +41,7 @@ def test_fifty_thousand_lines_of_output_stay_within_budget():
 
 
 def test_tiny_budget_cuts_terminal_text_never_the_governing_prompt_or_question():
-    built = build(parts(live=[f"row {i} " + "x" * 100 for i in range(40)], earlier=["old"] * 100), budget=400)
+    built = build(parts(live=[f"row {i} " + "x" * 100 for i in range(40)], earlier=["old"] * 100), budget=700)
     assert "GOVERNING" in built.user and "$ npm test" in built.user
     assert "row 39" in built.user and "row 0 " not in built.user
 

@@ -1,7 +1,7 @@
 import pytest
 
-from cursorpilot.guards import Guards
-from cursorpilot.policy import check, rule_ids
+from cursorpilot.decide.guards import Guards
+from cursorpilot.decide.policy import check, rule_ids
 
 DENIED = [
     ("Delete this file?\n in src/a.ts", "delete"),

@@ -1,0 +1,177 @@
+"""The decision path: deny policy -> rules -> provider -> reply checks -> loop breaker. Shared by every channel.
+
+`first()` runs what costs nothing (the policy on the action being approved, then the rules) and answers at once
+when either decides. Otherwise the channel calls the provider (`request()` builds the prompt, on the caller's
+thread; the call itself may run anywhere) and hands the reply to `after()`. Every answer, whoever chose it, then
+passes `check()`: the policy on the reply itself, the choice it names, the loop breaker. What a channel actually
+delivered is told back with `delivered()`, which is what the loop breaker and the next prompts' history count.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import replace
+
+from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide.choices import Offered, find
+from cursorpilot.decide.guards import Guards
+from cursorpilot.decide.policy import check as check_policy
+from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
+from cursorpilot.keys import needs_human, only_keys
+from cursorpilot.providers.base import QA, AnswerRequest, Provider, Reply
+from cursorpilot.session import RunSession
+
+WAIT_WORD = "WAIT"
+
+
+def interpret(text: str) -> tuple[Verdict, str]:
+    """A reply in the one-line grammar: WAIT, '? question' (a human), or what to type."""
+    if text.strip() == WAIT_WORD:
+        return Verdict.WAIT, ""
+    if needs_human(text):
+        return Verdict.ESCALATE, text[2:].strip() or "the answerer asks for a human"
+    return Verdict.ANSWER, text
+
+
+class Decider:
+    def __init__(self, run: RunSession, governing_prompt: str, cwd: str | None, rules: Provider | None, filer: PromptFiler):
+        self.run = run
+        self.tx = run.tx
+        self.governing_prompt = governing_prompt
+        self.cwd = cwd
+        self.rules = rules
+        self.filer = filer
+        self.guards = Guards()
+        self.history: deque[QA] = deque(maxlen=10)
+
+    @property
+    def provider(self) -> Provider:
+        return self.run.provider
+
+    # -- what costs nothing ------------------------------------------------------------------------------------------
+    def first(self, q: Question) -> Decision | None:
+        """The deny policy on what is being approved, then the rules. None: the provider must be asked."""
+        denied = self._policy(q)
+        if denied is not None:
+            return denied
+        judging = q.kind == Kind.UNDECIDED  # rules answer prompts they know; they can't judge whether anyone is asking
+        if self.rules is not None and not judging:
+            reply = self.rules.answer(self._bare_request(q))
+            self.tx.emit("rules_checked", hit=reply.text is not None, source=reply.source, prompt=q.text)
+            if reply.text is not None:
+                self.run.usage["rule_hits"] += 1
+                return self.check(q, self._from_text(reply.text, reply.source))
+        if not self.provider.needs_prompt:  # rules or mock as the run's provider: no prompt, no thread needed
+            if judging and self.provider.name == "rules":
+                return Decision.escalate("no rule explains this screen, and it has been quiet: is it waiting for someone?", "rules")
+            return self.after(q, self.provider.answer(self._bare_request(q)))
+        return None
+
+    def _policy(self, q: Question) -> Decision | None:
+        """Approvals are judged by their action (the command, the file, the diff), not by the scrollback above them."""
+        if not q.approval:
+            return None
+        denial = check_policy(q.action or q.text, self.cwd, self.run.allow)
+        if denial is None:
+            return None
+        no = q.deny_reply or self._reject_choice(q)
+        self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, reply=no)
+        self.history.append(QA(q.text, f"{no or '(nothing)'}: refused by the deny policy (rule {denial.rule}: {denial.evidence})"))
+        if no is None:
+            return Decision.escalate(f"denied by policy rule {denial.rule!r} and the prompt has no 'no' choice", f"policy:{denial.rule}")
+        chosen = tuple(c for c in q.choices if c.label == no)
+        return self.check(q, Decision(Verdict.ANSWER, text=no, choices=chosen, source=f"policy:{denial.rule}", denied=denial.rule))
+
+    @staticmethod
+    def _reject_choice(q: Question) -> str | None:
+        for kind in ("reject_once", "reject_always"):
+            for c in q.choices:
+                if c.kind == kind:
+                    return c.label
+        return None
+
+    # -- the provider --------------------------------------------------------------------------------------------------
+    def _bare_request(self, q: Question) -> AnswerRequest:
+        return AnswerRequest(
+            governing_prompt=self.governing_prompt, kind=q.kind, rule_id=q.source, prompt_block=q.text,
+            screen="\n".join(q.live), history=tuple(self.history), multiline=q.multiline, may_wait=q.may_wait,
+        )
+
+    def request(self, q: Question) -> AnswerRequest:
+        """The provider's request, its prompt built within the budget, redacted and filed."""
+        request = self.filer.fill(self._bare_request(q), q, tuple(self.history))
+        self.tx.emit("provider_request", provider=self.provider.name, kind=q.kind, rule_id=q.source, prompt=q.text,
+                     prompt_tokens_est=self.filer.last_tokens)
+        return request
+
+    def after(self, q: Question, reply: Reply) -> Decision:
+        """The provider's reply, recorded, then judged like every other answer."""
+        for attempt in reply.attempts:
+            self.tx.emit("provider_retry" if attempt.wait_s is not None else "provider_error", error=attempt.error, wait_s=attempt.wait_s)
+        self.run.count_usage(reply)
+        self.tx.emit(
+            "provider_reply", source=reply.source, text=reply.text, wait=reply.wait, submit=reply.submit, raw=reply.raw,
+            removed=list(reply.removed), reason=reply.reason,
+            usage={"in": reply.usage.input_tokens, "out": reply.usage.output_tokens, "latency_s": reply.usage.latency_s,
+                   "calls": reply.usage.calls, "cost_usd": reply.usage.cost_usd},
+        )
+        self.filer.file_answer(reply)
+        failed = reply.reason.startswith("provider error")
+        if self.guards.provider_result(not failed):
+            return Decision(Verdict.FAIL, why=f"{self.guards.provider_errors} consecutive provider errors: {reply.reason}", source=reply.source)
+        if reply.wait:
+            if not q.may_wait:
+                return Decision.escalate("the answerer said WAIT, but a prompt the rules know is waiting for an answer", reply.source)
+            return Decision(Verdict.WAIT, source=reply.source, why=reply.reason or "the program is not waiting for anyone")
+        if reply.text is None:
+            return Decision.escalate(reply.reason or "no answer", reply.source)
+        decision = self._from_text(reply.text, reply.source)
+        if reply.submit is not None and decision.verdict == Verdict.ANSWER:
+            decision = replace(decision, submit=reply.submit)
+        if decision.verdict == Verdict.WAIT and not q.may_wait:
+            return Decision.escalate("the answerer said WAIT, but a prompt the rules know is waiting for an answer", reply.source)
+        return self.check(q, decision)
+
+    @staticmethod
+    def _from_text(text: str, source: str) -> Decision:
+        verdict, rest = interpret(text)
+        if verdict == Verdict.ANSWER:
+            return Decision(Verdict.ANSWER, text=rest, source=source)
+        return Decision(verdict, why=rest or "the answerer asked to wait", source=source)
+
+    # -- every answer -----------------------------------------------------------------------------------------------
+    def check(self, q: Question, d: Decision) -> Decision:
+        """The policy on the reply itself, the choice it names, the loop breaker."""
+        if d.verdict != Verdict.ANSWER or d.text is None:
+            return d
+        if d.denied is None and (denial := check_policy(d.text, self.cwd, self.run.allow)) is not None:
+            self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, reply=None, on="reply")
+            return Decision.escalate(f"the reply was denied by policy rule {denial.rule!r}", d.source)
+        if q.choices and not d.choices:
+            chosen = self._chosen(q, d.text)
+            if chosen is None:
+                if q.kind in (Kind.PERMISSION, Kind.FORM) or not only_keys(d.text):
+                    names = ", ".join(c.label for c in q.choices)
+                    return Decision.escalate(f"the reply {d.text!r} names none of the options ({names})", d.source)
+            else:
+                d = replace(d, choices=chosen)
+        if self.guards.looping(q.text, d.text):
+            return Decision.escalate(f"loop: this question was already answered {d.text!r} {self.guards.repeat_limit} times", d.source)
+        return d
+
+    def _chosen(self, q: Question, text: str) -> tuple[Choice, ...] | None:
+        offered = [Offered(c.label, c.detail, c.number, c.kind) for c in q.choices]
+        wanted = [w for w in (text.split(",") if q.multi else [text]) if w.strip()]
+        out = []
+        for w in wanted:
+            at = find(offered, w)
+            if at is None:
+                return None
+            out.append(q.choices[at])
+        return tuple(out) if out else None
+
+    def delivered(self, prompt: str, text: str) -> None:
+        """The channel typed or sent this answer to this prompt: count it for the loop breaker and the history."""
+        self.guards.answered(prompt, text)
+        self.history.append(QA(prompt, text))
+

@@ -1,0 +1,92 @@
+"""What a channel asks the decision path, and what it gets back. Plain data, no I/O.
+
+A Question is a prompt as the program put it: on a screen (a `[y/n]`, a menu, a free-text field, a screen no rule
+explains) or over a protocol (an ACP permission request with its options, an elicitation form). A Decision is what
+to do about it: answer (the text in the reply grammar, or the option chosen), wait, or ask a human.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Kind(StrEnum):
+    QUESTION = "question"  # yes/no, confirm: a key or a word
+    INPUT = "input"  # free text
+    MENU = "menu"  # pick one (or several) of the choices
+    PERMISSION = "permission"  # a structured approval (ACP): pick one of the choices by name and kind
+    FORM = "form"  # a structured question (ACP elicitation): fields to fill
+    UNDECIDED = "undecided"  # a quiet screen no rule explains: the model judges whether anyone is asked, and answers
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """An answer the program offers: a menu option, an ACP permission option."""
+
+    key: str  # how the channel refers to it (the option's index on screen, an ACP optionId)
+    label: str
+    number: int | None = None  # the number shown before it, if any
+    kind: str | None = None  # ACP: allow_once | allow_always | reject_once | reject_always
+    detail: str = ""  # a description under it
+    meta: bool = False  # "Type something", "Chat about this": not an answer by itself
+    checked: bool | None = None  # multi-select: its box now
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    kind: str  # a Kind value
+    text: str  # the prompt as shown: rules match it, the loop breaker counts it
+    key: str  # identity: the same prompt, however often it is repainted or re-sent
+    source: str  # what produced it: a detector rule id, an ACP method
+    action: str = ""  # what a yes carries out (the command, the file, the diff): the deny policy reads this
+    approval: bool = False  # answering yes carries out `action`
+    choices: tuple[Choice, ...] = ()
+    multi: bool = False
+    highlighted: int | None = None  # the choice highlighted on screen
+    deny_reply: str | None = None  # the program's own "no", when the policy refuses
+    multiline: bool = False  # several lines may be typed
+    single_key: bool = False  # the prompt acts on one key press: no Enter after it
+    may_wait: bool = False  # the program may not be asking anything: WAIT is an answer
+    live: tuple[str, ...] = ()  # what the program shows now (screen rows, the tool call), for the model
+    earlier: tuple[str, ...] = ()  # older output, oldest first
+    notes: tuple[str, ...] = ()  # facts for the model: "the previous request was denied by policy rule delete"
+
+    def describe_choices(self) -> str:
+        """For the model and for `detect`: one choice per line, the highlighted one marked."""
+        if not self.choices:
+            return ""
+        lines = []
+        for i, c in enumerate(self.choices):
+            mark = "→" if i == self.highlighted else " "
+            box = "" if c.checked is None else ("[x] " if c.checked else "[ ] ")
+            kind = f" [{c.kind}]" if c.kind else ""
+            extra = f"  ({c.detail})" if c.detail else ""
+            meta = "  (not an answer by itself)" if c.meta else ""
+            lines.append(f"{mark} {i + 1}) {box}{c.label}{kind}{extra}{meta}")
+        head = "multi-select (name every option that should end up selected)" if self.multi else "single choice"
+        if self.highlighted is not None:
+            head += f"; highlighted: {self.choices[self.highlighted].label}"
+        return head + "\n" + "\n".join(lines)
+
+
+class Verdict(StrEnum):
+    ANSWER = "answer"  # type / send this
+    WAIT = "wait"  # nobody is being asked: do nothing until the program shows something new
+    ESCALATE = "escalate"  # a human must decide
+    FAIL = "fail"  # the run can't go on (too many provider errors)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    verdict: Verdict
+    text: str | None = None  # ANSWER: what to type, in the reply grammar; for choices, their labels
+    choices: tuple[Choice, ...] = ()  # ANSWER on a question with choices: the ones chosen
+    source: str = ""  # rules:<id>, policy:<rule>, <provider>:<model>, human, plan:send
+    why: str = ""  # ESCALATE / FAIL / WAIT: the reason, for the transcript and the user
+    submit: bool | None = None  # the answerer said whether Enter follows (None: the prompt's own default)
+    denied: str | None = None  # the deny policy rule that produced this answer
+
+    @staticmethod
+    def escalate(why: str, source: str = "") -> "Decision":
+        return Decision(Verdict.ESCALATE, why=why, source=source)

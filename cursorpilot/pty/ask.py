@@ -1,0 +1,69 @@
+"""The PTY channel's half of asking: a classified screen becomes a Question for the shared decision path.
+
+Pure: a classification, the rendered screen and its scrollback in, a Question out. What is being approved (the
+action the deny policy judges) is the prompt block of a rule that has a "no" (`deny_reply`): the command, the
+file, the diff under the approval's title. Anything else is not an approval: its reply is checked, not the
+scrollback above it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cursorpilot.decide.question import Choice, Kind, Question
+from cursorpilot.detect.classifier import Classification
+from cursorpilot.detect.menu import Menu
+from cursorpilot.detect.profiles import Profile, Rule
+from cursorpilot.detect.snapshot import Snapshot
+
+_YES = re.compile(r"(?i)^(yes|allow|approve|accept|proceed|continue|trust|run|ok)\b")
+_NO = re.compile(r"(?i)^(no|deny|reject|decline|cancel|don.?t|do not|skip|quit|exit|abort)\b")
+
+
+def rule_of(profile: Profile, rule_id: str | None) -> Rule | None:
+    return next((r for r in profile.rules if r.id == rule_id), None)
+
+
+def choices(menu: Menu | None) -> tuple[tuple[Choice, ...], int | None]:
+    if menu is None:
+        return (), None
+    out = tuple(Choice(str(o.index), o.label, number=o.number, detail=o.detail, meta=o.meta, checked=o.checked) for o in menu.options)
+    return out, menu.highlighted
+
+
+def confirm_menu(menu: Menu | None) -> tuple[bool, str | None]:
+    """A menu that asks for a yes (an approval shown by a program no profile knows), and its "no" option."""
+    if menu is None:
+        return False, None
+    yes = any(_YES.match(o.label) for o in menu.options)
+    no = next((o.label for o in menu.options if _NO.match(o.label)), None)
+    return yes and no is not None, no
+
+
+def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[str], *, kind: str | None = None,
+             notes: tuple[str, ...] = ()) -> Question:
+    rule = rule_of(profile, c.rule_id)
+    options, highlighted = choices(c.menu)
+    deny_reply = rule.deny_reply if rule else None
+    approval = deny_reply is not None
+    if kind == Kind.UNDECIDED:
+        approval, deny_reply = confirm_menu(c.menu)
+    last = max((i for i, line in enumerate(snap.lines) if line.strip()), default=0)
+    return Question(
+        kind=kind or c.state,
+        text=c.block,
+        key=c.key or "",
+        source=c.rule_id or "screen",
+        action=c.block if approval else "",
+        approval=approval,
+        choices=options,
+        multi=bool(c.menu and c.menu.multi),
+        highlighted=highlighted,
+        deny_reply=deny_reply,
+        multiline=c.multiline,
+        single_key=not c.submit,
+        may_wait=kind == Kind.UNDECIDED,
+        live=tuple(snap.lines[: last + 1]),
+        earlier=tuple(earlier),
+        notes=notes,
+    )

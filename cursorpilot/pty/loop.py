@@ -1,0 +1,451 @@
+"""The PTY channel's loop: the only place that does a step's I/O. read -> record -> screen -> classify -> pilot -> act.
+
+Everything the program writes is recorded before anything else happens. The loop renders the screen when output
+pauses (or at most every RENDER_EVERY), classifies it when it changed or when the pilot asked to look again, and
+hands the pilot facts; it carries out the effects the pilot returns: records, questions for the decision path
+(answered on a worker thread, so reading never waits for a model or a human), keystrokes on a schedule.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import termios
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import structlog
+
+from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide.decider import Decider
+from cursorpilot.decide.question import Decision, Question, Verdict
+from cursorpilot.detect.classifier import Classification, Timing, classify, undecided
+from cursorpilot.detect.menu import parse as parse_menu
+from cursorpilot.detect.profiles import Profile
+from cursorpilot.events import Sink, Status
+from cursorpilot.keys import Modes, Write, to_writes
+from cursorpilot.machine import State
+from cursorpilot.providers.base import Provider
+from cursorpilot.pty import ask, kernel, reaper
+from cursorpilot.pty.driver import ExitStatus, PtyDriver
+from cursorpilot.pty.pilot import (Ask, AskHuman, Close, Delivered, Effect, Pilot, PilotConfig, Record, RunCounts, ScreenFacts, Tell,
+                                   Type)
+from cursorpilot.pty.screen import TerminalScreen
+from cursorpilot.recording import SessionRecorder
+from cursorpilot.session import RunSession
+
+MAX_TICK = 0.05  # the longest the loop sleeps in select()
+HIGHLIGHT_WAIT = 1.5  # how long the highlight may take to reach the chosen option before Enter
+ECHO_WAIT = 1.5  # how long typed text may take to show before Enter goes anyway
+ASK_POLL = 0.005  # how often a pending answer is looked at (the reply is typed this much late at most)
+RENDER_EVERY = 0.1  # re-render a screen that keeps changing at most this often
+FLOOD_BYTES = 1 << 20  # more output than this since the last render is a flood:
+FLOOD_RENDER_EVERY = 0.5  # render it less often (each render then costs a pass over the flood)
+KERNEL_EVERY = 0.05  # how often the kernel is asked whether the program waits on its terminal
+STOP_GRACE = 3.0  # SIGINT, then SIGKILL after this long
+
+
+@dataclass(slots=True)
+class StepConfig:
+    command: list[str]
+    profile: Profile
+    governing_prompt: str
+    name: str = "command"
+    index: int = 1
+    total: int = 1
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    send: str | None = None  # typed once the program is ready for input
+    expect_regex: str | None = None  # on screen -> the step is done
+    max_answers: int | None = None  # this step's own cap
+    deadline: float | None = None  # monotonic; the earlier of the run's and the step's
+    deadline_reason: str = "timeout"
+    rules: Provider | None = None  # consulted before the run's provider when that is an LLM
+
+
+@dataclass(slots=True)
+class StepResult:
+    exit_code: int
+    reason: str
+    status: ExitStatus | None
+    answers: int = 0
+    screen_text: str = ""  # scrollback + final screen, for expect checks
+    preview: dict | None = None  # dry run: what would have been typed
+
+
+@dataclass(slots=True)
+class _Pending:
+    """A question out with the answerer (a provider call, or a human at the terminal)."""
+
+    token: int
+    question: Question
+    future: Future
+
+
+class PtyStep:
+    def __init__(self, step: StepConfig, run: RunSession, sink: Sink):
+        self.step = step
+        self.run_ = run
+        self.tx = run.tx
+        self.clock = run.clock
+        self.sink = sink
+        self.counts = RunCounts(answers=run.answers, max_answers=run.max_answers, escalations=run.escalations,
+                                dry_run=run.dry_run, interactive=run.interactive)
+        started_with_task = (step.send is None and os.path.basename(step.command[0]) in step.profile.commands
+                             and step.profile.task.given(step.command))
+        self.pilot = Pilot(PilotConfig(step.profile, step.send, step.expect_regex, step.max_answers, started_with_task,
+                                       echo_check=True), self.counts)
+        label = f"{step.index}/{step.total}: {step.name}"
+        self.decider = Decider(run, step.governing_prompt, step.cwd, step.rules,
+                               PromptFiler(run, step.index, label, step.cwd, step.governing_prompt))
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="answerer")
+        self._pending: _Pending | None = None
+        self._writes: deque[Write] = deque()
+        self._next_write = 0.0
+        self._check_until: float | None = None
+        self._typed_at = -1  # the screen's version when the text before an Enter was written
+        self._stop_at: float | None = None  # when closing: SIGKILL deadline
+        self._seen_interrupts = run.interrupts
+        self._log = structlog.get_logger("cursorpilot")
+        self.driver: PtyDriver | None = None
+        self.screen = TerminalScreen(run.cols, run.rows)
+        # read-loop timing: when output last came, when the rendered content last changed
+        self._last_output = self._last_change = 0.0
+        self._dirty = False
+        self._unrendered = 0
+        self._content: tuple[str, ...] = ()
+        self._content_version = 0
+        self._look_at: float | None = None  # classify again at this time (the screen changed, or the pilot asked)
+        self._last_render = self._last_mirror = 0.0
+        self._tty: str | None = None
+        self._tty_at = 0.0
+        self._slave: str | None = None
+        self.t0 = self.clock.monotonic()
+        self._mark = f"{run.run_id}-{step.index}"  # in the environment of everything the program starts
+
+    @property
+    def _profile(self) -> Profile:
+        return self.step.profile
+
+    # -- public ----------------------------------------------------------------------------------------------------------
+    def run(self) -> StepResult:
+        run = self.run_
+        self.recorder = SessionRecorder(run.log_dir, self.clock, run.cols, run.rows, self.step.command, step=self.step.index)
+        try:
+            env = reaper.marked_env({**os.environ, **self.step.env}, self._mark)
+            self.driver = PtyDriver(self.step.command, cwd=self.step.cwd, env=env, cols=run.cols, rows=run.rows)
+            self._slave = kernel.slave_path(self.driver.pid)
+            self.tx.emit("program_started", step=self.step.index, pid=self.driver.pid, command=self.step.command,
+                         profile=self._profile.name, profile_hash=self._profile.digest(),
+                         started_with_task=self.pilot.starting or None)
+            self._do(self.pilot.started())
+            status = self._loop()
+            if self.screen.ignored:
+                self.tx.emit("terminal_ignored", step=self.step.index, counts=dict(self.screen.ignored))
+            text = "\n".join([*self.screen.scrollback(), *self.screen.snapshot().lines]).rstrip()
+            p = self.pilot
+            return StepResult(int(p.exit_code), p.reason, status, p.answers, text, p.preview)
+        finally:
+            run.answers, run.escalations = self.counts.answers, self.counts.escalations
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self.recorder.close()
+            if self.driver is not None:
+                self.driver.close()
+                self._end_leftovers()
+
+    def _end_leftovers(self) -> None:
+        """Whatever the program started and left running (detached daemons included) is ended, and said so."""
+        ended = reaper.end_all(self._mark, grace=STOP_GRACE)
+        if ended:
+            self.tx.emit("descendants_ended", step=self.step.index, processes=[e.record() for e in ended])
+            self.sink.note(f"ended {len(ended)} process(es) the program left running: "
+                           + ", ".join(f"{e.pid} {e.command[:60]}" for e in ended))
+
+    # -- the loop --------------------------------------------------------------------------------------------------------
+    def _loop(self) -> ExitStatus:
+        assert self.driver is not None
+        self._last_output = self._last_change = self.clock.monotonic()
+        while True:
+            now = self.clock.monotonic()
+            self._limits(now)
+            chunk = self.driver.read(self._tick(now))
+            if chunk is None:
+                break
+            if chunk:
+                self._on_output(chunk)
+            else:
+                self.recorder.idle()  # output paused: the cast catches up
+            if not chunk and not self.driver.alive():
+                rest = self.driver.drain()
+                if rest:
+                    self._on_output(rest)
+                break
+            now = self.clock.monotonic()
+            self._send_due(now)
+            if self.pilot.done:
+                self._closing(now)
+                continue
+            self._render_if_due(now)
+            self._look(now)
+            self._collect(now)
+            self._send_due(now)  # a reply chosen just now (a rule hit) goes out without another turn of the loop
+        status = self.driver.status() if not self.driver.alive() else self.driver.terminate(STOP_GRACE)
+        self.tx.emit("program_exited", step=self.step.index, code=status.code, signal=status.signal, describe=status.describe())
+        self._do(self.pilot.exited(status.code, status.signal, status.describe()))
+        return status
+
+    def _tick(self, now: float) -> float:
+        deadlines = [now + MAX_TICK]
+        if self._writes:
+            deadlines.append(self._next_write)
+        if self._look_at is not None and self.pilot.state == State.RUNNING:
+            deadlines.append(self._look_at)
+        wake = self.pilot.wake_at()
+        if wake is not None:
+            deadlines.append(wake)
+        if self._dirty:
+            deadlines.append(max(self._last_render + RENDER_EVERY, self._last_output + self._profile.settle_ms / 1000))
+        if self._pending is not None:
+            deadlines.append(now + ASK_POLL)
+        if self.recorder.due is not None:
+            deadlines.append(self.recorder.due)
+        return max(0.0, min(deadlines) - now)
+
+    def _on_output(self, chunk: bytes) -> None:
+        self.recorder.output(chunk)
+        self.screen.feed(chunk)
+        replies = self.screen.take_replies()
+        if replies:
+            assert self.driver is not None
+            self.driver.write(replies)
+            self.tx.emit("terminal_reply", data=replies.decode("utf-8", "replace"), hex=replies.hex())
+        self._last_output = self.clock.monotonic()
+        self._dirty = True
+        self._unrendered += len(chunk)
+
+    def _render_if_due(self, now: float) -> None:
+        """Render when output paused or every RENDER_EVERY; a repaint with equal content is no change."""
+        every = FLOOD_RENDER_EVERY if self._unrendered > FLOOD_BYTES else RENDER_EVERY
+        if not self._dirty or (now - self._last_render < every and now - self._last_output < self._profile.settle_ms / 1000):
+            return
+        self._last_render = now
+        self._unrendered = 0
+        self._dirty = False
+        snap = self.screen.snapshot()
+        content = (*snap.lines, f"{snap.cursor_x},{snap.cursor_y},{snap.scrolled}")
+        if content != self._content:
+            self._content = content
+            self._content_version += 1
+            self._last_change = self._last_output
+            self._look_at = now
+        if self.sink.wants_screen and now - self._last_mirror >= RENDER_EVERY:
+            self._last_mirror = now
+            self.sink.screen(snap, Status(self.pilot.state.value, self.counts.answers, now - self.t0, f"step {self.step.index}/{self.step.total}"))
+
+    # -- looking ---------------------------------------------------------------------------------------------------------
+    def _kernel(self, now: float) -> str | None:
+        """The kernel's word on the foreground process, asked at most every KERNEL_EVERY while the screen is quiet."""
+        if now - self._last_output < 0.02:
+            return None  # output is streaming: it is not waiting
+        if now - self._tty_at >= KERNEL_EVERY:
+            assert self.driver is not None
+            self._tty, self._tty_at = kernel.tty_wait(self.driver.fd, self._slave), now
+        return self._tty
+
+    def _look(self, now: float) -> None:
+        if self.pilot.state != State.RUNNING or self._pending is not None:
+            return
+        wake = self.pilot.wake_at()
+        due = (self._look_at is not None and now >= self._look_at) or (wake is not None and now >= wake)
+        tty = self._kernel(now) if self._look_at is not None or wake is not None else self._tty
+        if not due and not (tty == kernel.READING and self._look_at is not None):
+            return
+        self._look_at = None
+        snap = self.screen.snapshot()
+        quiet = now - self._last_change
+        c = classify(self._profile, snap, Timing(quiet_for=quiet, tty=tty))
+        if c.recheck_after is not None:
+            self._look_at = now + c.recheck_after
+        if tty == kernel.READING and c.state == "settling":
+            self._look_at = now + 0.01
+        facts = ScreenFacts(snap.text(), self._content_version, quiet, tty, self._modes(),
+                            judge=lambda: undecided(self._profile, snap))
+        self._do(self.pilot.screen(now, c, facts))
+
+    def _modes(self) -> Modes:
+        s = self.screen
+        return Modes(app_cursor=s.app_cursor_keys, app_keypad=s.app_keypad, bracketed_paste=s.bracketed_paste)
+
+    # -- effects ---------------------------------------------------------------------------------------------------------
+    def _do(self, effects: list[Effect]) -> None:
+        for e in effects:
+            if isinstance(e, Record):
+                self.tx.emit(e.type, **({"step": self.step.index} if e.type in ("answer", "would_send") else {}), **e.fields)
+                if e.type == "state":
+                    self._log.debug("transition", trigger=e.fields["event"], before=e.fields["from"], after=e.fields["to"])
+            elif isinstance(e, Ask):
+                self._ask(e)
+            elif isinstance(e, AskHuman):
+                self._ask_human(e)
+            elif isinstance(e, Type):
+                self._schedule(list(e.writes), self.clock.monotonic())
+            elif isinstance(e, Delivered):
+                self.decider.delivered(e.prompt, e.text)
+            elif isinstance(e, Tell):
+                if e.what == "answer":
+                    self.sink.answer(e.prompt, e.text, e.source)
+                else:
+                    self.sink.note(e.text)
+            elif isinstance(e, Close):
+                self._close_program(e.graceful)
+
+    def _question(self, c: Classification, kind: str | None, notes: tuple[str, ...] = ()) -> Question:
+        return ask.question(self._profile, c, self.screen.snapshot(), self.screen.scrollback(), kind=kind, notes=notes)
+
+    def _ask(self, e: Ask) -> None:
+        q = self._question(e.c, e.kind, e.notes)
+        first = self.decider.first(q)
+        if first is not None:
+            self._decided(e.token, first)
+            return
+        request = self.decider.request(q)
+        self._pending = _Pending(e.token, q, self._pool.submit(self.decider.provider.answer, request))
+
+    def _ask_human(self, e: AskHuman) -> None:
+        """The human is asked on the worker thread: the program's output is read and recorded meanwhile."""
+        q = self._question(e.c, None)
+        self._pending = _Pending(e.token, q, self._pool.submit(self.sink.ask_human, e.c.block, e.why))
+
+    def _collect(self, now: float) -> None:
+        p = self._pending
+        if p is None or not p.future.done():
+            return
+        self._pending = None
+        human = self.pilot.state == State.AWAITING_INPUT
+        try:
+            result = p.future.result()
+        except Exception as exc:  # noqa: BLE001 - an answerer crash is an escalation, not a pilot crash
+            result = None if human else exc
+        if human:
+            d = Decision(Verdict.ANSWER, text=result, source="human") if isinstance(result, str) else Decision.escalate("no answer")
+        elif isinstance(result, Exception):
+            from cursorpilot.providers.base import Reply
+
+            d = self.decider.after(p.question, Reply(text=None, source=self.decider.provider.name, reason=f"provider error: {result}"))
+        else:
+            d = self.decider.after(p.question, result)
+        self._decided(p.token, d)
+
+    def _decided(self, token: int, d: Decision) -> None:
+        snap = self.screen.snapshot()
+        current = classify(self._profile, snap, Timing(quiet_for=float("inf")))
+        self._do(self.pilot.decided(self.clock.monotonic(), token, d, current, self._content_version, self._modes()))
+
+    # -- typing ------------------------------------------------------------------------------------------------------
+    def _schedule(self, writes: list[Write], now: float) -> None:
+        if not self._writes:
+            self._next_write = now + (writes[0].delay if writes else 0.0)
+        self._writes.extend(writes)
+
+    def _send_due(self, now: float) -> None:
+        assert self.driver is not None
+        while self._writes and now >= self._next_write:
+            w = self._writes[0]
+            if w.check is not None and not self._highlight_reached(w.check, w.check_from, now):
+                return
+            if w.echo is not None and not self._echo_seen(w.echo, now):
+                return
+            self._check_until = None
+            self._writes.popleft()
+            self.driver.write(w.data)
+            self.recorder.input(w.data)
+            self.tx.emit("keys_sent", keys=w.label, data=w.data.decode("utf-8", "replace"), hex=w.data.hex())
+            if self._writes:
+                self._next_write = now + self._writes[0].delay
+                self._typed_at = self.screen.version
+                return
+            self._look_at = now
+            self._do(self.pilot.typed(now))
+
+    def _wait_for(self, now: float, wait: float) -> bool:
+        """Keep waiting for a condition on screen (True), or give up (False): its deadline has passed."""
+        if self._check_until is None:
+            self._check_until = now + wait
+        if now < self._check_until:
+            self._next_write = now + 0.01
+            return True
+        self._check_until = None
+        return False
+
+    def _highlight_reached(self, label: str, anchor_row: int, now: float) -> bool:
+        """Is the menu's highlight on `label`? If not yet, wait a little for the redraw; in the end, escalate."""
+        snap = self.screen.snapshot()
+        top = max(0, anchor_row - snap.scrolled)
+        menu = parse_menu(list(snap.lines[top:]), {y - top for y in snap.styled if y >= top})
+        if menu is not None and menu.current.label == label:
+            return True
+        if self._wait_for(now, HIGHLIGHT_WAIT):
+            return False
+        self._writes.clear()
+        seen = menu.current.label if menu else "no menu"
+        self._do(self.pilot.check_failed(label, seen, "\n".join(snap.lines[top:]).strip()))
+        return False
+
+    def _echo_seen(self, text: str, now: float) -> bool:
+        """Enter goes once the typed text shows (a filter or a completion has caught up), or when it never will."""
+        if self._no_echo():
+            return True
+        snap = self.screen.snapshot()
+        if self.screen.version != self._typed_at and " ".join(text[-40:].split()) in " ".join(snap.text().split()):
+            return True
+        if self._wait_for(now, ECHO_WAIT):
+            return False
+        self.tx.emit("echo_not_seen", text=text, waited_s=ECHO_WAIT)
+        return True
+
+    def _no_echo(self) -> bool:
+        """A line-mode prompt with echo off (a password): the text never shows, so nothing waits for it."""
+        assert self.driver is not None
+        try:
+            lflag = termios.tcgetattr(self.driver.fd)[3]
+        except termios.error:
+            return False
+        return bool(lflag & termios.ICANON) and not lflag & termios.ECHO
+
+    # -- ending ---------------------------------------------------------------------------------------------------------
+    def _limits(self, now: float) -> None:
+        interrupts = self.run_.interrupts - self._seen_interrupts
+        if interrupts:
+            self._do(self.pilot.interrupted())
+        if interrupts >= 2 and self._stop_at is not None and self._stop_at > now:
+            self.tx.emit("kill", reason="second interrupt")
+            self._stop_at = now
+        if self.step.deadline is not None and now > self.step.deadline:
+            self._do(self.pilot.deadline(self.step.deadline_reason))
+
+    def _closing(self, now: float) -> None:
+        assert self.driver is not None
+        if self._stop_at is not None and now >= self._stop_at and self.driver.alive():
+            self.tx.emit("kill", reason="program did not exit in time", signal="SIGKILL")
+            self.driver.signal_group(signal.SIGKILL)
+            self._stop_at = None
+
+    def _close_program(self, graceful: bool) -> None:
+        """End the program: the profile's quit keys when it is healthy, else SIGINT; SIGKILL later."""
+        assert self.driver is not None
+        if not self.driver.alive():
+            return
+        now = self.clock.monotonic()
+        keys = self._profile.finish.close
+        self._writes.clear()
+        self._pending = None
+        if graceful and keys and not self.run_.dry_run:  # a dry run types nothing, not even quit keys
+            d = self._profile.key_delay_ms / 1000
+            self._schedule([w for k in keys for w in to_writes(k, submit=False, key_delay=max(d, 0.3))], now)
+            self._stop_at = now + self._profile.finish.close_timeout_s
+            self.tx.emit("closing", how="keys", keys=keys)
+        else:
+            self.driver.signal_group(signal.SIGINT)
+            self._stop_at = now + STOP_GRACE
+            self.tx.emit("closing", how="signal", signal="SIGINT")

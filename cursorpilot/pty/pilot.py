@@ -1,0 +1,455 @@
+"""The rules of a PTY step, PURE: facts and `now` in, effects out (h11's cut: the loop owns every I/O).
+
+Facts: a classified screen, a decision from the answerer, "all keys are out", a check that failed, the program's
+exit, a limit reached. Effects: record this, ask about that question, type these keys, ask a human, close the
+program. Here live the rules that decide a run: when it is finished, when Enter is re-sent, when a reply is stale,
+when a quiet screen no rule explains is judged, when to escalate. Tested with a fake clock, in milliseconds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from cursorpilot.decide.question import Decision, Kind, Verdict
+from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
+from cursorpilot.detect.menu import keys_for, typed_as_is
+from cursorpilot.detect.profiles import Kind as Screen
+from cursorpilot.detect.profiles import Profile
+from cursorpilot.errors import ExitCode
+from cursorpilot.keys import Modes, ReplyError, Write, to_writes
+from cursorpilot.machine import TERMINAL, Action, Event, State, transition
+
+RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
+WAIT_BACKOFF_CAP = 60.0  # the longest a quiet unknown screen waits to be judged after WAIT answers in a row
+STARTING_GRACE = 20.0  # an agent given its task that shows only its idle composer this long has finished it unseen
+
+
+# -- effects -----------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Record:
+    type: str
+    fields: dict
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """Decide this prompt (deny policy, rules, provider). The decision comes back with `decided(token, ...)`."""
+
+    token: int
+    c: Classification
+    kind: str | None = None  # Kind.UNDECIDED for a quiet screen no rule explains
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AskHuman:
+    token: int
+    c: Classification
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class Type:
+    writes: tuple[Write, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    """This answer is being typed: the decision path counts it (loop breaker, history)."""
+
+    prompt: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Tell:
+    """For the person watching: an answer typed, or a note."""
+
+    what: str  # answer | note
+    text: str
+    prompt: str = ""
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    graceful: bool  # the profile's quit keys; else SIGINT
+
+
+Effect = Record | Ask | AskHuman | Type | Delivered | Tell | Close
+
+
+# -- facts -------------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class ScreenFacts:
+    text: str  # the rendered screen, for the step's expect regex
+    content: int  # changes when what is shown changes (a repaint with equal content does not)
+    quiet_for: float  # seconds since it last changed
+    tty: str | None = None  # reading | polling | busy | None: the kernel on the foreground process
+    modes: Modes = Modes()
+    judge: Callable[[], Classification] | None = None  # the whole live region as a prompt (only built when judged)
+
+
+@dataclass(slots=True)
+class RunCounts:
+    """What the run's limits count, shared by its steps."""
+
+    answers: int = 0
+    max_answers: int | None = None
+    escalations: int = 0
+    dry_run: bool = False
+    interactive: bool = False
+
+
+@dataclass(slots=True)
+class PilotConfig:
+    profile: Profile
+    send: str | None = None  # typed once the program is ready for input
+    expect_regex: str | None = None
+    max_answers: int | None = None  # this step's own cap
+    started_with_task: bool = False  # an agent given its task on the command line: its idle composer is not a question yet
+    echo_check: bool = False  # Enter after typed text waits until the screen shows it
+
+
+@dataclass(slots=True)
+class _Watch:
+    """After an answer: expect the screen to change, or re-send Enter, or escalate."""
+
+    key: str
+    anchor_row: int
+    block: str  # normalised prompt text
+    submit: bool
+    due: float
+    retries: int = 0
+
+    def same_prompt(self, c: Classification) -> bool:
+        """The same prompt, possibly with our typed text echoed after it (Enter swallowed)."""
+        if c.key == self.key:
+            return True
+        return c.anchor_row == self.anchor_row and " ".join(c.block.split()).startswith(self.block)
+
+
+@dataclass(slots=True)
+class _Asking:
+    token: int
+    c: Classification
+    content: int
+    kind: str | None
+
+
+@dataclass(slots=True)
+class Pilot:
+    config: PilotConfig
+    run: RunCounts
+    state: State = State.INIT
+    answers: int = 0
+    exit_code: ExitCode = ExitCode.OK
+    reason: str = ""
+    preview: dict | None = None
+    worked: bool = False  # a working marker was seen, or we answered something
+    sent: bool = False  # the step's `send` was typed (or there is none)
+    starting: bool = False  # given its task, the agent has not been seen working yet
+    starting_since: float | None = None
+    answered: dict[str, int] = field(default_factory=dict)
+    waited: set[str] = field(default_factory=set)  # undecided screens judged WAIT: not asked again until they change
+    waits_in_a_row: int = 0
+    judge_after: float | None = None  # when the current quiet unknown screen is judged
+    _asking: _Asking | None = None
+    _watch: _Watch | None = None
+    _token: int = 0
+    _last: tuple[str, str | None] | None = None
+    _wake: float | None = None
+    _content: int = -1  # what the screen showed at the last look (a repaint with equal content keeps it)
+
+    def __post_init__(self) -> None:
+        self.sent = self.config.send is None
+        self.starting = self.config.started_with_task
+
+    @property
+    def profile(self) -> Profile:
+        return self.config.profile
+
+    @property
+    def done(self) -> bool:
+        return self.state in TERMINAL
+
+    def wake_at(self) -> float | None:
+        """When the pilot wants to look again even if nothing happens (a watch falls due, a screen is judged)."""
+        times = [t for t in (self._wake, self._watch.due if self._watch else None) if t is not None]
+        return min(times) if times else None
+
+    # -- facts in ----------------------------------------------------------------------------------------------------
+    def started(self) -> list[Effect]:
+        return self._apply(Event.STARTED, None)
+
+    def screen(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+        """A classified screen (the loop classifies when the screen changed, or when the pilot asked to wake)."""
+        if self.state != State.RUNNING or self._asking is not None:
+            return []
+        out = self._record_state(c)
+        self._content = facts.content
+        self._wake = None if c.recheck_after is None else now + c.recheck_after
+        if self._watch is not None:
+            held = self._follow_watch(now, c)
+            if held is not None:
+                return out + held
+        if self.config.expect_regex and c.state != SETTLING and re.search(self.config.expect_regex, facts.text, re.M):
+            self.reason = f"completed (expect {self.config.expect_regex!r} seen)"
+            return out + self._apply(Event.FINISHED, c)
+        if c.state != UNKNOWN:
+            self.judge_after = None
+        if c.state == Screen.WORKING:
+            return out + self._working(now, c, facts)
+        if c.state == Screen.ERROR:
+            return out + self._fail(f"{c.error}: {c.evidence}", c)
+        if c.state == Screen.IDLE and self.starting:
+            return out + self._still_starting(now, c)
+        finished = c.state == Screen.COMPLETED or (
+            c.state == Screen.IDLE and self.worked and self.sent and self.profile.finish.mode == "idle")
+        if finished:
+            self.reason = f"completed ({c.rule_id})"
+            return out + self._apply(Event.FINISHED, c)
+        if c.state == Screen.IDLE and c.key not in self.answered:
+            return out + self._prompted(now, replace(c, state=Screen.INPUT.value))
+        if c.answerable and c.key not in self.answered:
+            return out + self._prompted(now, c)
+        if c.state == UNKNOWN:
+            return out + self._undecided(now, c, facts)
+        return out
+
+    def decided(self, now: float, token: int, d: Decision, current: Classification, content: int, modes: Modes) -> list[Effect]:
+        """The answerer's decision on `token`. current, content: the screen now, to tell a stale answer."""
+        a = self._asking
+        if a is None or a.token != token:
+            return []  # superseded (the step ended, or the prompt was re-asked)
+        self._asking = None
+        if self.state == State.AWAITING_INPUT:
+            if d.verdict != Verdict.ANSWER or d.text is None:
+                return self._abort(ExitCode.HUMAN_NEEDED, f"a human is needed ({d.why or 'escalated'}); none answered")
+            return [Record("human_reply", {"text": d.text})] + self._type_answer(now, a.c, d, modes, a.kind)
+        if d.verdict == Verdict.FAIL:
+            return self._fail(d.why, a.c)
+        if d.verdict == Verdict.ESCALATE:
+            return self._escalate(a.c, d.why, a.kind)
+        if d.verdict == Verdict.WAIT:
+            return self._waited(now, a, d)
+        stale = a.content != content and not self._still_there(a.c, current)
+        if stale:
+            self._wake = now
+            return [Record("reply_discarded", {"reason": "the prompt changed while the answer was chosen", "prompt_key": a.c.key}),
+                    *self._apply(Event.NO_REPLY, a.c)]
+        return self._type_answer(now, a.c, d, modes, a.kind)
+
+    def typed(self, now: float) -> list[Effect]:
+        """Every key of the answer is out."""
+        if self.state != State.ANSWERING:
+            return []
+        if self._watch:
+            self._watch.due = now + RETRY_GAPS[self._watch.retries]
+        self._wake = now
+        return self._apply(Event.TYPED, None)
+
+    def check_failed(self, expected: str, seen: str, block: str) -> list[Effect]:
+        """The menu's highlight never reached the chosen option: Enter was not pressed."""
+        self._watch = None
+        c = Classification(state=Screen.MENU.value, rule_id=None, block=block)
+        return [Record("menu_check_failed", {"expected": expected, "seen": seen}),
+                *self._escalate(c, f"the highlight did not reach {expected!r} (it is on {seen!r}); Enter not pressed")]
+
+    def exited(self, code: int | None, signal: int | None, describe: str) -> list[Effect]:
+        if self.done:
+            return []
+        if code == 0:
+            self.reason = "the program exited with code 0"
+            return self._apply(Event.FINISHED, None)
+        return self._fail(f"the program ended: {describe}", None)
+
+    def interrupted(self) -> list[Effect]:
+        return [] if self.done else self._abort(ExitCode.INTERRUPTED, "interrupted")
+
+    def deadline(self, reason: str) -> list[Effect]:
+        return [] if self.done else self._abort(ExitCode.LIMIT, reason)
+
+    # -- the rules -----------------------------------------------------------------------------------------------------
+    def _wake_by(self, t: float) -> None:
+        self._wake = t if self._wake is None else min(self._wake, t)
+
+    def _working(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+        rule = next((r for r in self.profile.rules if r.id == c.rule_id), None)
+        progress = rule is None or rule.progress
+        self.worked = self.worked or progress
+        out: list[Effect] = []
+        if progress and self.starting:
+            self.starting = False
+            out.append(Record("agent_started", {"rule_id": c.rule_id}))
+        self.waits_in_a_row = 0
+        stuck_after = self.profile.stuck_after_s
+        if facts.quiet_for >= stuck_after:
+            return out + self._escalate(c, f"stuck: working marker with no screen change for {stuck_after:g}s")
+        self._wake_by(now + stuck_after - facts.quiet_for)
+        return out
+
+    def _still_starting(self, now: float, c: Classification) -> list[Effect]:
+        """Given its task, the agent shows its idle composer: it has not started yet (or finished before we looked)."""
+        if self.starting_since is None:
+            self.starting_since = now
+        if now - self.starting_since < STARTING_GRACE:
+            self._wake_by(self.starting_since + STARTING_GRACE)
+            return []
+        self.starting = False
+        self.worked = True  # the composer came back and stayed: the task ran between two looks
+        self.reason = f"completed ({c.rule_id}; the task finished before a working marker was seen)"
+        return [Record("agent_started", {"rule_id": c.rule_id, "unseen": True}), *self._apply(Event.FINISHED, c)]
+
+    def _undecided(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+        """Quiet, no working marker, no rule: after `undecided_after`, the screen gets a decision (never silence).
+
+        Not while the kernel says the program is busy (not waiting on its terminal). A screen judged WAIT is not
+        asked again until it changes, and each WAIT in a row doubles the quiet the next screen needs. A screen
+        answered that stays as it was did not take the answer: a human is asked.
+        """
+        if facts.tty == "busy" or facts.judge is None:
+            return []
+        after = self.profile.undecided_after_s
+        if facts.tty == "reading":
+            after = min(after, 1.0)  # the kernel confirms it waits for input
+        delay = min(after * 2 ** min(self.waits_in_a_row, 6), max(WAIT_BACKOFF_CAP, after))
+        due = now - facts.quiet_for + delay
+        if now < due:
+            self._wake_by(due)
+            return []
+        judged = facts.judge()
+        if not judged.block.strip() or judged.key in self.waited:
+            return []  # nothing to judge, or this very screen was judged WAIT: it must change first
+        if judged.key in self.answered:
+            return self._escalate(judged, "the program did not react to the answer", Kind.UNDECIDED.value)
+        return self._ask(judged, Kind.UNDECIDED.value)
+
+    def _waited(self, now: float, a: _Asking, d: Decision) -> list[Effect]:
+        self.waited.add(a.c.key or "")
+        self.waits_in_a_row += 1
+        return [Record("wait", {"rule_id": a.c.rule_id, "prompt": a.c.block, "source": d.source, "why": d.why,
+                                "waits_in_a_row": self.waits_in_a_row}), *self._apply(Event.NO_REPLY, a.c)]
+
+    def _prompted(self, now: float, c: Classification) -> list[Effect]:
+        if not self.sent and c.state == Screen.INPUT:
+            self.sent = True
+            out = self._apply(Event.PROMPT, c)
+            return out + self._type_answer(now, c, Decision(Verdict.ANSWER, text=self.config.send or "", source="plan:send"),
+                                           Modes(), None)
+        return self._ask(c, None)
+
+    def _ask(self, c: Classification, kind: str | None) -> list[Effect]:
+        self._token += 1
+        self._asking = _Asking(self._token, c, self._content, kind)
+        return [*self._apply(Event.PROMPT, c), Ask(self._token, c, kind)]
+
+    @staticmethod
+    def _still_there(c: Classification, current: Classification) -> bool:
+        return current.key == c.key or (c.state == Screen.INPUT and current.state == Screen.IDLE and current.anchor_row == c.anchor_row)
+
+    def _follow_watch(self, now: float, c: Classification) -> list[Effect] | None:
+        """None: the answered prompt is gone, carry on; else what to do while it is still there."""
+        w = self._watch
+        assert w is not None
+        if c.state == SETTLING:
+            return []
+        if not w.same_prompt(c):
+            self._watch = None  # the prompt was consumed
+            return None
+        if now < w.due:
+            return []
+        if w.submit and w.retries < len(RETRY_GAPS) - 1:
+            w.retries += 1
+            return [Record("enter_retry", {"prompt_key": w.key, "attempt": w.retries}), *self._apply(Event.REPLY, c),
+                    Type((Write(b"\r", 0.0, "<enter>"),))]
+        self._watch = None
+        return self._escalate(c, "the program did not react to the answer")
+
+    def _type_answer(self, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None) -> list[Effect]:
+        run, text, p = self.run, d.text or "", self.profile
+        if run.max_answers is not None and run.answers >= run.max_answers:
+            return self._abort(ExitCode.LIMIT, f"max-steps reached ({run.max_answers} answers)")
+        if self.config.max_answers is not None and self.answers >= self.config.max_answers:
+            return self._abort(ExitCode.LIMIT, f"step max_steps reached ({self.config.max_answers} answers)")
+        out: list[Effect] = []
+        submit = c.submit if kind != Kind.UNDECIDED or d.submit is None else d.submit
+        typed, check = text, None
+        mapped = keys_for(c.menu, text) if c.menu is not None else None
+        if mapped is not None:  # an option named by label or number: arrows from the highlighted row, then Enter
+            typed, chosen = mapped
+            check = chosen[0].label if not c.menu.multi else None
+            out.append(Record("menu_choice", {"rule_id": c.rule_id, "reply": text, "options": [o.label for o in chosen], "keys": typed,
+                                              "highlighted": c.menu.current.label, "multi": c.menu.multi}))
+        elif c.menu is not None and not typed_as_is(text) and kind != Kind.UNDECIDED:
+            return self._escalate(c, f"the reply {text!r} names none of the options ({', '.join(o.label for o in c.menu.options)})", kind)
+        try:
+            writes = to_writes(typed, submit=submit, key_delay=p.key_delay_ms / 1000, enter_delay=p.enter_delay_ms / 1000,
+                               multiline=c.multiline, modes=modes, echo_check=self.config.echo_check and mapped is None)
+        except ReplyError as exc:
+            return self._escalate(c, str(exc), kind)
+        if check is not None and len(writes) > 1:
+            writes[-1] = replace(writes[-1], check=check, check_from=c.anchor_row)  # Enter only once the highlight is there
+        if run.dry_run:
+            self.preview = {"kind": kind or c.state, "question": headline(c.block), "would_send": text, "source": d.source,
+                            "rule_id": c.rule_id}
+            return out + [Record("would_send", {"rule_id": c.rule_id, "prompt": c.block, "reply": text, "source": d.source,
+                                                "keys": [w.label for w in writes]}),
+                          *self._abort(ExitCode.OK, "previewed (dry run)")]
+        self.answers += 1
+        run.answers += 1
+        self.waits_in_a_row = 0
+        if c.key:
+            self.answered[c.key] = self.answered.get(c.key, 0) + 1
+        self.worked = True  # whatever the program does next answers to us; idle afterwards means done
+        out += [Record("answer", {"rule_id": c.rule_id, "prompt": c.block, "reply": text, "source": d.source, "n": run.answers,
+                                  "kind": kind or c.state}),
+                Tell("answer", text, headline(c.block), d.source), Delivered(c.block, text)]
+        out += self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
+        out.append(Type(tuple(writes)))
+        self._watch = _Watch(c.key or "", c.anchor_row, " ".join(c.block.split()), submit, float("inf"))
+        return out
+
+    def _escalate(self, c: Classification, why: str, kind: str | None = None) -> list[Effect]:
+        self.run.escalations += 1
+        out: list[Effect] = [Record("escalation", {"rule_id": c.rule_id, "prompt": c.block, "why": why, "interactive": self.run.interactive}),
+                             Tell("note", f"needs a human: {why}")]
+        if not self.run.interactive or self.run.dry_run:
+            return out + self._abort(ExitCode.HUMAN_NEEDED, f"a human is needed ({why}): {headline(c.block)}")
+        if self.state != State.AWAITING_INPUT:
+            out += self._apply(Event.ESCALATE, c)
+        self._token += 1
+        self._asking = _Asking(self._token, c, self._content, kind)
+        return out + [AskHuman(self._token, c, why)]
+
+    def _fail(self, reason: str, c: Classification | None) -> list[Effect]:
+        self.exit_code, self.reason = ExitCode.FAILED, reason
+        return self._apply(Event.FAILED, c)
+
+    def _abort(self, code: ExitCode, reason: str) -> list[Effect]:
+        self.exit_code, self.reason = code, reason
+        return self._apply(Event.ABORT, None)
+
+    def _apply(self, event: Event, c: Classification | None) -> list[Effect]:
+        before = self.state
+        self.state, actions = transition(self.state, event)
+        out: list[Effect] = [Record("state", {"event": event.value, "from": before.value, "to": self.state.value,
+                                              "rule_id": c.rule_id if c else None})]
+        for action in actions:
+            if action in (Action.CLOSE, Action.STOP):
+                self._asking = None
+                out.append(Close(graceful=action == Action.CLOSE or self.exit_code != ExitCode.INTERRUPTED))
+        return out
+
+    def _record_state(self, c: Classification) -> list[Effect]:
+        if c.state == SETTLING:
+            return []
+        state = "starting" if c.state == Screen.IDLE and self.starting else c.state
+        current = (state, c.decision[1])
+        if current == self._last:
+            return []
+        self._last = current
+        return [Record("screen_state", {"state": state, "rule_id": c.rule_id, "prompt": c.block or None,
+                                        "evidence": c.evidence or None, "error": c.error})]
