@@ -78,6 +78,7 @@ class Write:
     check: str | None = None  # a menu option that must be highlighted on screen before this write goes
     check_from: int = 0  # the absolute screen row where that menu's question starts
     echo: str | None = None  # text that must show on screen before this write (Enter) goes
+    prompt: str | None = None  # with echo: the question's line; once it is gone, the program took the answer without Enter
 
 
 def key_bytes(name: str, modes: Modes = Modes()) -> bytes | None:

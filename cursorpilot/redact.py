@@ -21,8 +21,8 @@ _PATTERNS = [
     re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/\-]{12,}=*"),
 ]
 # NAME=value where NAME ends in (or has a _-part after) KEY/TOKEN/SECRET/PASSWORD: "API_KEY=", "db_password:",
-# but not prose such as "tokens: <enter>".
-_ASSIGN = re.compile(r"(?i)\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)(?:_[A-Z0-9_]*)?)\b(\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|\S+)")
+# but not prose such as "tokens: <enter>", nor the key token "<key:q>".
+_ASSIGN = re.compile(r"(?i)(?<!<)\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)(?:_[A-Z0-9_]*)?)\b(\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|\S+)")
 
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD", re.I)

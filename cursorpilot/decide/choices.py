@@ -50,12 +50,16 @@ def find(offered: list[Offered], wanted: str) -> int | None:
         kinds = [i for i, o in enumerate(offered) if o.kind and w in _KIND_WORDS.get(o.kind, ())]
         if len(kinds) == 1:
             return kinds[0]
-    for test in (lambda i: offered[i].label.lower().startswith(w), lambda i: w in full[i]):
-        hits = [i for i in range(len(offered)) if test(i)]
-        if len(hits) == 1:
-            return hits[0]
-        if hits and w in CONFIRM_WORDS and all(re.match(rf"{re.escape(w)}\b", offered[i].label.lower()) for i in hits):
-            return hits[0]  # "Yes" among "Yes, proceed" / "Yes, and don't ask again": the narrowest is listed first
-        if hits:
-            return None
+    for word in (w, *_SYNONYMS.get(w, ())):  # "yes" to a menu that says "Allow once", "no" to one that says "Deny"
+        for test in (lambda i: offered[i].label.lower().startswith(word), lambda i: word in full[i]):
+            hits = [i for i in range(len(offered)) if test(i)]
+            if len(hits) == 1:
+                return hits[0]
+            if hits and word in CONFIRM_WORDS and all(re.match(rf"{re.escape(word)}\b", offered[i].label.lower()) for i in hits):
+                return hits[0]  # "Yes" among "Yes, proceed" / "Yes, and don't ask again": the narrowest is listed first
+            if hits:
+                return None
     return None
+
+
+_SYNONYMS = {"yes": ("allow", "approve", "proceed", "accept"), "no": ("deny", "reject", "decline")}

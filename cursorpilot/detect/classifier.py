@@ -194,8 +194,8 @@ def _prose_question(profile: Profile, snap: Snapshot, idle: Classification) -> C
     between = _rx(profile.finish.between) if profile.finish.between else None
     while row >= 0 and (_CHROME.fullmatch(snap.lines[row]) or (between is not None and between.search(snap.lines[row]))):
         row -= 1  # blank rows, the composer's box borders, and the profile's status rows
-    if row < 0 or row < composer_row - profile.block_lines or not _rx(pattern).search(snap.lines[row]):
-        return None
+    if row < 0 or not _rx(pattern).search(snap.lines[row]):
+        return None  # (only blank rows, chrome and status rows were skipped: this is the last message, however far up)
     first = row
     while first > 0 and snap.lines[first - 1].strip() and row - first < 6:
         first -= 1

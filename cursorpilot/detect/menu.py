@@ -26,11 +26,13 @@ _BORDER = re.compile(r"^\s*[│┃║|]\s?|\s*[│┃║|]\s*$")
 _ROW = re.compile(
     rf"^(?P<lead>\s*)(?P<mark>[{MARKERS}{UNMARKED}])?(?P<gap>\s*)"
     r"(?P<check>\[[ xX✓✔*]\]|[◯◉○●◎☐☑■□◻◼])?\s*"
-    r"(?:(?P<num>\d{1,2})[.)]\s+)?(?P<label>\S.*?)\s*$"
+    r"(?:(?P<num>\d{1,2})[.)]\s+)?(?:(?P<numcheck>\[[ xX✓✔*]\])\s+)?(?P<label>\S.*?)\s*$"  # "1. [ ] Auth" (Claude)
 )
-_DIVIDER = re.compile(r"^[\s─━═┄┈-]+$")
+_DIVIDER = re.compile(r"^[\s─━═┄┈╌\-└┘┌┐╰╯╭╮]+$")  # rules and box corners: never an option
 _CHECKED = set("xX✓✔*◉●◎☑■◼")
 _RADIO = UNMARKED + "●"  # a radio button, or (questionary) a checkbox where the options' boxes are
+_ACTION = re.compile(r"(?i)^(submit|done|confirm|continue|next)$")
+_QUESTION = re.compile(r"^\s*(?:[?◆◇▲]|\[\?\])\s")  # a prompt library's question line, coloured like a highlight
 _META = re.compile(r"(?i)^(type something|other|chat about this|something else)\b")
 
 
@@ -43,6 +45,7 @@ class Option:
     checked: bool | None = None  # multi-select: its box; None in single-select
     meta: bool = False  # "Type something", "Other": not an answer by itself
     row: int = -1  # its first row in the rows parsed
+    action: bool = False  # a multi-select's "Submit" row: Enter there confirms the selection
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +92,7 @@ def parse(rows: list[str] | str, styled: frozenset[int] | set[int] = frozenset()
                 if menu is not None:
                     return menu
     for at in sorted(styled):  # a highlight drawn only in reverse video or colour: one styled option, the others plain
-        if 0 <= at < len(lines) and parsed[at] is not None:
+        if 0 <= at < len(lines) and parsed[at] is not None and not _QUESTION.match(lines[at]):
             menu = _menu_at(lines, parsed, at)
             if menu is not None and sum(1 for o in menu.options if o.row in styled) == 1:
                 return menu
@@ -100,7 +103,7 @@ def _menu_at(lines: list[str], parsed: list, at: int) -> Menu | None:
     head = parsed[at]
     numbered = head.group("num") is not None
     col = head.start("num") if numbered else (head.start("check") if head.group("check") else head.start("label"))
-    boxed = head.group("check") is not None
+    boxed = head.group("check") is not None or head.group("numcheck") is not None
     radio = not boxed and any(m is not None and m.group("mark") == UNMARKED for m in parsed)  # every option has a radio
     start = at
     while start > 0 and _sibling(lines, parsed, start - 1, col, numbered, radio, boxed, -1) != "end":
@@ -118,6 +121,11 @@ def _menu_at(lines: list[str], parsed: list, at: int) -> Menu | None:
             continue
         m = parsed[i]
         if kind == "detail":
+            if current is not None and boxed and _ACTION.match(lines[i].strip()):
+                options.append(Option(**current))  # Claude's multi-select: "Submit" under the options, indented
+                current = {"index": len(options), "row": i, "label": lines[i].strip(), "number": None, "detail": "", "checked": None,
+                           "meta": True, "action": True}
+                continue
             if current is not None:
                 current["detail"] = (current["detail"] + " " + m.group(0).strip()).strip()
             continue
@@ -125,7 +133,7 @@ def _menu_at(lines: list[str], parsed: list, at: int) -> Menu | None:
             options.append(Option(**current))
         if i == at:
             highlighted = len(options)
-        check = m.group("check") or (m.group("mark") if boxed and _radio(m) and m.start("mark") == col else None)
+        check = m.group("check") or m.group("numcheck") or (m.group("mark") if boxed and _radio(m) and m.start("mark") == col else None)
         current = {"index": len(options), "row": i, "label": m.group("label"), "number": int(m.group("num")) if m.group("num") else None,
                    "detail": "", "checked": None if check is None else any(ch in _CHECKED for ch in check),
                    "meta": bool(_META.match(m.group("label")))}
@@ -191,15 +199,32 @@ def keys_for(menu: Menu, reply: str) -> tuple[str, list[Option]] | None:
             return None
         chosen.append(option)
     keys, pos = [], menu.highlighted
-    targets = chosen if not menu.multi else [o for o in menu.options if (o in chosen) != bool(o.checked)]
+    targets = chosen if not menu.multi else [o for o in menu.options if (o in chosen) != bool(o.checked) and not o.action]
     for option in targets:
-        step = option.index - pos
-        keys.append(("<down>" if step > 0 else "<up>") * abs(step))
+        keys.append(_move(option.index - pos))
         pos = option.index
         if menu.multi:
             keys.append("<space>")
+    submit = next((o for o in menu.options if o.action), None) if menu.multi else None
+    if submit is not None:  # where Enter toggles a box, the selection is confirmed on the Submit row
+        keys.append(_move(submit.index - pos))
     keys.append("<enter>")
     return "".join(keys), chosen
+
+
+def highlighted_row(rows, label: str) -> bool:
+    """A row with the highlight marker on this label (a Submit row the menu model files under the options)."""
+    pattern = re.compile(rf"^\s*(?:[│┃|]\s*)?[{MARKERS}]\s*(?:\d{{1,2}}[.)]\s+)?(?:\[.\]\s+)?{re.escape(label)}\s*$")
+    return any(pattern.match(row) for row in rows)
+
+
+def submit_row(menu: Menu) -> Option | None:
+    """The row Enter confirms a multi-select on, if it has one."""
+    return next((o for o in menu.options if o.action), None) if menu.multi else None
+
+
+def _move(step: int) -> str:
+    return ("<down>" if step > 0 else "<up>") * abs(step)
 
 
 def typed_as_is(reply: str) -> bool:

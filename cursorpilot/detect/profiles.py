@@ -179,6 +179,15 @@ def _check_patterns(path: Path, rules: list[Rule], extra: list[tuple[str, str]] 
 
 def load_profile_file(path: Path) -> Profile:
     data = _read(path)
+    base = data.pop("extends", None)
+    if base is not None:  # a profile on top of another: its rules first, the rest of the base's after them
+        if not isinstance(base, str) or base == data.get("name"):
+            raise BadInput(f"{path}: extends: the name of another profile")
+        parent = load_profile(base)
+        own = {r.get("id") for r in data.get("rules") or [] if isinstance(r, dict)}
+        inherited = [r.model_dump(exclude_defaults=True) for r in parent.rules if r.id not in own]
+        data = {**parent.model_dump(exclude={"rules", "name", "description", "commands"}), **data,
+                "rules": [*(data.get("rules") or []), *inherited]}
     try:
         profile = Profile.model_validate(data)
     except ValidationError as exc:

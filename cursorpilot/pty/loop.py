@@ -21,6 +21,7 @@ from cursorpilot.decide.asking import PromptFiler
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.question import Decision, Question, Verdict
 from cursorpilot.detect.classifier import Classification, Timing, classify, undecided
+from cursorpilot.detect.menu import highlighted_row
 from cursorpilot.detect.menu import parse as parse_menu
 from cursorpilot.detect.profiles import Profile
 from cursorpilot.events import Sink, Status
@@ -354,8 +355,16 @@ class PtyStep:
             w = self._writes[0]
             if w.check is not None and not self._highlight_reached(w.check, w.check_from, now):
                 return
-            if w.echo is not None and not self._echo_seen(w.echo, now):
-                return
+            if w.echo is not None:
+                verdict = self._enter_due(w, now)
+                if verdict == "wait":
+                    return
+                if verdict == "skip":
+                    self._check_until = None
+                    self._writes.popleft()
+                    self.tx.emit("enter_skipped", reason="the program took the answer without Enter", prompt=w.prompt)
+                    self._typing_done(now)
+                    continue
             self._check_until = None
             self._writes.popleft()
             self.driver.write(w.data)
@@ -365,6 +374,10 @@ class PtyStep:
                 self._next_write = now + self._writes[0].delay
                 self._typed_at = self.screen.version
                 return
+            self._typing_done(now)
+
+    def _typing_done(self, now: float) -> None:
+        if not self._writes:
             self._look_at = now
             self._do(self.pilot.typed(now))
 
@@ -383,7 +396,7 @@ class PtyStep:
         snap = self.screen.snapshot()
         top = max(0, anchor_row - snap.scrolled)
         menu = parse_menu(list(snap.lines[top:]), {y - top for y in snap.styled if y >= top})
-        if menu is not None and menu.current.label == label:
+        if menu is not None and menu.current.label == label or highlighted_row(snap.lines[top:], label):
             return True
         if self._wait_for(now, HIGHLIGHT_WAIT):
             return False
@@ -392,17 +405,25 @@ class PtyStep:
         self._do(self.pilot.check_failed(label, seen, "\n".join(snap.lines[top:]).strip()))
         return False
 
-    def _echo_seen(self, text: str, now: float) -> bool:
-        """Enter goes once the typed text shows (a filter or a completion has caught up), or when it never will."""
+    def _enter_due(self, w: Write, now: float) -> str:
+        """send | wait | skip: Enter goes once the typed text shows near the cursor (a filter or a completion has
+        caught up); it is skipped when a single key made the question leave the screen (a confirm that takes the key
+        alone: its Enter would accept the next question's default), and sent anyway when nothing shows in time."""
         if self._no_echo():
-            return True
+            return "send"
         snap = self.screen.snapshot()
-        if self.screen.version != self._typed_at and " ".join(text[-40:].split()) in " ".join(snap.text().split()):
-            return True
+        if self.screen.version != self._typed_at:
+            one_key = len(w.echo.strip()) == 1  # only a single key can have been an answer by itself (y at a confirm)
+            if one_key and w.prompt and " ".join(w.prompt.split()) not in " ".join(snap.text().split()):
+                return "skip"
+            tail = " ".join(w.echo[-40:].split())
+            rows = snap.lines[max(0, snap.cursor_y - 8) : snap.cursor_y + 2]  # Ink parks the cursor under its input box
+            if any(" ".join(row.rstrip(" │┃║|█▌▋▏_").split()).endswith(tail) for row in rows):  # a drawn cursor after it
+                return "send"
         if self._wait_for(now, ECHO_WAIT):
-            return False
-        self.tx.emit("echo_not_seen", text=text, waited_s=ECHO_WAIT)
-        return True
+            return "wait"
+        self.tx.emit("echo_not_seen", text=w.echo, waited_s=ECHO_WAIT)
+        return "send"
 
     def _no_echo(self) -> bool:
         """A line-mode prompt with echo off (a password): the text never shows, so nothing waits for it."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from cursorpilot.decide.question import Decision, Kind, Verdict
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
-from cursorpilot.detect.menu import keys_for, typed_as_is
+from cursorpilot.detect.menu import keys_for, submit_row, typed_as_is
 from cursorpilot.detect.profiles import Kind as Screen
 from cursorpilot.detect.profiles import Profile
 from cursorpilot.errors import ExitCode
@@ -124,11 +124,18 @@ class _Watch:
     due: float
     retries: int = 0
 
+    rule_id: str | None = None
+
     def same_prompt(self, c: Classification) -> bool:
-        """The same prompt, possibly with our typed text echoed after it (Enter swallowed)."""
+        """The same prompt, possibly with our typed text echoed after it or in its field (Enter not taken yet)."""
         if c.key == self.key:
             return True
-        return c.anchor_row == self.anchor_row and " ".join(c.block.split()).startswith(self.block)
+        if c.anchor_row != self.anchor_row:
+            return False
+        if " ".join(c.block.split()).startswith(self.block):
+            return True
+        # a field whose text we replaced (clack draws the typed text where the placeholder was): same rule, same place
+        return c.state == Screen.INPUT and self.rule_id is not None and c.rule_id == self.rule_id
 
 
 @dataclass(slots=True)
@@ -377,10 +384,13 @@ class Pilot:
         out: list[Effect] = []
         submit = c.submit if kind != Kind.UNDECIDED or d.submit is None else d.submit
         typed, check = text, None
+        if c.state == Screen.QUESTION and not submit and re.fullmatch(r"[A-Za-z]{2,}", text.strip()):
+            typed = f"<key:{text.strip()[0].lower()}>"  # a prompt that acts on one key gets one key: "yes" is y, not y-e-s
         mapped = keys_for(c.menu, text) if c.menu is not None else None
         if mapped is not None:  # an option named by label or number: arrows from the highlighted row, then Enter
             typed, chosen = mapped
-            check = chosen[0].label if not c.menu.multi else None
+            submit_at = submit_row(c.menu)
+            check = submit_at.label if submit_at is not None else None if c.menu.multi else chosen[0].label
             out.append(Record("menu_choice", {"rule_id": c.rule_id, "reply": text, "options": [o.label for o in chosen], "keys": typed,
                                               "highlighted": c.menu.current.label, "multi": c.menu.multi}))
         elif c.menu is not None and not typed_as_is(text) and kind != Kind.UNDECIDED:
@@ -392,6 +402,8 @@ class Pilot:
             return self._escalate(c, str(exc), kind)
         if check is not None and len(writes) > 1:
             writes[-1] = replace(writes[-1], check=check, check_from=c.anchor_row)  # Enter only once the highlight is there
+        elif writes and writes[-1].echo is not None:
+            writes[-1] = replace(writes[-1], prompt=headline(c.block))
         if run.dry_run:
             self.preview = {"kind": kind or c.state, "question": headline(c.block), "would_send": text, "source": d.source,
                             "rule_id": c.rule_id}
@@ -409,7 +421,7 @@ class Pilot:
                 Tell("answer", text, headline(c.block), d.source), Delivered(c.block, text)]
         out += self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
         out.append(Type(tuple(writes)))
-        self._watch = _Watch(c.key or "", c.anchor_row, " ".join(c.block.split()), submit, float("inf"))
+        self._watch = _Watch(c.key or "", c.anchor_row, " ".join(c.block.split()), submit, float("inf"), rule_id=c.rule_id)
         return out
 
     def _escalate(self, c: Classification, why: str, kind: str | None = None) -> list[Effect]:

@@ -20,14 +20,18 @@ from dataclasses import dataclass, field
 
 from cursorpilot import __version__
 
-# CSI with a <, =, > prefix; OSC colour queries; DECRQM; ESC = / ESC >.
+# CSI with a <, =, > prefix; OSC colour queries; DECRQM; string sequences (DCS, APC, PM, SOS); ESC = / ESC >.
 _SEQ = re.compile(
     r"\x1b\[(?P<pfx>[<=>])(?P<args>[0-9;:]*)(?P<inter>[ -/]*)(?P<final>[@-~])"
     r"|\x1b\](?P<osc>1[0-2]);\?(?P<term>\x07|\x1b\\)"
     r"|\x1b\[(?P<q>\??)(?P<mode>[0-9]+)\$p"
-    r"|\x1b(?P<keypad>[=>])"
+    r"|\x1b(?P<string>[P_^X])(?P<body>.*?)\x1b\\"
+    r"|\x1b(?P<keypad>[=>])",
+    re.S,
 )
-_MARKERS = ("\x1b[<", "\x1b[=", "\x1b[>", "\x1b]1", "$p", "\x1b=", "\x1b>")
+_MARKERS = ("\x1b[<", "\x1b[=", "\x1b[>", "\x1b]1", "$p", "\x1b=", "\x1b>", "\x1bP", "\x1b_", "\x1b^", "\x1bX")
+_STRINGS = {"P": "DCS", "_": "APC", "^": "PM", "X": "SOS"}  # pyte draws their bodies as text (kitty graphics: "Gi=31,s=1,...")
+STRING_HOLD = 65536  # an unterminated string sequence is held back at most this long
 _OSC_COLOURS = {"10": "rgb:ffff/ffff/ffff", "11": "rgb:0000/0000/0000", "12": "rgb:ffff/ffff/ffff"}
 DA2 = "\x1b[>41;0;0c"  # a VT420-class terminal, like xterm, firmware 0
 XTVERSION = f"\x1bP>|cursor-pilot({__version__})\x1b\\"
@@ -54,6 +58,13 @@ def filter_text(text: str, private_modes: set[int]) -> Filtered:
     def handle(m: re.Match[str]) -> str:
         if m.group("keypad"):
             out.keypad = m.group("keypad") == "="
+            return ""
+        if m.group("string"):
+            kind, body = _STRINGS[m.group("string")], m.group("body")
+            if kind == "DCS" and body[:2] in ("+q", "$q"):  # XTGETTCAP, DECRQSS: "not recognised", as xterm says it
+                out.replies.append(f"\x1bP0{body[0]}r\x1b\\")
+            else:
+                out.ignored[f"{kind} {body[:1]}"] += 1  # kitty graphics (APC G…), sixel (DCS …q): nothing drawn
             return ""
         if m.group("osc"):
             out.replies.append(f"\x1b]{m.group('osc')};{_OSC_COLOURS[m.group('osc')]}{m.group('term')}")
@@ -102,6 +113,9 @@ def incomplete_tail(text: str) -> int:
     Only sequences that could become one the filter handles are held back; pyte keeps its own state
     across feeds for everything else.
     """
+    start = max(text.rfind("\x1bP"), text.rfind("\x1b_"), text.rfind("\x1b^"), text.rfind("\x1bX"))
+    if start >= 0 and len(text) - start < STRING_HOLD and "\x1b\\" not in text[start:]:
+        return start  # a string sequence not terminated yet
     at = text.rfind("\x1b", max(0, len(text) - 64))
     if at < 0:
         return len(text)

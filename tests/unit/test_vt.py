@@ -76,3 +76,14 @@ def test_random_escape_soup_never_raises():
         snap = screen.snapshot()
         screen.take_replies()
         assert "END" in snap.text() or snap.cursor_y >= 0
+
+
+def test_string_sequences_are_not_drawn_as_text():
+    """Claude Code 2.1 probes kitty graphics with APC G…; pyte drew 'Gi=31,s=1,…' into the composer, and the idle
+    composer was no longer recognised."""
+    screen = TerminalScreen(80, 24)
+    screen.feed(b"\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\\xe2\x9d\xaf \x1bP+q544e\x1b\\\x1b_Gcut")
+    screen.feed(b" across reads\x1b\\")
+    assert screen.snapshot().lines[0] == "❯"
+    assert screen.take_replies() == b"\x1bP0+r\x1b\\"  # XTGETTCAP: not recognised, as xterm says it
+    assert screen.ignored["APC G"] == 2

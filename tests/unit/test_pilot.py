@@ -1,0 +1,193 @@
+"""The rules of a PTY step, driven with made-up facts and a fake clock: no PTY, no sleeps, milliseconds."""
+
+from cursorpilot.decide.question import Decision, Verdict
+from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification
+from cursorpilot.detect.menu import parse
+from cursorpilot.detect.profiles import load_profile
+from cursorpilot.errors import ExitCode
+from cursorpilot.keys import Modes
+from cursorpilot.machine import State
+from cursorpilot.pty.pilot import Ask, AskHuman, Close, Pilot, PilotConfig, Record, RunCounts, ScreenFacts, Type
+
+GENERIC = load_profile("generic")
+CLAUDE = load_profile("claude")
+YN = Classification(state="question", rule_id="generic.yes_no", block="Continue? [y/n]", key="generic.yes_no@3:Continue? [y/n]",
+                    anchor_row=3)
+
+
+def pilot(profile=GENERIC, **kw) -> Pilot:
+    counts = RunCounts(interactive=kw.pop("interactive", False), dry_run=kw.pop("dry_run", False), max_answers=kw.pop("max_answers", None))
+    p = Pilot(PilotConfig(profile, **kw), counts)
+    p.started()
+    return p
+
+
+def facts(quiet=1.0, content=1, tty=None, judge=None, text=""):
+    return ScreenFacts(text=text, content=content, quiet_for=quiet, tty=tty, modes=Modes(), judge=judge)
+
+
+def of(effects, kind):
+    return [e for e in effects if isinstance(e, kind)]
+
+
+def records(effects, type_):
+    return [e.fields for e in effects if isinstance(e, Record) and e.type == type_]
+
+
+def answer(text, source="rules:1", **kw):
+    return Decision(Verdict.ANSWER, text=text, source=source, **kw)
+
+
+def test_a_question_is_asked_once_and_its_answer_typed_then_enter():
+    p = pilot()
+    out = p.screen(0.0, YN, facts())
+    (ask,) = of(out, Ask)
+    assert p.state == State.ASKING_QUESTION
+    assert p.screen(0.1, YN, facts()) == []  # asking: the same prompt is not asked again
+    out = p.decided(0.2, ask.token, answer("y"), YN, 1, Modes())
+    (typed,) = of(out, Type)
+    assert [w.data for w in typed.writes] == [b"y", b"\r"]
+    assert records(out, "answer")[0]["reply"] == "y" and p.answers == 1
+
+
+def test_enter_is_re_sent_twice_on_an_unchanged_prompt_then_a_human_is_needed():
+    p = pilot()
+    (ask,) = of(p.screen(0.0, YN, facts()), Ask)
+    p.decided(0.0, ask.token, answer("y"), YN, 1, Modes())
+    p.typed(1.0)
+    assert p.screen(1.5, YN, facts()) == [] or True  # before the first gap: wait
+    retry = p.screen(1.9, YN, facts())
+    assert records(retry, "enter_retry") and [w.data for w in of(retry, Type)[0].writes] == [b"\r"]
+    p.typed(1.9)
+    p.screen(3.6, YN, facts())
+    p.typed(3.6)
+    out = p.screen(7.0, YN, facts())
+    assert records(out, "escalation")[0]["why"] == "the program did not react to the answer"
+    assert p.exit_code == ExitCode.HUMAN_NEEDED and of(out, Close)
+
+
+def test_a_reply_for_a_prompt_that_changed_meanwhile_is_discarded():
+    p = pilot()
+    (ask,) = of(p.screen(0.0, YN, facts(content=1)), Ask)
+    other = Classification(state="input", rule_id="generic.waiting_input", block="Name:", key="x@4:Name:", anchor_row=4)
+    out = p.decided(0.5, ask.token, answer("y"), other, 2, Modes())
+    assert records(out, "reply_discarded") and not of(out, Type) and p.state == State.RUNNING
+
+
+def test_a_quiet_unknown_screen_is_judged_after_undecided_after():
+    p = pilot()
+    unknown = Classification(state=UNKNOWN)
+    judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="sqlite>", key="generic.undecided@5:sqlite>")
+    assert not of(p.screen(10.0, unknown, facts(quiet=1.0, judge=lambda: judged)), Ask)
+    assert p.wake_at() == 12.0  # quiet since 9.0, judged at 9.0 + 3 s
+    (ask,) = of(p.screen(12.0, unknown, facts(quiet=3.0, judge=lambda: judged)), Ask)
+    assert ask.kind == "undecided" and ask.c.block == "sqlite>"
+
+
+def test_wait_is_recorded_and_the_same_screen_is_not_asked_again_until_it_changes():
+    p = pilot()
+    unknown = Classification(state=UNKNOWN)
+    judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Downloading", key="u@1:Downloading")
+    (ask,) = of(p.screen(3.0, unknown, facts(quiet=3.0, judge=lambda: judged)), Ask)
+    out = p.decided(3.1, ask.token, Decision(Verdict.WAIT, source="openai:m", why="downloading"), unknown, 1, Modes())
+    assert records(out, "wait")[0]["waits_in_a_row"] == 1 and not of(out, Type)
+    assert not of(p.screen(60.0, unknown, facts(quiet=57.0, judge=lambda: judged)), Ask)
+    changed = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Downloading 50%", key="u@1:Downloading 50%")
+    assert not of(p.screen(65.0, unknown, facts(quiet=5.0, content=2, judge=lambda: changed)), Ask)  # backoff: 6 s now
+    assert of(p.screen(66.0, unknown, facts(quiet=6.0, content=2, judge=lambda: changed)), Ask)
+
+
+def test_a_program_the_kernel_calls_busy_is_never_judged():
+    p = pilot()
+    judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="compiling", key="u@1:compiling")
+    out = p.screen(100.0, Classification(state=UNKNOWN), facts(quiet=100.0, tty="busy", judge=lambda: judged))
+    assert not of(out, Ask) and p.wake_at() is None
+
+
+def test_an_undecided_answer_that_changes_nothing_escalates_instead_of_asking_again():
+    p = pilot()
+    unknown = Classification(state=UNKNOWN)
+    judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="> ", key="u@1:>")
+    (ask,) = of(p.screen(3.0, unknown, facts(quiet=3.0, judge=lambda: judged)), Ask)
+    p.decided(3.1, ask.token, answer("help"), unknown, 1, Modes())
+    p.typed(3.2)
+    out = p.screen(7.0, unknown, facts(quiet=3.8, judge=lambda: judged))
+    assert records(out, "escalation")[0]["why"] == "the program did not react to the answer"
+
+
+def test_the_model_may_press_a_single_key_without_enter_on_an_undecided_screen():
+    p = pilot()
+    judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="(END)", key="u@1:(END)")
+    (ask,) = of(p.screen(3.0, Classification(state=UNKNOWN), facts(quiet=3.0, judge=lambda: judged)), Ask)
+    out = p.decided(3.1, ask.token, answer("q", submit=False), Classification(state=UNKNOWN), 1, Modes())
+    assert [w.data for w in of(out, Type)[0].writes] == [b"q"]
+
+
+IDLE = Classification(state="idle", rule_id="claude.idle", block="❯", key="claude.idle@30:❯", anchor_row=30)
+WORKING = Classification(state="working", rule_id="claude.working", block="esc to interrupt")
+
+
+def test_an_agent_given_its_task_is_starting_until_it_works_then_done_at_its_composer():
+    p = pilot(CLAUDE, started_with_task=True)
+    out = p.screen(0.0, IDLE, facts())
+    assert not of(out, Ask) and records(out, "screen_state")[0]["state"] == "starting"
+    out = p.screen(1.0, WORKING, facts(quiet=0.0))
+    assert records(out, "agent_started")
+    out = p.screen(2.0, IDLE, facts())
+    assert p.state == State.COMPLETED and of(out, Close)
+
+
+def test_an_agent_that_finished_its_task_unseen_completes_after_the_grace():
+    p = pilot(CLAUDE, started_with_task=True)
+    p.screen(0.0, IDLE, facts())
+    assert p.wake_at() == 20.0
+    out = p.screen(20.0, IDLE, facts(quiet=20.0))
+    assert p.state == State.COMPLETED and records(out, "agent_started")[0]["unseen"] is True
+
+
+def test_without_a_task_the_idle_composer_takes_the_plan_send():
+    p = pilot(CLAUDE, send="add a test")
+    out = p.screen(0.0, IDLE, facts())
+    assert [w.data for w in of(out, Type)[0].writes] == [b"add a test", b"\r"]
+
+
+def test_max_answers_stops_the_run_before_typing():
+    p = pilot(max_answers=0)
+    (ask,) = of(p.screen(0.0, YN, facts()), Ask)
+    out = p.decided(0.1, ask.token, answer("y"), YN, 1, Modes())
+    assert not of(out, Type) and p.exit_code == ExitCode.LIMIT
+
+
+def test_a_dry_run_previews_and_types_nothing():
+    p = pilot(dry_run=True)
+    (ask,) = of(p.screen(0.0, YN, facts()), Ask)
+    out = p.decided(0.1, ask.token, answer("y"), YN, 1, Modes())
+    assert not of(out, Type) and records(out, "would_send")[0]["keys"] == ["y", "<enter>"]
+    assert p.preview["would_send"] == "y" and p.exit_code == ExitCode.OK
+
+
+def test_an_interactive_escalation_asks_a_human_and_types_the_reply():
+    p = pilot(interactive=True)
+    (ask,) = of(p.screen(0.0, YN, facts()), Ask)
+    out = p.decided(0.1, ask.token, Decision.escalate("no rule"), YN, 1, Modes())
+    (human,) = of(out, AskHuman)
+    assert p.state == State.AWAITING_INPUT
+    out = p.decided(5.0, human.token, answer("n", source="human"), YN, 1, Modes())
+    assert [w.data for w in of(out, Type)[0].writes] == [b"n", b"\r"] and records(out, "human_reply")
+
+
+def test_menu_answer_moves_the_highlight_and_checks_it_before_enter():
+    block = "? Pick one\n❯ Alpha\n  Beta\n  Gamma"
+    c = Classification(state="menu", rule_id="prompts.menu", block=block, key="m@1:pick", anchor_row=1, submit=False, menu=parse(block))
+    p = pilot()
+    (ask,) = of(p.screen(0.0, c, facts()), Ask)
+    out = p.decided(0.1, ask.token, answer("Gamma"), c, 1, Modes(app_cursor=True))
+    writes = of(out, Type)[0].writes
+    assert [w.data for w in writes] == [b"\x1bOB", b"\x1bOB", b"\r"]  # application cursor mode: SS3 arrows
+    assert writes[-1].check == "Gamma" and records(out, "menu_choice")[0]["keys"] == "<down><down><enter>"
+
+
+def test_settling_screens_change_nothing():
+    p = pilot()
+    assert p.screen(0.0, Classification(state=SETTLING, recheck_after=0.3), facts(quiet=0.1)) == []
+    assert p.wake_at() == 0.3
