@@ -246,10 +246,13 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
         if found.state == Kind.IDLE:
             return _prose_question(profile, snap, found) or found
         return found
-    return _any_menu(profile, block_region, snap) or Classification(state=UNKNOWN, recheck_after=recheck)
+    if recheck is not None:  # a rule is waiting for more quiet: it decides, not the menu reading
+        return Classification(state=UNKNOWN, recheck_after=recheck)
+    return _any_menu(profile, block_region, snap) or Classification(state=UNKNOWN)
 
 
-_ASKS = re.compile(r"(?m)^\s*(?:[│┃|]\s*)?(?:(?:[?◆◇◈]|\[\?\])\s+\S.*|.*\S.*(?:\?|:)\s*(?:\(.*\))?\s*[│┃|]?\s*)$")
+_ASKS = re.compile(r"(?m)^\s*(?:[│┃|]\s*)?(?:(?:[?◆◇◈]|\[\?\])\s+(?!for shortcuts)\S.*|.*\S.*(?:\?|:)\s*(?:\(.*\))?\s*[│┃|]?\s*)$")
+QUESTION_GAP = 8  # rows between a question and its first option, at most
 
 
 def _any_menu(profile: Profile, region: _Region, snap: Snapshot) -> Classification | None:
@@ -260,7 +263,7 @@ def _any_menu(profile: Profile, region: _Region, snap: Snapshot) -> Classificati
     if menu is None:
         return None
     first = min(o.row for o in menu.options)
-    top = next((i for i in range(first - 1, -1, -1) if _ASKS.match(region.rows[i])), None)
+    top = next((i for i in range(first - 1, max(-1, first - 1 - QUESTION_GAP), -1) if _ASKS.match(region.rows[i])), None)
     if top is None:
         return None  # options with no question above them: a picker nobody asked about, a list in output
     block = "\n".join(region.rows[top:]).strip("\n")
