@@ -1,6 +1,7 @@
 """The programs the benchmarks drive. Real processes: run as ``python bench/children.py KIND ...``.
 
 flood MB [LINE_LEN]      write MB megabytes of numbered lines, then ask one y/N question.
+lines N OUT              ask N line-mode prompts no rule knows, each followed by a busy partial line (a trap).
 prompts N OUT            ask N numbered y/N questions; for each, record in OUT (JSON lines) the
                          monotonic time the prompt's last byte was written and the time the
                          reply's first byte arrived (stdin in cbreak mode, so no line buffering).
@@ -42,6 +43,30 @@ def flood(mb: float, line_len: int = 100) -> None:
     for start in range(0, n, batch):
         _write(b"".join(b"L%09d %s\n" % (i, pad) for i in range(start, min(n, start + batch))))
     _ask()
+
+
+def lines(n: int, out: str) -> None:
+    """N line-mode prompts no specific rule knows ("Item 3 name> "), each followed by a trap: a partial line while
+    the program is busy (sleeping, not reading), which must get no keystroke."""
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    tty.setcbreak(fd)
+    try:
+        with open(out, "w") as log:
+            for i in range(n):
+                _write(f"Item {i} name> ".encode())
+                asked = time.monotonic()
+                first = os.read(fd, 1)
+                answered = time.monotonic()
+                rest = first
+                while not rest.endswith((b"\r", b"\n")):
+                    rest += os.read(fd, 1)
+                _write(f"\r\nWaiting for the server to accept item {i}? ".encode())  # busy: no question
+                time.sleep(2.0 if i % 10 == 0 else 0.2)
+                log.write(json.dumps({"i": i, "asked": asked, "first_byte": answered, "reply": rest.decode().strip()}) + "\n")
+                _write(b"\r\n")
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
 def prompts(n: int, out: str) -> None:
@@ -96,6 +121,8 @@ def main(argv: list[str]) -> None:
         flood(float(args[0]), int(args[1]) if len(args) > 1 else 100)
     elif kind == "prompts":
         prompts(int(args[0]), args[1])
+    elif kind == "lines":
+        lines(int(args[0]), args[1])
     elif kind == "tui":
         tui(float(args[0]), float(args[1]), args[2])
     else:

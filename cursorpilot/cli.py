@@ -229,7 +229,10 @@ def _run(**o) -> int:
             o[key] = Path(o[key])
     manifest = None
     if o["resume"]:
+        from cursorpilot.runner import check_redacted
+
         manifest = read_manifest(o["resume"])
+        check_redacted(manifest, o["given"])
         saved = manifest.options
         for key in RESUMABLE:  # the run's own options, unless given again now
             if key not in o["given"] and key in saved:

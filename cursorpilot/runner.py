@@ -88,11 +88,13 @@ class Runner:
     def _command(self, step: Step) -> list[str]:
         return resources.self_command(step.command(self.spec.cursor_bin))
 
-    def _new_manifest(self) -> Manifest:
+    def _new_manifest(self, redactor: Redactor) -> Manifest:
+        """The manifest is redacted like the transcript: a token passed in argv never lands on disk (a resume of
+        such a run needs the command given again; check_resumable says so)."""
         spec = self.spec
         uses_cursor = any(s.cursor is not None for s in spec.plan.steps)
         return Manifest(
-            run_id=spec.run_id, argv=spec.argv, options=spec.options,
+            run_id=spec.run_id, argv=redactor.value(spec.argv), options=redactor.value(spec.options),
             plan_path=str(spec.plan_path) if spec.plan_path else None,
             plan_hash=_file_hash(spec.plan_path) if spec.plan_path else None,
             prompt_hash=prompt_hash(spec.governing_prompt),
@@ -124,7 +126,7 @@ class Runner:
             deadline=t0 + spec.timeout if spec.timeout else None, dry_run=spec.dry_run,
         )
         if self.resume is None:
-            self.manifest = self._new_manifest()
+            self.manifest = self._new_manifest(redactor)
             tx.emit("run_started", argv=spec.argv, plan=spec.plan.name, plan_path=str(spec.plan_path) if spec.plan_path else None,
                     versions={"cursor_pilot": __version__, "python": platform.python_version()},
                     provider=spec.provider.name, model=getattr(spec.provider, "model", None),
@@ -348,6 +350,17 @@ def _git_commit(cwd: str | None) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return p.stdout.strip() if p.returncode == 0 else None
+
+
+def check_redacted(manifest: Manifest, given: set[str]) -> None:
+    """A saved option that held a secret was redacted on disk: it must be given again to resume."""
+    from cursorpilot.redact import MASK
+
+    hidden = [k for k, v in manifest.options.items() if k not in given and MASK in str(v)]
+    if hidden:
+        again = " -- COMMAND [ARGS...]" if "command" in hidden else ""
+        raise BadInput(f"the saved {', '.join(hidden)} held a secret, redacted in the manifest: give it again to resume "
+                       f"(cursor-pilot run --resume MANIFEST{again})")
 
 
 def check_resumable(manifest: Manifest, plan_path: Path | None, governing_prompt: str, force: bool) -> None:

@@ -37,7 +37,8 @@ class RunSession:
     escalations: int = 0
     interrupts: int = 0
     usage: dict[str, int] = field(
-        default_factory=lambda: {"llm_calls": 0, "questions_to_llm": 0, "rule_hits": 0, "tokens_in": 0, "tokens_out": 0, "prompt_tokens_est": 0}
+        default_factory=lambda: {"llm_calls": 0, "questions_to_llm": 0, "rule_hits": 0, "tokens_in": 0, "tokens_out": 0, "prompt_tokens_est": 0,
+                                 "waits": 0}
     )
     cost_usd: float | None = None
     _old_handlers: dict[int, object] = field(default_factory=dict)

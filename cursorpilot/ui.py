@@ -76,8 +76,9 @@ class ConsoleSink:
         llm = ""
         if c.get("llm_calls") or c.get("rule_hits"):
             cost = f" · est. cost ${outcome.cost_usd:.4f}" if outcome.cost_usd is not None else ""
+            waits = f" · waits: {c['waits']}" if c.get("waits") else ""
             llm = (f"\n  llm calls: {c.get('llm_calls', 0)} · tokens in/out: {c.get('tokens_in', 0)}/{c.get('tokens_out', 0)}"
-                   f" · rule hits: {c.get('rule_hits', 0)}{cost}")
+                   f" · rule hits: {c.get('rule_hits', 0)}{waits}{cost}")
         self.console.print(Text(
             f"  answers: {outcome.answers} · escalations: {outcome.escalations} · program: {outcome.child}{llm}\n"
             f"  transcript: {outcome.transcript}"

@@ -126,6 +126,18 @@ def _matches(rule: Rule, text: str) -> re.Match[str] | None:
     return first
 
 
+_LISTED = re.compile(r"^\s*(?:\d{1,2}\s*[-.):]|[-*•]|\[\d{1,2}\])\s+\S")
+
+
+def _list_top(rows: tuple[str, ...]) -> int:
+    """Where a numbered list above a cursor-line prompt starts, with the one header row above it (earlier
+    prompts above that are history, not this question)."""
+    i = len(rows) - 1
+    while i > 0 and _LISTED.match(rows[i - 1]):
+        i -= 1
+    return max(0, i - 1) if i < len(rows) - 1 else 0
+
+
 def _row_of(region: _Region, offset: int) -> int:
     return region.text.count("\n", 0, offset)
 
@@ -163,8 +175,8 @@ def _result(rule: Rule, region: _Region, m: re.Match[str], snap: Snapshot) -> Cl
         row = _row_of(region, start)
         block = "\n".join(region.rows[row:]).strip("\n")
     elif rule.kind == Kind.MENU:
-        row = 0
-        block = region.text  # the options above the prompt line belong to the question
+        row = _list_top(region.rows)
+        block = "\n".join(region.rows[row:])  # the options above the prompt line (and their header) belong to the question
     else:
         row = len(region.rows) - 1
         block = region.rows[-1]  # a line-mode question is its own line; lines above are history
@@ -234,6 +246,10 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
         if m is None:
             continue
         quiet = rule.quiet_ms / 1000
+        if quiet and timing.tty == "busy":
+            continue  # a rule that guesses from silence: the kernel says the program is not waiting on its terminal
+        if quiet and rule.scope == "cursor_line" and not snap.cursor_visible:
+            continue  # ...or the cursor is hidden: text left of it is where a full-screen program last drew, no prompt
         if timing.reading and rule.scope == "cursor_line":
             quiet = min(quiet, READING_SETTLE)  # the silence a rule waits for is what the kernel just confirmed
         wait = quiet - timing.quiet_for

@@ -16,6 +16,7 @@ class Snapshot:
     scrolled: int  # rows that have scrolled off the top since the start
     version: int  # increases with every change; equal versions mean equal screens
     styled: frozenset[int] = frozenset()  # rows in reverse video, on a background colour, or all in one colour
+    cursor_visible: bool = True  # full-screen and Ink programs hide it: what is left of it is then no line prompt
 
     @property
     def cursor_text(self) -> str:

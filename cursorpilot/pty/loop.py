@@ -283,6 +283,8 @@ class PtyStep:
         for e in effects:
             if isinstance(e, Record):
                 self.tx.emit(e.type, **({"step": self.step.index} if e.type in ("answer", "would_send") else {}), **e.fields)
+                if e.type == "wait":
+                    self.run_.usage["waits"] += 1  # judged "nobody is asked": reported apart from answers
                 if e.type == "state":
                     self._log.debug("transition", trigger=e.fields["event"], before=e.fields["from"], after=e.fields["to"])
             elif isinstance(e, Ask):

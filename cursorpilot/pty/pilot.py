@@ -125,10 +125,14 @@ class _Watch:
     retries: int = 0
 
     rule_id: str | None = None
+    last_line: str = ""  # the prompt's last line, normalised, and its absolute row: our echo may be read as a new
+    last_row: int = -1  # prompt there ("Choose from [1/2/3] (1): 3") before the program has taken the Enter
 
     def same_prompt(self, c: Classification) -> bool:
         """The same prompt, possibly with our typed text echoed after it or in its field (Enter not taken yet)."""
         if c.key == self.key:
+            return True
+        if self.last_line and c.anchor_row == self.last_row and " ".join(c.block.split()).startswith(self.last_line):
             return True
         if c.anchor_row != self.anchor_row:
             return False
@@ -421,7 +425,9 @@ class Pilot:
                 Tell("answer", text, headline(c.block), d.source), Delivered(c.block, text)]
         out += self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
         out.append(Type(tuple(writes)))
-        self._watch = _Watch(c.key or "", c.anchor_row, " ".join(c.block.split()), submit, float("inf"), rule_id=c.rule_id)
+        lines = c.block.rstrip("\n").split("\n")
+        self._watch = _Watch(c.key or "", c.anchor_row, " ".join(c.block.split()), submit, float("inf"), rule_id=c.rule_id,
+                             last_line=" ".join(lines[-1].split()), last_row=c.anchor_row + len(lines) - 1)
         return out
 
     def _escalate(self, c: Classification, why: str, kind: str | None = None) -> list[Effect]:

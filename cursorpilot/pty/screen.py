@@ -42,9 +42,14 @@ def _is_styled(line: dict, width: int) -> bool:
     """Text in reverse video, on a background colour, or all of it in one foreground colour: how menus
     with no marker character show the highlighted row."""
     cells = [c for c in (line[x] for x in range(width)) if c.data.strip()]
-    if any(c.reverse or c.bg != "default" for c in cells):
+    if any(c.reverse or c.bg not in _PLAIN_BG for c in cells):
         return True
-    return bool(cells) and cells[0].fg != "default" and all(c.fg == cells[0].fg for c in cells)
+    return bool(cells) and cells[0].fg not in _PLAIN_FG and all(c.fg == cells[0].fg for c in cells)
+
+
+# ncurses paints everything white on black once it starts colours: that is the screen, not a highlight
+_PLAIN_BG = {"default", "black"}
+_PLAIN_FG = {"default", "white"}
 
 
 class _Cells(dict):
@@ -423,6 +428,7 @@ class TerminalScreen:
             scrolled=s.scrolled,
             version=self._version,
             styled=frozenset(styled),
+            cursor_visible=not s.cursor.hidden,
         )
         return self._cached
 

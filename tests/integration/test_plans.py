@@ -197,3 +197,24 @@ def test_disk_full_log_directory(tmp_path):
         assert all(json.loads(line) for line in lines[:-1])  # what was written stays valid
     finally:
         subprocess.run(["umount", str(mnt)])
+
+
+def test_manifest_redacts_a_token_in_argv_and_resume_asks_for_the_command_again(tmp_path):
+    """manifest.json stored the command line as given: a token in argv landed on disk."""
+    token = "ghp_" + "a1B2c3D4e5" * 4
+    command = ["bash", "-c", 'read -p "Push with $0? [y/n] " a; echo "got:$a"', token]
+    log = tmp_path / "log"
+    rules = tmp_path / "r.yaml"
+    rules.write_text("- {match: 'Push with', reply: 'n'}\n")
+    p = subprocess.run(pilot_cmd("--log", str(log), "--rules", str(rules), "--", *command), cwd=tmp_path, stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    text = (log / "manifest.json").read_text()
+    assert token not in text and "[REDACTED]" in text
+    assert token not in (log / "transcript.jsonl").read_text()
+    again = subprocess.run(pilot_cmd("--resume", str(log / "manifest.json")), cwd=tmp_path, stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=60)
+    assert again.returncode == 2 and "give it again" in again.stderr
+    given = subprocess.run(pilot_cmd("--resume", str(log / "manifest.json"), "--force", "--", *command), cwd=tmp_path,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert given.returncode == 0, given.stdout + given.stderr
