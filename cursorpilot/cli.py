@@ -63,6 +63,9 @@ def run(
     prompt: Optional[str] = typer.Option(None, "--prompt", help="Governing prompt: a file path if it exists, else literal text."),
     plan: Optional[Path] = typer.Option(None, "--plan", help="YAML plan of steps, or the name of a bundled one (cursor-pilot plans)."),
     cursor: str = typer.Option("cursor-agent", "--cursor", help="Cursor binary for plan cursor: steps."),
+    acp: bool = typer.Option(False, "--acp", help="Drive the agent over the Agent Client Protocol (JSON-RPC on stdio), not a screen."),
+    agent: Optional[str] = typer.Option(None, "--agent", help="A known ACP agent: cursor, gemini, claude, codex (implies --acp)."),
+    task: Optional[str] = typer.Option(None, "--task", help="ACP: the task, sent as the first prompt."),
     cwd: Optional[Path] = typer.Option(None, "--cwd", help="Working directory of the program."),
     log: Optional[Path] = typer.Option(None, "--log", help="Artifacts folder (default runs/<run-id>/)."),
     provider: Optional[str] = typer.Option(None, "--provider", help="rules | mock | openai | anthropic (default: from the API key set)."),
@@ -113,7 +116,7 @@ def demo(
     _guard(debug, lambda: _run(
         argv=argv, given=set(), run_id=run_id,
         command=["cursor-pilot", "sim", "cursor", "demo", DEMO_TASK, "--record", record],
-        prompt=str(PACKAGE / "demo" / "prompt.md"), plan=None, cursor="cursor-agent", cwd=None, log=log,
+        prompt=str(PACKAGE / "demo" / "prompt.md"), plan=None, cursor="cursor-agent", acp=False, agent=None, task=None, cwd=None, log=log,
         provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
         prices=None, rules=PACKAGE / "demo" / "rules.yaml", profile="cursor", detectors=None, dry_run=False, max_steps=20,
         timeout="5m", resume=None, force=False, cols=120, rows=40, quiet=quiet, debug=debug,
@@ -205,7 +208,7 @@ def _guard(debug: bool, fn) -> None:
 
 
 PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume")
-RESUMABLE = ("command", "prompt", "plan", "cursor", "cwd", "provider", "model", "base_url", "llm_retries", "llm_timeout",
+RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "task", "cwd", "provider", "model", "base_url", "llm_retries", "llm_timeout",
              "context_tokens", "no_upload", "prices", "rules", "profile", "detectors", "max_steps", "timeout", "cols", "rows")
 
 
@@ -240,13 +243,24 @@ def _run(**o) -> int:
         o["log"] = o["resume"].parent
         o["run_id"] = manifest.run_id
     command: list[str] = o["command"] or []
+    acp_task = None
+    if o["acp"] or o["agent"]:
+        from cursorpilot.acp.launchers import LAUNCHERS, launcher
+
+        if o["agent"] and not command:
+            command = launcher(o["agent"]) or []
+            if not command:
+                raise BadInput(f"unknown agent {o['agent']!r}; known: {', '.join(LAUNCHERS)} (or give its command after --)")
+        if not o["task"]:
+            raise BadInput("an ACP run needs --task TEXT: the first prompt sent to the agent")
+        acp_task = o["task"]
     if o["plan"] is not None:
         o["plan"] = _plan_path(o["plan"])
     if o["plan"] and command:
         raise BadInput("--plan and -- COMMAND can't be combined: put the command in a drive: step")
     if not o["plan"] and not command:
         raise BadInput("nothing to run: give -- COMMAND [ARGS...] or --plan FILE (or try: cursor-pilot demo)")
-    plan = load_plan(o["plan"]) if o["plan"] else single_command_plan(command)
+    plan = load_plan(o["plan"]) if o["plan"] else single_command_plan(command, acp_task)
     timeout = parse_duration(o["timeout"]) if o["timeout"] else None
     governing = load_governing_prompt(o["prompt"])
     if manifest is not None:

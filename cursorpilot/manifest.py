@@ -37,6 +37,7 @@ class StepRecord(BaseModel):
     kind: str
     status: StepStatus = "pending"
     attempts: list[Attempt] = Field(default_factory=list)
+    session_id: str | None = None  # an ACP step's session, loaded again by --resume where the agent can
 
 
 class Manifest(BaseModel):

@@ -64,6 +64,8 @@ class Step(BaseModel):
     run: list[str] | None = None
     cursor: list[str] | None = None
     drive: list[str] | str | None = None
+    acp: str | None = None  # the task, sent as the first prompt to an agent driven over ACP
+    agent: list[str] | str | None = None  # acp: a known agent (cursor, gemini, claude, codex) or its command line
     allow_failure: bool = False
     send: str | None = None
     expect: Expect | None = None
@@ -79,22 +81,32 @@ class Step(BaseModel):
 
     @model_validator(mode="after")
     def _one_kind(self) -> "Step":
-        kinds = [k for k in ("run", "cursor", "drive") if getattr(self, k) is not None]
+        kinds = [k for k in ("run", "cursor", "drive", "acp") if getattr(self, k) is not None]
         if len(kinds) != 1:
-            raise ValueError(f"a step needs exactly one of run, cursor, drive (found: {', '.join(kinds) or 'none'})")
+            raise ValueError(f"a step needs exactly one of run, cursor, drive, acp (found: {', '.join(kinds) or 'none'})")
         if isinstance(self.drive, str):
             self.drive = shlex.split(self.drive)
         if self.drive is not None and not self.drive:
             raise ValueError("drive: needs a command")
+        if self.acp is not None and not self.agent:
+            raise ValueError("an acp: step needs agent: (cursor, gemini, claude, codex, or a command line)")
+        if self.agent is not None and self.acp is None:
+            raise ValueError("agent: belongs to an acp: step")
         return self
 
     @property
-    def kind(self) -> Literal["run", "cursor", "drive"]:
-        return "run" if self.run is not None else "cursor" if self.cursor is not None else "drive"
+    def kind(self) -> Literal["run", "cursor", "drive", "acp"]:
+        return "run" if self.run is not None else "cursor" if self.cursor is not None else "acp" if self.acp is not None else "drive"
 
     def command(self, cursor_bin: str) -> list[str]:
         if self.cursor is not None:
             return [*shlex.split(cursor_bin), *self.cursor]
+        if self.acp is not None:
+            from cursorpilot.acp.launchers import launcher
+
+            if isinstance(self.agent, str):
+                return launcher(self.agent) or shlex.split(self.agent)
+            return list(self.agent or [])
         assert isinstance(self.drive, list)
         return self.drive
 

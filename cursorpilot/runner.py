@@ -24,7 +24,7 @@ from cursorpilot.pty.loop import StepConfig, StepResult
 from cursorpilot.plan import Plan, Step
 from cursorpilot.providers.base import Provider
 from cursorpilot.providers.rules import RuleEntry, RulesProvider
-from cursorpilot.pty import reaper
+from cursorpilot import reaper
 from cursorpilot.redact import Redactor
 from cursorpilot.session import RunSession
 from cursorpilot.transcript import Transcript
@@ -66,7 +66,10 @@ def prompt_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def single_command_plan(command: list[str]) -> Plan:
+def single_command_plan(command: list[str], acp_task: str | None = None) -> Plan:
+    """`-- COMMAND`: one drive step, or with --acp/--agent one acp step whose first prompt is the task."""
+    if acp_task is not None:
+        return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), acp=acp_task, agent=command)])
     return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), drive=command)])
 
 
@@ -81,8 +84,8 @@ class Runner:
     # -- setup -------------------------------------------------------------------
     def _profile(self, step: Step) -> Profile:
         name = step.profile or self.spec.plan.defaults.profile or self.spec.profile
-        if step.run is not None:
-            return load_profile("generic")
+        if step.run is not None or step.acp is not None:
+            return load_profile("generic")  # no screen to read
         return load_profile(resolve_name(name, self._command(step)), self.spec.detectors)
 
     def _command(self, step: Step) -> list[str]:
@@ -187,6 +190,8 @@ class Runner:
             try:
                 if step.run is not None:
                     code, reason, child = self._run_shell(n, step, session, cwd, deadline, why)
+                elif step.acp is not None:
+                    code, reason, child = self._drive_acp(n, total, step, session, cwd, deadline, why)
                 else:
                     code, reason, child = self._drive(n, total, step, session, cwd, deadline, why)
             except PilotError as exc:  # e.g. the program can't be started: the run ends, recorded
@@ -203,15 +208,41 @@ class Runner:
         self._save(session)
         return code, reason
 
+    def _rules_and_prompt(self, step: Step) -> tuple[RulesProvider | None, str]:
+        """A step's rules (its own, the plan's, --rules when an LLM answers) and its governing prompt."""
+        spec = self.spec
+        entries = [*step.answers, *spec.plan.answers, *spec.rule_entries]
+        rules = RulesProvider.from_entries(entries, "plan") if entries else None
+        addenda = [p for p in (spec.plan.prompt, step.prompt) if p]
+        return rules, "\n\n".join([spec.governing_prompt, *addenda]).strip()
+
+    def _drive_acp(self, n, total, step: Step, session: RunSession, cwd, deadline, why) -> tuple[ExitCode, str, int | None]:
+        from cursorpilot.acp.step import AcpConfig, AcpStep
+
+        spec, record = self.spec, self.manifest.steps[n - 1]
+        rules, governing = self._rules_and_prompt(step)
+        assert step.acp is not None
+        config = AcpConfig(command=self._command(step), task=step.acp, governing_prompt=governing, name=step.name, index=n,
+                           total=total, cwd=cwd, env=step.env, max_answers=step.max_steps, deadline=deadline, deadline_reason=why,
+                           rules=rules, session_id=record.session_id)
+        result = AcpStep(config, session, self.sink).run()
+        if result.session_id:
+            record.session_id = result.session_id
+        if result.preview is not None:
+            self.preview.append({"step": step.name, **result.preview})
+        elif spec.dry_run:
+            self.preview.append({"step": step.name, "kind": "-", "question": "(nothing asked)", "would_send": "", "source": ""})
+        code, reason = ExitCode(result.exit_code), result.reason
+        if code == ExitCode.OK and step.expect and not spec.dry_run:
+            code, reason = _check_expect(step, result.child, result.text, reason)
+        return code, reason, result.child
+
     def _drive(self, n, total, step: Step, session: RunSession, cwd, deadline, why) -> tuple[ExitCode, str, int | None]:
         from cursorpilot.pty.loop import PtyStep
 
         spec = self.spec
         command = self._command(step)
-        entries = [*step.answers, *spec.plan.answers, *spec.rule_entries]
-        rules = RulesProvider.from_entries(entries, "plan") if entries else None
-        addenda = [p for p in (spec.plan.prompt, step.prompt) if p]
-        governing = "\n\n".join([spec.governing_prompt, *addenda]).strip()
+        rules, governing = self._rules_and_prompt(step)
         config = StepConfig(
             command=command, profile=self._profile(step), governing_prompt=governing, name=step.name, index=n, total=total,
             cwd=cwd, env=step.env, send=step.send, expect_regex=step.expect.regex if step.expect else None,

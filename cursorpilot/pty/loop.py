@@ -28,7 +28,8 @@ from cursorpilot.events import Sink, Status
 from cursorpilot.keys import Modes, Write, to_writes
 from cursorpilot.machine import State
 from cursorpilot.providers.base import Provider
-from cursorpilot.pty import ask, kernel, reaper
+from cursorpilot import reaper
+from cursorpilot.pty import ask, kernel
 from cursorpilot.pty.driver import ExitStatus, PtyDriver
 from cursorpilot.pty.pilot import (Ask, AskHuman, Close, Delivered, Effect, Pilot, PilotConfig, Record, RunCounts, ScreenFacts, Tell,
                                    Type)

@@ -1,4 +1,4 @@
-"""cursor-pilot sim [--record FILE] {cursor|line|menu} SCENARIO [TASK...] (also: python -m cursorpilot.sim)"""
+"""cursor-pilot sim [--record FILE] {cursor|line|menu|acp} SCENARIO [TASK...] (also: python -m cursorpilot.sim)"""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from cursorpilot.sim.common import Recorder, load_scenario
 
 def main(argv: list[str] | None = None, prog: str = "python -m cursorpilot.sim") -> int:
     ap = argparse.ArgumentParser(prog=prog)
-    ap.add_argument("kind", choices=["cursor", "line", "menu"])
+    ap.add_argument("kind", choices=["cursor", "line", "menu", "acp"])
     ap.add_argument("--record", default=os.environ.get("CURSORPILOT_SIM_RECORD"))
     ap.add_argument("--version", action="store_true")
     ap.add_argument("scenario", nargs="?", default="demo")
@@ -26,6 +26,10 @@ def main(argv: list[str] | None = None, prog: str = "python -m cursorpilot.sim")
     if args.kind == "cursor":
         from cursorpilot.sim.cursor import main as run
         return run(scenario, " ".join(args.task), record)
+    if args.kind == "acp":
+        from cursorpilot.sim.acp import main as run_acp
+
+        return run_acp(scenario, record)
     if args.kind == "menu":
         from cursorpilot.sim.menu import main as run_menu
 

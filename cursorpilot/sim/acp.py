@@ -1,0 +1,194 @@
+"""An ACP agent simulator on the official SDK's agent side: `cursor-pilot sim acp SCENARIO`.
+
+Each session/prompt plays the scenario's next turn, a list of steps:
+  say: TEXT                          an agent_message_chunk
+  plan: [ENTRY, ...]                 a plan update
+  tool: {title, kind, rawInput, options: standard|gemini|[...], write: {path, content}, run: COMMAND}
+                                     a tool call; asks permission (unless permission: false), then on allow does it:
+                                     writes through the client's fs/write_text_file, runs through terminal/*
+  read: PATH                         fs/read_text_file
+  elicit: {message, schema}          elicitation/create (a form)
+  ask_question: {questions: [...]}   Cursor's cursor/ask_question (sent as Cursor sends it, no "_" prefix)
+  create_plan: {name, plan, todos}   Cursor's cursor/create_plan
+  sleep: SECONDS                     work that takes a while
+  garbage: TEXT                      a line on stdout that is not JSON-RPC
+  crash: CODE                        exit at once, mid-turn
+A scenario may also say `stall_initialize: true` (never answers initialize) and `load_session: true`.
+What the simulator received is appended to --record FILE (or $CURSORPILOT_SIM_RECORD) as JSON lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import uuid
+
+OPTIONS = {
+    "standard": [{"optionId": "allow-once", "name": "Allow", "kind": "allow_once"},
+                 {"optionId": "allow-always", "name": "Always allow", "kind": "allow_always"},
+                 {"optionId": "reject-once", "name": "Reject", "kind": "reject_once"}],
+    # Gemini CLI lists "for this session" first: position means nothing
+    "gemini": [{"optionId": "proceed_always", "name": "Allow for this session", "kind": "allow_always"},
+               {"optionId": "proceed_once", "name": "Allow once", "kind": "allow_once"},
+               {"optionId": "cancel", "name": "No, suggest changes", "kind": "reject_once"}],
+}
+
+
+def main(scenario: dict, record) -> int:
+    try:
+        asyncio.run(_run(scenario, record))
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+async def _run(scenario: dict, record) -> None:
+    from acp import run_agent
+
+    await run_agent(_Agent(scenario, record), use_unstable_protocol=True)
+
+
+class _Agent:
+    def __init__(self, scenario: dict, record):
+        self.sc = scenario
+        self.record = record
+        self.turns = list(scenario.get("turns") or [])
+        self.client = None
+        self.cancelled = False
+        self.last_prompt = ""
+
+    def on_connect(self, conn) -> None:
+        self.client = conn
+
+    async def initialize(self, protocol_version: int, client_capabilities=None, client_info=None, **kwargs):
+        from acp.schema import AgentCapabilities, Implementation, InitializeResponse
+
+        self.record("initialize", client=getattr(client_info, "name", None),
+                    fs=bool(client_capabilities and client_capabilities.fs and client_capabilities.fs.write_text_file),
+                    terminal=bool(client_capabilities and client_capabilities.terminal))
+        if self.sc.get("stall_initialize"):
+            await asyncio.sleep(3600)
+        return InitializeResponse(protocol_version=protocol_version, agent_info=Implementation(name="acp-sim", version="1.0"),
+                                  agent_capabilities=AgentCapabilities(load_session=bool(self.sc.get("load_session"))))
+
+    async def authenticate(self, method_id: str, **kwargs):
+        return None
+
+    async def new_session(self, cwd: str, mcp_servers=None, **kwargs):
+        from acp.schema import NewSessionResponse
+
+        sid = "sess-" + uuid.uuid4().hex[:8]
+        self.record("new_session", session_id=sid, cwd=cwd)
+        return NewSessionResponse(session_id=sid)
+
+    async def load_session(self, cwd: str, session_id: str, mcp_servers=None, **kwargs):
+        from acp.schema import LoadSessionResponse
+
+        self.record("load_session", session_id=session_id)
+        return LoadSessionResponse()
+
+    async def cancel(self, session_id: str, **kwargs) -> None:
+        self.cancelled = True
+        self.record("cancel", session_id=session_id)
+
+    async def prompt(self, session_id: str, prompt, **kwargs):
+        from acp.schema import PromptResponse
+
+        text = "".join(getattr(block, "text", "") for block in prompt)
+        self.last_prompt = text
+        self.record("prompt", text=text)
+        self.cancelled = False
+        steps = self.turns.pop(0) if self.turns else [{"say": "Done."}]
+        for step in steps:
+            if self.cancelled:
+                return PromptResponse(stop_reason="cancelled")
+            await self._step(session_id, step)
+        return PromptResponse(stop_reason="cancelled" if self.cancelled else "end_turn")
+
+    async def _step(self, sid: str, step: dict) -> None:
+        from acp import update_agent_message_text
+
+        if "say" in step:
+            await self.client.session_update(sid, update_agent_message_text(step["say"].replace("{last}", self.last_prompt)))
+        elif "plan" in step:
+            from acp import plan_entry, update_plan
+
+            await self.client.session_update(sid, update_plan([plan_entry(e) for e in step["plan"]]))
+        elif "tool" in step:
+            await self._tool(sid, step["tool"])
+        elif "read" in step:
+            try:
+                got = await self.client.read_text_file(session_id=sid, path=step["read"])
+                self.record("read", path=step["read"], content=got.content)
+            except Exception as exc:  # noqa: BLE001 - the client may refuse
+                self.record("read_refused", path=step["read"], error=str(exc))
+        elif "elicit" in step:
+            from acp.schema import ElicitationFormSessionMode, ElicitationSchema
+
+            e = step["elicit"]
+            mode = ElicitationFormSessionMode(session_id=sid, requested_schema=ElicitationSchema.model_validate(e["schema"]))
+            got = await self.client.create_elicitation(message=e["message"], mode=mode)
+            self.record("elicitation", response=got.model_dump(mode="json", by_alias=True, exclude_none=True))
+        elif "ask_question" in step:
+            got = await self.client._conn.send_request("cursor/ask_question", {"toolCallId": "q1", **step["ask_question"]})
+            self.record("ask_question", response=got)
+        elif "create_plan" in step:
+            got = await self.client._conn.send_request("cursor/create_plan", {"toolCallId": "p1", **step["create_plan"]})
+            self.record("create_plan", response=got)
+        elif "sleep" in step:
+            await asyncio.sleep(float(step["sleep"]))
+        elif "garbage" in step:
+            sys.stdout.write(step["garbage"] + "\n")
+            sys.stdout.flush()
+        elif "crash" in step:
+            self.record("crash", code=step["crash"])
+            os._exit(int(step["crash"]))
+
+    async def _tool(self, sid: str, tool: dict) -> None:
+        from acp import start_tool_call, update_tool_call
+        from acp.schema import PermissionOption, ToolCallUpdate
+
+        call_id = "call-" + uuid.uuid4().hex[:6]
+        raw = tool.get("rawInput")
+        await self.client.session_update(sid, start_tool_call(call_id, tool["title"], kind=tool.get("kind", "execute"),
+                                                              status="pending", raw_input=raw))
+        allowed = True
+        if tool.get("permission", True):
+            options = tool.get("options", "standard")
+            options = OPTIONS[options] if isinstance(options, str) else options
+            response = await self.client.request_permission(
+                session_id=sid, tool_call=ToolCallUpdate(tool_call_id=call_id, title=tool["title"], kind=tool.get("kind", "execute"),
+                                                         raw_input=raw),
+                options=[PermissionOption.model_validate(o) for o in options])
+            outcome = response.outcome.model_dump(mode="json", by_alias=True, exclude_none=True)
+            chosen = next((o for o in options if o["optionId"] == outcome.get("optionId")), None)
+            self.record("permission", title=tool["title"], outcome=outcome.get("outcome"), option=outcome.get("optionId"),
+                        kind=chosen and chosen["kind"])
+            allowed = chosen is not None and chosen["kind"].startswith("allow")
+            if outcome.get("outcome") == "cancelled":
+                self.cancelled = True
+        if not allowed:
+            await self.client.session_update(sid, update_tool_call(call_id, status="failed"))
+            return
+        if "write" in tool:
+            try:
+                await self.client.write_text_file(session_id=sid, path=tool["write"]["path"], content=tool["write"]["content"])
+                self.record("wrote", path=tool["write"]["path"])
+            except Exception as exc:  # noqa: BLE001 - the client may refuse the write
+                self.record("write_refused", path=tool["write"]["path"], error=str(exc))
+        if "run" in tool:
+            await self._run_command(sid, tool["run"])
+        await self.client.session_update(sid, update_tool_call(call_id, status="completed"))
+
+    async def _run_command(self, sid: str, command: str) -> None:
+        try:
+            term = await self.client.create_terminal(session_id=sid, command="sh", args=["-c", command])
+        except Exception as exc:  # noqa: BLE001 - the client may refuse the command
+            self.record("run_refused", command=command, error=str(exc))
+            return
+        done = await self.client.wait_for_terminal_exit(session_id=sid, terminal_id=term.terminal_id)
+        out = await self.client.terminal_output(session_id=sid, terminal_id=term.terminal_id)
+        await self.client.release_terminal(session_id=sid, terminal_id=term.terminal_id)
+        self.record("ran", command=command, exit_code=done.exit_code, output=out.output)
+
