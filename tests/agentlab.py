@@ -63,6 +63,7 @@ class Backend:
     script: list
     cwd: Path
     log: Path
+    delay: float = 0.0  # seconds before each main reply (a working screen stays up that long)
     proc: subprocess.Popen | None = None
     port: int = 0
 
@@ -70,7 +71,8 @@ class Backend:
         script = self.log.with_suffix(".script.yaml")
         script.write_text(yaml.safe_dump(self.script, sort_keys=False, allow_unicode=True))
         self.proc = subprocess.Popen(
-            [sys.executable, str(FAKES / BACKENDS[self.agent]), "--script", str(script), "--cwd", str(self.cwd), "--log", str(self.log)],
+            [sys.executable, str(FAKES / BACKENDS[self.agent]), "--script", str(script), "--cwd", str(self.cwd), "--log", str(self.log),
+             *(["--delay", str(self.delay)] if self.delay and self.agent == "claude" else [])],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True,
         )
         assert self.proc.stdout is not None
@@ -119,8 +121,8 @@ class Lab:
         subprocess.run(["git", "-C", str(self.work), "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "init"],
                        check=True)
 
-    def backend(self, script: list) -> Backend:
-        return Backend(self.agent, script, self.work, self.root / "backend.jsonl").start()
+    def backend(self, script: list, delay: float = 0.0) -> Backend:
+        return Backend(self.agent, script, self.work, self.root / "backend.jsonl", delay).start()
 
     def env(self, backend: Backend) -> dict[str, str]:
         env = _base_env(self.home)

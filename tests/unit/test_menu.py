@@ -18,6 +18,17 @@ GOLDEN = {  # capture -> (highlighted label, every label)
     "gemini-1.txt": ("Trust folder (proj-gemini.abcd)", ["Trust folder (proj-gemini.abcd)", "Trust parent folder (work)", "Don't trust"]),
     "gemini-2.txt": ("Trust parent folder (work)", ["Trust folder (proj-gemini.abcd)", "Trust parent folder (work)", "Don't trust"]),
     "gemini-3.txt": ("Sign in with Google", ["Sign in with Google", "Use Gemini API Key", "Vertex AI"]),
+    # the real agents, offline (tests/agents_lane/refresh_captures.py; versions in versions.yaml)
+    "claude-real-api-key.txt": ("No (recommended)", ["Yes", "No (recommended)"]),
+    "claude-real-trust.txt": ("No, exit", ["No, exit", "Yes, I trust this folder"]),
+    "claude-real-permission.txt": ("Yes", ["Yes", "Yes, and always allow access to /home/user/work from this project",
+                                           "Yes, and switch to auto mode · auto mode handles these prompts for you", "No"]),
+    "claude-real-ask-user-question.txt": ("PostgreSQL", ["PostgreSQL", "SQLite", "Type something.", "Chat about this"]),
+    "claude-real-ask-user-question-multi.txt": ("Auth", ["Auth", "Metrics", "Type something", "Submit", "Chat about this"]),
+    "codex-real-approval.txt": ("Yes, proceed (y)", ["Yes, proceed (y)", "Yes, and don't ask again for commands that start with `touch a.txt` (p)",
+                                                    "No, and tell Codex what to do differently (esc)"]),
+    "gemini-real-approval.txt": ("Allow once", ["Allow once", "Allow for this session", "No, suggest changes (esc)"]),
+    "gemini-real-trust.txt": ("Trust folder (work)", ["Trust folder (work)", "Trust parent folder (0)", "Don't trust"]),
 }
 SCREENS = sorted(p.name for p in CAPTURES.glob("*.txt") if not p.name.endswith((".escapes.txt", "-raw-redraw.txt")))
 
@@ -30,7 +41,14 @@ def test_golden_menus_in_the_captures(name):
         return
     current, labels = GOLDEN[name]
     assert menu is not None and menu.current.label == current
-    assert [o.label for o in menu.options] == labels and not menu.multi
+    assert [o.label for o in menu.options] == labels and menu.multi == name.endswith("-multi.txt")
+
+
+def test_claude_multi_select_confirms_on_its_submit_row():
+    """Claude's AskUserQuestion multi-select: Enter on an option toggles it; the selection is sent from Submit."""
+    menu = parse((CAPTURES / "claude-real-ask-user-question-multi.txt").read_text())
+    keys, chosen = keys_for(menu, "Auth, Metrics")
+    assert keys == "<space><down><space><down><down><enter>" and [o.label for o in chosen] == ["Auth", "Metrics"]
 
 
 def test_codex_descriptions_belong_to_their_option():
