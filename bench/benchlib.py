@@ -92,6 +92,16 @@ def answered_run(work: Path, match: str, child: list[str], log_name: str = "log"
     return measure([*pilot(), "run", "--quiet", "--rules", str(rules), "--log", str(log), "--", *child], cwd=work), log
 
 
+def reaction_figures(report: "Report", reaction: list[float]) -> None:
+    """p50, p95 and max of a list of reaction times in ms."""
+    import statistics
+
+    if reaction:
+        report.figure("reaction p50", statistics.median(reaction), "ms")
+        report.figure("reaction p95", percentile(reaction, 95), "ms")
+        report.figure("reaction max", max(reaction), "ms")
+
+
 def percentile(values: list[float], p: float) -> float:
     """Nearest-rank percentile (p in 0..100)."""
     if not values:

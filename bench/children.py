@@ -45,49 +45,42 @@ def flood(mb: float, line_len: int = 100) -> None:
     _ask()
 
 
-def lines(n: int, out: str) -> None:
-    """N line-mode prompts no specific rule knows ("Item 3 name> "), each followed by a trap: a partial line while
-    the program is busy (sleeping, not reading), which must get no keystroke."""
+def _timed_prompts(n: int, out: str, prompt, after=None) -> None:
+    """Ask n prompts in cbreak mode (the reply's first byte is readable as soon as it is typed); for each, write to OUT
+    the time the prompt's last byte was written and the time the reply's first byte arrived."""
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
     tty.setcbreak(fd)
     try:
         with open(out, "w") as log:
             for i in range(n):
-                _write(f"Item {i} name> ".encode())
+                _write(prompt(i).encode())
                 asked = time.monotonic()
-                first = os.read(fd, 1)
+                rest = os.read(fd, 1)
                 answered = time.monotonic()
-                rest = first
                 while not rest.endswith((b"\r", b"\n")):
                     rest += os.read(fd, 1)
-                _write(f"\r\nWaiting for the server to accept item {i}? ".encode())  # busy: no question
-                time.sleep(2.0 if i % 10 == 0 else 0.2)
+                if after is not None:
+                    after(i)
                 log.write(json.dumps({"i": i, "asked": asked, "first_byte": answered, "reply": rest.decode().strip()}) + "\n")
+                log.flush()
                 _write(b"\r\n")
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
+def lines(n: int, out: str) -> None:
+    """N line-mode prompts no specific rule knows ("Item 3 name> "), each followed by a trap: a partial line while
+    the program is busy (sleeping, not reading), which must get no keystroke."""
+    def busy(i: int) -> None:
+        _write(f"\r\nWaiting for the server to accept item {i}? ".encode())
+        time.sleep(2.0 if i % 10 == 0 else 0.2)
+
+    _timed_prompts(n, out, lambda i: f"Item {i} name> ", busy)
+
+
 def prompts(n: int, out: str) -> None:
-    fd = sys.stdin.fileno()
-    saved = termios.tcgetattr(fd)
-    tty.setcbreak(fd)  # the reply's first byte is readable as soon as it is typed
-    try:
-        with open(out, "w") as log:
-            for i in range(n):
-                _write(f"step {i} done\nQuestion {i}: {QUESTION}".encode())
-                asked = time.monotonic()
-                first = os.read(fd, 1)
-                answered = time.monotonic()
-                rest = first
-                while not rest.endswith((b"\r", b"\n")):
-                    rest += os.read(fd, 1)
-                log.write(json.dumps({"i": i, "asked": asked, "first_byte": answered, "reply": rest.decode().strip()}) + "\n")
-                log.flush()
-                _write(b"\n")
-    finally:
-        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+    _timed_prompts(n, out, lambda i: f"step {i} done\nQuestion {i}: {QUESTION}")
 
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"

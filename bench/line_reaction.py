@@ -17,7 +17,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from benchlib import CHILDREN, Report, measure, percentile, pilot, records, scratch, show_failure
+from benchlib import CHILDREN, Report, measure, pilot, reaction_figures, records, scratch, show_failure
 
 
 def main() -> int:
@@ -40,10 +40,7 @@ def main() -> int:
         report.figure("answers typed", len(answers))
         report.figure("false positives (keys on a busy partial line)", len(stray))
         report.figure("pilot exit code", m.rc)
-        if reaction:
-            report.figure("reaction p50", statistics.median(reaction), "ms")
-            report.figure("reaction p95", percentile(reaction, 95), "ms")
-            report.figure("reaction max", max(reaction), "ms")
+        reaction_figures(report, reaction)
         report.target(len(rows) == args.prompts and m.rc == 0, f"all {args.prompts} prompts answered, exit 0")
         report.target(bool(reaction) and statistics.median(reaction) <= 150, "prompt complete -> first key p50 <= 150 ms")
         report.target(not stray and len(answers) == args.prompts, "no key on a busy partial line")

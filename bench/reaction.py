@@ -22,6 +22,7 @@ from benchlib import (
     Report,
     answered_run,
     percentile,
+    reaction_figures,
     records,
     scratch,
     show_failure,
@@ -56,10 +57,8 @@ def main() -> int:
         report.figure("prompts answered", len(rows))
         report.figure("pilot exit code", m.rc)
         report.figure("settle window", settle * 1000, "ms")
+        reaction_figures(report, reaction)
         if reaction:
-            report.figure("reaction p50", statistics.median(reaction), "ms")
-            report.figure("reaction p95", percentile(reaction, 95), "ms")
-            report.figure("reaction max", max(reaction), "ms")
             report.figure("overhead p50", statistics.median(overhead), "ms")
             report.figure("overhead p95", percentile(overhead, 95), "ms")
         report.target(len(rows) == args.prompts and m.rc == 0, f"all {args.prompts} prompts answered, exit 0")

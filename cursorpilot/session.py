@@ -15,6 +15,23 @@ from cursorpilot.redact import Redactor
 from cursorpilot.transcript import Transcript
 
 
+@dataclass(slots=True, kw_only=True)
+class StepBase:
+    """What every interactive step has, whichever channel drives it."""
+
+    command: list[str]
+    governing_prompt: str
+    name: str = "command"
+    index: int = 1
+    total: int = 1
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    max_answers: int | None = None  # this step's own cap
+    deadline: float | None = None  # monotonic; the earlier of the run's and the step's
+    deadline_reason: str = "timeout"
+    rules: Provider | None = None  # consulted before the run's provider when that is an LLM
+
+
 @dataclass
 class RunSession:
     tx: Transcript

@@ -13,7 +13,7 @@ import difflib
 import json
 import os
 import signal
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,29 +25,18 @@ from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
 from cursorpilot.errors import ExitCode
 from cursorpilot.events import Sink
-from cursorpilot.providers.base import Provider, Reply
+from cursorpilot.providers.base import Reply
 from cursorpilot import reaper
-from cursorpilot.session import RunSession
+from cursorpilot.session import RunSession, StepBase
 
 TOOL_LOOP_LIMIT = 5  # the same tool call requested more often than this stops the run
 INIT_TIMEOUT = 30.0  # an agent that has not answered initialize by then is not an ACP agent (npx may download first)
 OUTPUT_LIMIT = 1 << 20  # bytes of a terminal's output kept by default
 
 
-@dataclass(slots=True)
-class AcpConfig:
-    command: list[str]
-    task: str
-    governing_prompt: str
-    name: str = "acp"
-    index: int = 1
-    total: int = 1
-    cwd: str | None = None
-    env: dict[str, str] = field(default_factory=dict)
-    max_answers: int | None = None
-    deadline: float | None = None
-    deadline_reason: str = "timeout"
-    rules: Provider | None = None
+@dataclass(slots=True, kw_only=True)
+class AcpConfig(StepBase):
+    task: str  # the first prompt
     session_id: str | None = None  # resume: the session to load where the agent can
 
 
@@ -142,8 +131,8 @@ class AcpStep:
                 client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True),
                 client_info=Implementation(name="cursor-pilot", version=__version__)), timeout=self._left(INIT_TIMEOUT))
         except asyncio.TimeoutError:
-            why = f"the agent never answered initialize" + (f" (it printed {self.not_json} line(s) that are not JSON-RPC)"
-                                                             if self.not_json else "")
+            why = "the agent never answered initialize" + (f" (it printed {self.not_json} line(s) that are not JSON-RPC)"
+                                                            if self.not_json else "")
             code, reason = self._limit_or(ExitCode.FAILED, why)
             return code, reason if reason == why else f"{reason}: {why}"
         except (ConnectionError, OSError) as exc:

@@ -13,7 +13,7 @@ import signal
 import termios
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import structlog
 
@@ -27,7 +27,6 @@ from cursorpilot.detect.profiles import Profile
 from cursorpilot.events import Sink, Status
 from cursorpilot.keys import Modes, Write, to_writes
 from cursorpilot.machine import State
-from cursorpilot.providers.base import Provider
 from cursorpilot import reaper
 from cursorpilot.pty import ask, kernel
 from cursorpilot.pty.driver import ExitStatus, PtyDriver
@@ -35,7 +34,7 @@ from cursorpilot.pty.pilot import (Ask, AskHuman, Close, Delivered, Effect, Pilo
                                    Type)
 from cursorpilot.pty.screen import TerminalScreen
 from cursorpilot.recording import SessionRecorder
-from cursorpilot.session import RunSession
+from cursorpilot.session import RunSession, StepBase
 
 MAX_TICK = 0.05  # the longest the loop sleeps in select()
 HIGHLIGHT_WAIT = 1.5  # how long the highlight may take to reach the chosen option before Enter
@@ -48,22 +47,11 @@ KERNEL_EVERY = 0.05  # how often the kernel is asked whether the program waits o
 STOP_GRACE = 3.0  # SIGINT, then SIGKILL after this long
 
 
-@dataclass(slots=True)
-class StepConfig:
-    command: list[str]
+@dataclass(slots=True, kw_only=True)
+class StepConfig(StepBase):
     profile: Profile
-    governing_prompt: str
-    name: str = "command"
-    index: int = 1
-    total: int = 1
-    cwd: str | None = None
-    env: dict[str, str] = field(default_factory=dict)
     send: str | None = None  # typed once the program is ready for input
     expect_regex: str | None = None  # on screen -> the step is done
-    max_answers: int | None = None  # this step's own cap
-    deadline: float | None = None  # monotonic; the earlier of the run's and the step's
-    deadline_reason: str = "timeout"
-    rules: Provider | None = None  # consulted before the run's provider when that is an LLM
 
 
 @dataclass(slots=True)

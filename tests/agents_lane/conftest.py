@@ -8,7 +8,6 @@ runs `cursor-pilot run` against the agent as a user would; it checks what happen
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
