@@ -50,7 +50,7 @@ def main() -> int:
     report = Report("prompt_size")
     estimated: list[int] = []
     measured: list[int] = []
-    calls = logical = 0
+    calls = logical = waits = 0
     with scratch("prompts") as work:
         with FakeLLM(answer=answer) as server:
             cases = [(n, "cursor", [sys.executable, "-m", "cursorpilot.sim", "cursor", n, "Add a /health endpoint"]) for n in SCENARIOS]
@@ -72,9 +72,11 @@ def main() -> int:
                 measured += [request_tokens(r) for r in reqs]
                 calls += len(reqs)
                 logical += len(asked)
+                waits += sum(1 for r in records(log) if r["type"] == "wait")
         report.figure("logical prompts to the LLM", logical)
         report.figure("LLM calls", calls)
         report.figure("LLM calls per logical prompt", calls / logical if logical else float("nan"))
+        report.figure("WAIT answers (a quiet screen judged not asking; counted among the prompts above)", waits)
         report.figure("prompt tokens per question, mean (pilot's estimate)", statistics.mean(estimated) if estimated else 0.0)
         report.figure("prompt tokens per question, max (pilot's estimate)", max(estimated, default=0))
         report.figure("prompt tokens per question, mean (request bodies, chars/4)", statistics.mean(measured) if measured else 0.0)

@@ -32,6 +32,7 @@ from cursorpilot.session import RunSession, StepBase
 TOOL_LOOP_LIMIT = 5  # the same tool call requested more often than this stops the run
 INIT_TIMEOUT = 30.0  # an agent that has not answered initialize by then is not an ACP agent (npx may download first)
 OUTPUT_LIMIT = 1 << 20  # bytes of a terminal's output kept by default
+CANCEL_GRACE = 2.0  # after session/cancel, how long the agent may take to end its turn
 
 
 @dataclass(slots=True, kw_only=True)
@@ -78,6 +79,7 @@ class AcpStep:
         self.not_json = 0
         self.stop: _Stop | None = None
         self._stopped: asyncio.Event | None = None
+        self._open_turn: asyncio.Future | None = None
         self._mark = f"{run.run_id}-{config.index}"
         self._conn = None
 
@@ -191,7 +193,7 @@ class AcpStep:
         stopped.cancel()
         if turn in done:
             return turn.result()
-        turn.cancel()
+        self._open_turn = turn  # session/cancel, then the agent ends it ("cancelled"): _cancel waits for that
         if stopped in done:
             return None
         raise asyncio.TimeoutError
@@ -221,12 +223,19 @@ class AcpStep:
         return code, reason
 
     async def _cancel(self) -> None:
+        """session/cancel, then a moment for the agent to end the turn as the protocol asks, before it is ended."""
         if self.session_id is not None and self._conn is not None:
             try:
                 await asyncio.wait_for(self._conn.cancel(session_id=self.session_id), 2.0)
                 self.tx.emit("acp_cancel", session_id=self.session_id)
             except Exception:  # noqa: BLE001 - the agent may be gone already
                 pass
+        turn, self._open_turn = self._open_turn, None
+        if turn is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(turn), CANCEL_GRACE)
+            except BaseException:  # noqa: BLE001 - it ended, failed, or took too long: the agent is ended next either way
+                turn.cancel()
 
     async def _end(self, proc) -> int | None:
         try:

@@ -28,6 +28,7 @@ UNKNOWN = "unknown"
 
 
 READING_SETTLE = 0.05  # a program blocked reading the terminal has written its prompt: this much quiet is enough
+BUSY_RECHECK = 0.25  # a screen judged while the program was busy is looked at again this soon
 
 
 @dataclass(slots=True, frozen=True)
@@ -246,8 +247,9 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
         if m is None:
             continue
         quiet = rule.quiet_ms / 1000
-        if quiet and timing.tty == "busy":
-            continue  # a rule that guesses from silence: the kernel says the program is not waiting on its terminal
+        if quiet and timing.tty == "busy":  # a rule that guesses from silence: the kernel says the program is not
+            recheck = BUSY_RECHECK if recheck is None else min(recheck, BUSY_RECHECK)  # waiting on its terminal (yet:
+            continue  # a program that wakes every 50 ms to redraw is sampled busy now and then, so look again)
         if quiet and rule.scope == "cursor_line" and not snap.cursor_visible:
             continue  # ...or the cursor is hidden: text left of it is where a full-screen program last drew, no prompt
         if timing.reading and rule.scope == "cursor_line":

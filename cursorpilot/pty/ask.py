@@ -49,6 +49,8 @@ def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[
     if kind == Kind.UNDECIDED:
         approval, deny_reply = confirm_menu(c.menu)
     last = max((i for i, line in enumerate(snap.lines) if line.strip()), default=0)
+    if not c.submit and c.state == Kind.QUESTION:
+        notes = (*notes, "This prompt acts on a single key press: the key alone answers it, no Enter follows.")
     return Question(
         kind=kind or c.state,
         text=c.block,

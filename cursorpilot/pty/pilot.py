@@ -23,6 +23,7 @@ from cursorpilot.machine import TERMINAL, Action, Event, State, transition
 
 RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
 WAIT_BACKOFF_CAP = 60.0  # the longest a quiet unknown screen waits to be judged after WAIT answers in a row
+BUSY_LOOK_AGAIN = 0.5  # a quiet unknown screen of a busy program is looked at again this often
 STARTING_GRACE = 20.0  # an agent given its task that shows only its idle composer this long has finished it unseen
 
 
@@ -228,7 +229,19 @@ class Pilot:
             return out + self._prompted(now, c)
         if c.state == UNKNOWN:
             return out + self._undecided(now, c, facts)
+        if c.answerable:
+            return out + self._asked_again(now, c, facts)
         return out
+
+    def _asked_again(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+        """A prompt answered before is on screen again, where it was, and stays (the program re-asked in place):
+        after undecided_after it is asked again. Never silence; the loop breaker ends a program that keeps asking."""
+        due = now - facts.quiet_for + self.profile.undecided_after_s
+        if now < due:
+            self._wake_by(due)
+            return []
+        self.answered.pop(c.key or "", None)
+        return [Record("asked_again", {"rule_id": c.rule_id, "prompt": c.block}), *self._prompted(now, c)]
 
     def decided(self, now: float, token: int, d: Decision, current: Classification, content: int, modes: Modes) -> list[Effect]:
         """The answerer's decision on `token`. current, content: the screen now, to tell a stale answer."""
@@ -321,7 +334,10 @@ class Pilot:
         asked again until it changes, and each WAIT in a row doubles the quiet the next screen needs. A screen
         answered that stays as it was did not take the answer: a human is asked.
         """
-        if facts.tty == "busy" or facts.judge is None:
+        if facts.judge is None:
+            return []
+        if facts.tty == "busy":
+            self._wake_by(now + BUSY_LOOK_AGAIN)  # the kernel may say otherwise in a moment: never stop looking
             return []
         after = self.profile.undecided_after_s
         if facts.tty == "reading":
@@ -386,7 +402,9 @@ class Pilot:
         if self.config.max_answers is not None and self.answers >= self.config.max_answers:
             return self._abort(ExitCode.LIMIT, f"step max_steps reached ({self.config.max_answers} answers)")
         out: list[Effect] = []
-        submit = c.submit if kind != Kind.UNDECIDED or d.submit is None else d.submit
+        # the rule's word on Enter for prompts it knows; the answerer's where no rule knows, or for free text (a pager's q)
+        own = kind == Kind.UNDECIDED or c.state == Screen.INPUT
+        submit = d.submit if own and d.submit is not None else c.submit
         typed, check = text, None
         if c.state == Screen.QUESTION and not submit and re.fullmatch(r"[A-Za-z]{2,}", text.strip()):
             typed = f"<key:{text.strip()[0].lower()}>"  # a prompt that acts on one key gets one key: "yes" is y, not y-e-s

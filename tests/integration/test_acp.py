@@ -116,7 +116,7 @@ def test_the_tool_loop_guard_stops_an_agent_repeating_a_call(pilot, tmp_path):
 
 
 def test_timeout_cancels_the_turn_then_ends_the_agent(pilot, tmp_path):
-    r = acp(pilot, tmp_path, "acp-slow", "--provider", "rules", timeout="3s")
+    r = acp(pilot, tmp_path, "acp-slow", "--provider", "rules", timeout="10s")  # the SDK takes 1-2 s to import, twice
     assert r.code == 4, r.stdout + r.stderr
     assert received(tmp_path, "cancel") and r.of("acp_cancel")
     assert r.of("run_finished")[0]["exit_code"] == 4

@@ -109,6 +109,22 @@ def test_python_input_answers_come_at_once_when_the_kernel_says_it_reads(pilot, 
     assert answers[-1]["mono"] - started < 4.0  # five prompts: 7.5 s of waiting at 1.5 s each before
 
 
+def test_sphinx_quickstart_questions_with_defaults_in_brackets(pilot, tmp_path):
+    rules = """
+- {match: 'Separate source and build', reply: 'y'}
+- {match: 'Project name', reply: Demo Docs}
+- {match: 'Author name', reply: Ada}
+- {match: 'Project release', reply: '0.1'}
+- {match: 'Project language', reply: ''}
+"""
+    r = pilot([str(Path(sys.executable).parent / "sphinx-quickstart"), str(tmp_path / "docs")], rules=rules)
+    assert r.code == 0, r.stdout + r.stderr
+    conf = (tmp_path / "docs" / "source" / "conf.py").read_text()
+    assert "project = 'Demo Docs'" in conf and "author = 'Ada'" in conf and "release = '0.1'" in conf
+    started = r.of("program_started")[0]["mono"]
+    assert r.of("answer")[-1]["mono"] - started < 8.0  # readline waits in select(): the kernel can't tell, the screen rules do
+
+
 def test_git_add_p_hunk_question(pilot, tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -256,3 +272,55 @@ def test_claude_style_numbered_menu_drawn_by_a_program_the_generic_profile_drive
     assert r.code == 0, r.stdout + r.stderr
     assert [e["chosen"] for e in r.sim_events("select")][0] == ["Yes"]
     assert r.of("answer")[0]["rule_id"] == "generic.menu"
+
+
+SLOW_FILTER = """
+    import curses, sys, time
+
+    ITEMS = ["apple", "banana", "cherry", "damson"]
+
+    def main(scr):
+        scr.keypad(True)
+        scr.timeout(50)
+        typed, query, redraw_at = "", "", 0.0
+        while True:
+            now = time.monotonic()
+            if typed != query and now >= redraw_at:  # the list follows the query a while after each key, like fzf's reload
+                query = typed
+            shown = [i for i in ITEMS if query in i]
+            scr.erase()
+            scr.addstr(0, 0, "Filter the fruit list: " + query)
+            for row, item in enumerate(shown):
+                scr.addstr(2 + row, 2, item)  # Enter picks the first one shown
+            scr.move(0, 23 + len(query))
+            scr.refresh()
+            key = scr.getch()
+            if key in (10, 13):
+                return shown[0] if shown else "NOTHING"
+            if 32 <= key < 127:
+                typed += chr(key)
+                redraw_at = time.monotonic() + 0.4
+
+    print("PICKED", curses.wrapper(main))
+"""
+
+
+def test_enter_waits_until_the_typed_text_shows(pilot, tmp_path):
+    """A filter that catches up with the typed text a while later: Enter sent on a timer took the old highlight."""
+    r = pilot(script(tmp_path, "filter", SLOW_FILTER), rules="- {match: 'Filter the fruit list', reply: cherry}\n")
+    assert r.code == 0, r.stdout + r.stderr
+    assert b"PICKED cherry" in (r.log / "session.raw").read_bytes()
+    assert not r.of("echo_not_seen")
+
+
+def test_a_single_key_without_enter_quits_a_pager(pilot, tmp_path):
+    """less acts on q alone: the model says so (submit false), or the grammar's <key:q>."""
+    (tmp_path / "notes.txt").write_text("\n".join(f"line {i}" for i in range(200)) + "\n")
+    def model(prompt):
+        return typed("q", submit=False)
+
+    with FakeLLM(answer=model) as server:
+        r = pilot(["less", str(tmp_path / "notes.txt")], "--provider", "openai", "--base-url", server.url + "/v1",
+                  env={"OPENAI_API_KEY": KEY, "LESS": ""})
+    assert r.code == 0, r.stdout + r.stderr
+    assert [k["keys"] for k in r.of("keys_sent")] == ["q"]

@@ -289,3 +289,14 @@ def test_an_agent_back_at_its_composer_with_a_question_in_prose_is_waiting_for_a
     assert c.block.endswith("Should it also report the database status?")
     done = [line.replace("Should it also report the database status?", "Done.") for line in PROSE[name]]
     assert classify(PROFILES[name], snapshot_from_text("\n".join(done)), Timing(quiet_for=30)).state == "idle"
+
+
+def test_a_silence_rule_skipped_for_a_busy_program_is_looked_at_again():
+    """A curses program waking every 50 ms to redraw is sampled busy now and then: with no recheck, its prompt was
+    never looked at again (a silent hang until --timeout)."""
+    from cursorpilot.detect.classifier import BUSY_RECHECK
+
+    snap = snapshot_from_text("Filter the fruit list: ", at_line_end=True)
+    busy = classify(PROFILES["generic"], snap, Timing(quiet_for=5.0, tty="busy"))
+    assert busy.state == "unknown" and busy.recheck_after == BUSY_RECHECK
+    assert classify(PROFILES["generic"], snap, Timing(quiet_for=5.0, tty="polling")).state == "input"

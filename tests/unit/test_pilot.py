@@ -101,7 +101,8 @@ def test_a_program_the_kernel_calls_busy_is_never_judged():
     p = pilot()
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="compiling", key="u@1:compiling")
     out = p.screen(100.0, Classification(state=UNKNOWN), facts(quiet=100.0, tty="busy", judge=lambda: judged))
-    assert not of(out, Ask) and p.wake_at() is None
+    assert not of(out, Ask) and p.wake_at() == 100.5  # but it looks again: the kernel's word changes
+    assert of(p.screen(100.5, Classification(state=UNKNOWN), facts(quiet=100.5, tty="polling", judge=lambda: judged)), Ask)
 
 
 def test_an_undecided_answer_that_changes_nothing_escalates_instead_of_asking_again():
@@ -191,3 +192,17 @@ def test_settling_screens_change_nothing():
     p = pilot()
     assert p.screen(0.0, Classification(state=SETTLING, recheck_after=0.3), facts(quiet=0.1)) == []
     assert p.wake_at() == 0.3
+
+
+def test_a_prompt_re_asked_in_place_is_asked_again_not_left_silent():
+    """A program that clears its line and asks the same question at the same row: its key was answered already."""
+    p = pilot()
+    (ask,) = of(p.screen(0.0, YN, facts()), Ask)
+    p.decided(0.0, ask.token, answer("maybe"), YN, 1, Modes())
+    p.typed(0.1)
+    other = Classification(state="working", rule_id="generic.spinner", block="checking")
+    p.screen(0.5, other, facts(quiet=0.0))  # the answer was taken: the watch ends
+    assert not of(p.screen(1.0, YN, facts(quiet=0.2, content=2)), Ask)
+    assert p.wake_at() == 3.8
+    out = p.screen(3.8, YN, facts(quiet=3.0, content=2))
+    assert records(out, "asked_again") and of(out, Ask)
