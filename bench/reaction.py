@@ -3,8 +3,9 @@
 A child asks N numbered y/N questions. It notes the monotonic time right after writing each
 prompt and the time the reply's first byte reaches it (stdin in cbreak mode, so the tty does
 not hold the byte back until Enter). The pilot answers with the rules provider. The
-classifier waits for the screen to be quiet for the settle window of the matching rule
-before it may answer; the rest of the reaction time is the pilot's own overhead.
+child reads its terminal, so the kernel says it waits for input (pty/kernel.py) and the classifier needs only
+READING_SETTLE of quiet instead of the rule's settle window (400 ms); the rest of the reaction time is the pilot's
+own overhead.
 
     python bench/reaction.py [--prompts 50]
 """
@@ -31,6 +32,7 @@ from benchlib import (
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from cursorpilot.detect.classifier import READING_SETTLE  # noqa: E402
 from cursorpilot.detect.profiles import load_profile  # noqa: E402
 
 
@@ -51,7 +53,7 @@ def main() -> int:
         rows = [json.loads(line) for line in times.read_text().splitlines()] if times.exists() else []
         answers = [r for r in records(log) if r["type"] == "answer"]
         rule_ids = {r["rule_id"] for r in answers}
-        settle = max((settle_window(r) for r in rule_ids), default=0.4)
+        settle = min(max((settle_window(r) for r in rule_ids), default=0.4), READING_SETTLE)
         reaction = [(r["first_byte"] - r["asked"]) * 1000 for r in rows]
         overhead = [x - settle * 1000 for x in reaction]
         report.figure("prompts answered", len(rows))

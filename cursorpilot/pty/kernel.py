@@ -79,13 +79,31 @@ def _state(pid: int, slave: str | None) -> str | None:
 
 def tty_wait(master_fd: int, slave: str | None) -> str | None:
     """reading | polling | busy for the foreground group (the most telling of its members), or None: unknown."""
-    if _TABLE is None:
+    return TtyWatch(master_fd, slave).state(0.0)
+
+
+class TtyWatch:
+    """tty_wait for one terminal, asked often: the group's members are listed again only when the foreground group
+    changes or MEMBERS_EVERY has passed (listing /proc costs milliseconds; reading a few syscall files, microseconds)."""
+
+    MEMBERS_EVERY = 2.0
+
+    def __init__(self, master_fd: int, slave: str | None):
+        self.master_fd, self.slave = master_fd, slave
+        self._pgid: int | None = None
+        self._members: list[int] = []
+        self._listed = -1e9
+
+    def state(self, now: float) -> str | None:
+        if _TABLE is None:
+            return None
+        pgid = foreground_group(self.master_fd)
+        if pgid is None:
+            return None
+        if pgid != self._pgid or now - self._listed >= self.MEMBERS_EVERY:
+            self._pgid, self._members, self._listed = pgid, _group_members(pgid), now
+        states = {_state(pid, self.slave) for pid in self._members}
+        for verdict in (READING, POLLING, None, BUSY):
+            if verdict in states:
+                return verdict
         return None
-    pgid = foreground_group(master_fd)
-    if pgid is None:
-        return None
-    states = {_state(pid, slave) for pid in _group_members(pgid)}
-    for verdict in (READING, POLLING, None, BUSY):
-        if verdict in states:
-            return verdict
-    return None

@@ -110,7 +110,7 @@ class PtyStep:
         self._last_render = self._last_mirror = 0.0
         self._tty: str | None = None
         self._tty_at = 0.0
-        self._slave: str | None = None
+        self._tty_watch: kernel.TtyWatch | None = None
         self.t0 = self.clock.monotonic()
         self._mark = f"{run.run_id}-{step.index}"  # in the environment of everything the program starts
 
@@ -125,7 +125,7 @@ class PtyStep:
         try:
             env = reaper.marked_env({**os.environ, **self.step.env}, self._mark)
             self.driver = PtyDriver(self.step.command, cwd=self.step.cwd, env=env, cols=run.cols, rows=run.rows)
-            self._slave = kernel.slave_path(self.driver.pid)
+            self._tty_watch = kernel.TtyWatch(self.driver.fd, kernel.slave_path(self.driver.pid))
             self.tx.emit("program_started", step=self.step.index, pid=self.driver.pid, command=self.step.command,
                          profile=self._profile.name, profile_hash=self._profile.digest(),
                          started_with_task=self.pilot.starting or None)
@@ -239,8 +239,7 @@ class PtyStep:
         if now - self._last_output < 0.02:
             return None  # output is streaming: it is not waiting
         if now - self._tty_at >= KERNEL_EVERY:
-            assert self.driver is not None
-            self._tty, self._tty_at = kernel.tty_wait(self.driver.fd, self._slave), now
+            self._tty, self._tty_at = self._tty_watch.state(now), now
         return self._tty
 
     def _look(self, now: float) -> None:

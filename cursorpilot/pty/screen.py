@@ -121,11 +121,11 @@ def _guarded(name: str, method):
     takes_private = "private" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
 
     def handler(self, *args, **kwargs):
-        if kwargs.get("private") and not takes_private:
+        if kwargs and kwargs.get("private") and not takes_private:
             self.ignored[f"CSI ? {name}"] += 1
             return None
         try:
-            return method(self, *args, **kwargs)
+            return method(self, *args, **kwargs) if kwargs else method(self, *args)
         except (TypeError, ValueError, IndexError, KeyError, OverflowError):
             self.ignored[f"bad arguments to {name}"] += 1
             return None
