@@ -20,13 +20,13 @@ from cursorpilot.detect.profiles import Profile, load_profile, resolve_name
 from cursorpilot.errors import BadInput, ExitCode, PilotError
 from cursorpilot.events import Outcome, Sink
 from cursorpilot.manifest import Attempt, Manifest, StepRecord, now_iso, write_manifest
-from cursorpilot.pty.loop import StepConfig, StepResult
+from cursorpilot.pty.loop import StepConfig
 from cursorpilot.plan import Plan, Step
 from cursorpilot.providers.base import Provider
 from cursorpilot.providers.rules import RuleEntry, RulesProvider
 from cursorpilot import reaper
 from cursorpilot.redact import Redactor
-from cursorpilot.session import RunSession
+from cursorpilot.session import RunSession, StepResult
 from cursorpilot.transcript import Transcript
 
 
@@ -219,7 +219,7 @@ class Runner:
     def _drive_acp(self, n, total, step: Step, session: RunSession, cwd, deadline, why) -> tuple[ExitCode, str, int | None]:
         from cursorpilot.acp.step import AcpConfig, AcpStep
 
-        spec, record = self.spec, self.manifest.steps[n - 1]
+        record = self.manifest.steps[n - 1]
         rules, governing = self._rules_and_prompt(step)
         assert step.acp is not None
         config = AcpConfig(command=self._command(step), task=step.acp, governing_prompt=governing, name=step.name, index=n,
@@ -228,19 +228,11 @@ class Runner:
         result = AcpStep(config, session, self.sink).run()
         if result.session_id:
             record.session_id = result.session_id
-        if result.preview is not None:
-            self.preview.append({"step": step.name, **result.preview})
-        elif spec.dry_run:
-            self.preview.append({"step": step.name, "kind": "-", "question": "(nothing asked)", "would_send": "", "source": ""})
-        code, reason = ExitCode(result.exit_code), result.reason
-        if code == ExitCode.OK and step.expect and not spec.dry_run:
-            code, reason = _check_expect(step, result.child, result.text, reason)
-        return code, reason, result.child
+        return self._ended(step, result, "(nothing asked)")
 
     def _drive(self, n, total, step: Step, session: RunSession, cwd, deadline, why) -> tuple[ExitCode, str, int | None]:
         from cursorpilot.pty.loop import PtyStep
 
-        spec = self.spec
         command = self._command(step)
         rules, governing = self._rules_and_prompt(step)
         config = StepConfig(
@@ -248,16 +240,18 @@ class Runner:
             cwd=cwd, env=step.env, send=step.send, expect_regex=step.expect.regex if step.expect else None,
             max_answers=step.max_steps, deadline=deadline, deadline_reason=why, rules=rules,
         )
-        result: StepResult = PtyStep(config, session, self.sink).run()
+        return self._ended(step, PtyStep(config, session, self.sink).run(), "(no question seen)")
+
+    def _ended(self, step: Step, result: StepResult, nothing: str) -> tuple[ExitCode, str, int | None]:
+        """Either channel's step result: its preview row, and the step's expect checked on what the program showed."""
         if result.preview is not None:
             self.preview.append({"step": step.name, **result.preview})
-        elif spec.dry_run:
-            self.preview.append({"step": step.name, "kind": "-", "question": "(no question seen)", "would_send": "", "source": ""})
-        child = result.status.code if result.status else None
+        elif self.spec.dry_run:
+            self.preview.append({"step": step.name, "kind": "-", "question": nothing, "would_send": "", "source": ""})
         code, reason = ExitCode(result.exit_code), result.reason
-        if code == ExitCode.OK and step.expect and not spec.dry_run:
-            code, reason = _check_expect(step, child, result.screen_text, reason)
-        return code, reason, child
+        if code == ExitCode.OK and step.expect and not self.spec.dry_run:
+            code, reason = _check_expect(step, result.child, result.text, reason)
+        return code, reason, result.child
 
     def _run_shell(self, n, step: Step, session: RunSession, cwd, deadline, why) -> tuple[ExitCode, str, int | None]:
         assert step.run is not None

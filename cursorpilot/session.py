@@ -32,6 +32,19 @@ class StepBase:
     rules: Provider | None = None  # consulted before the run's provider when that is an LLM
 
 
+@dataclass(slots=True)
+class StepResult:
+    """How an interactive step ended, whichever channel drove it."""
+
+    exit_code: int
+    reason: str
+    child: int | None  # the program's exit code, when it exited by itself
+    answers: int = 0
+    text: str = ""  # what the program showed (scrollback and screen) or said (ACP messages), for expect checks
+    preview: dict | None = None  # dry run: what would have been answered
+    session_id: str | None = None  # ACP: the agent's session, for --resume
+
+
 @dataclass
 class RunSession:
     tx: Transcript

@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,12 +177,3 @@ class Lab:
         if self.trust_folder:
             (folder / "trustedFolders.json").write_text(json.dumps({str(self.work): "TRUST_FOLDER"}))
 
-
-def wait_for(condition, timeout: float, every: float = 0.1):
-    """Poll a condition until it holds or the deadline passes; returns its last value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(every)

@@ -21,13 +21,13 @@ from cursorpilot import __version__
 from cursorpilot.acp import ask
 from cursorpilot.decide.asking import PromptFiler
 from cursorpilot.decide.decider import Decider
+from cursorpilot.decide.guards import over_cap
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
 from cursorpilot.errors import ExitCode
 from cursorpilot.events import Sink
-from cursorpilot.providers.base import Reply
 from cursorpilot import reaper
-from cursorpilot.session import RunSession, StepBase
+from cursorpilot.session import RunSession, StepBase, StepResult
 
 TOOL_LOOP_LIMIT = 5  # the same tool call requested more often than this stops the run
 INIT_TIMEOUT = 30.0  # an agent that has not answered initialize by then is not an ACP agent (npx may download first)
@@ -39,17 +39,6 @@ CANCEL_GRACE = 2.0  # after session/cancel, how long the agent may take to end i
 class AcpConfig(StepBase):
     task: str  # the first prompt
     session_id: str | None = None  # resume: the session to load where the agent can
-
-
-@dataclass(slots=True)
-class AcpResult:
-    exit_code: int
-    reason: str
-    child: int | None
-    answers: int = 0
-    session_id: str | None = None
-    preview: dict | None = None
-    text: str = ""  # everything the agent said, for expect checks
 
 
 class _Stop(Exception):
@@ -84,14 +73,14 @@ class AcpStep:
         self._conn = None
 
     # -- public -------------------------------------------------------------------------------------------------------
-    def run(self) -> AcpResult:
+    def run(self) -> StepResult:
         try:
             code, reason, child = asyncio.run(self._main())
         finally:
             ended = reaper.end_all(self._mark, grace=3.0)
             if ended:
                 self.tx.emit("descendants_ended", step=self.config.index, processes=[e.record() for e in ended])
-        return AcpResult(int(code), reason, child, self.answers, self.session_id, self.preview, "\n".join(self.all_said))
+        return StepResult(int(code), reason, child, self.answers, "\n".join(self.all_said), self.preview, self.session_id)
 
     async def _main(self) -> tuple[ExitCode, str, int | None]:
         from acp import connect_to_agent
@@ -294,22 +283,16 @@ class AcpStep:
     async def _decide(self, q: Question) -> Decision:
         d = self.decider.first(q)
         if d is None:
-            request = self.decider.request(q)
-            try:
-                reply = await asyncio.to_thread(self.decider.provider.answer, request)
-            except Exception as exc:  # noqa: BLE001 - a provider crash is an escalation, not a pilot crash
-                reply = Reply(text=None, source=self.decider.provider.name, reason=f"provider error: {exc}")
+            reply = await asyncio.to_thread(self.decider.call, self.decider.request(q))
             d = self.decider.after(q, reply)
         if d.verdict == Verdict.FAIL:
             self._halt(ExitCode.FAILED, d.why)
         return d
 
     def _limit(self) -> None:
-        run, cap = self.run_, self.run_.max_answers
-        if cap is not None and run.answers >= cap:
-            self._halt(ExitCode.LIMIT, f"max-steps reached ({cap} answers)")
-        if self.config.max_answers is not None and self.answers >= self.config.max_answers:
-            self._halt(ExitCode.LIMIT, f"step max_steps reached ({self.config.max_answers} answers)")
+        capped = over_cap(self.run_.answers, self.run_.max_answers, self.answers, self.config.max_answers)
+        if capped:
+            self._halt(ExitCode.LIMIT, capped)
 
     def _halt(self, code: ExitCode, reason: str) -> None:
         """End the run: the request being handled gets its "cancelled" reply, the turn is cancelled."""

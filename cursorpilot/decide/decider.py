@@ -104,6 +104,14 @@ class Decider:
                      prompt_tokens_est=self.filer.last_tokens)
         return request
 
+    def call(self, request: AnswerRequest) -> Reply:
+        """The provider's answer; a provider that raises is a provider error (an escalation), never a pilot crash.
+        Blocking: channels run it off their read loop."""
+        try:
+            return self.provider.answer(request)
+        except Exception as exc:  # noqa: BLE001
+            return Reply(text=None, source=self.provider.name, reason=f"provider error: {exc}")
+
     def after(self, q: Question, reply: Reply) -> Decision:
         """The provider's reply, recorded, then judged like every other answer."""
         for attempt in reply.attempts:

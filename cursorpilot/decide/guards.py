@@ -8,6 +8,15 @@ REPEAT_LIMIT = 3  # the same question answered with the same reply this often ->
 PROVIDER_ERROR_LIMIT = 20  # consecutive provider errors -> stop the run
 
 
+def over_cap(run_answers: int, run_cap: int | None, step_answers: int, step_cap: int | None) -> str | None:
+    """Why one more answer would break --max-steps or the step's max_steps, or None."""
+    if run_cap is not None and run_answers >= run_cap:
+        return f"max-steps reached ({run_cap} answers)"
+    if step_cap is not None and step_answers >= step_cap:
+        return f"step max_steps reached ({step_cap} answers)"
+    return None
+
+
 class Guards:
     def __init__(self, repeat_limit: int = REPEAT_LIMIT, provider_error_limit: int = PROVIDER_ERROR_LIMIT):
         self.repeat_limit = repeat_limit

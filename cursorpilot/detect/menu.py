@@ -187,7 +187,7 @@ def keys_for(menu: Menu, reply: str) -> tuple[str, list[Option]] | None:
     (labels separated by commas): for each option whose box must change, move there and
     press Space; then Enter. Returns the keys and the options chosen, in order.
     """
-    if typed_as_is(reply):
+    if only_keys(reply):
         return None
     wanted = [w.strip() for w in (reply.split(",") if menu.multi else [reply]) if w.strip()]
     if not wanted:
@@ -227,13 +227,8 @@ def _move(step: int) -> str:
     return ("<down>" if step > 0 else "<up>") * abs(step)
 
 
-def typed_as_is(reply: str) -> bool:
-    """Key tokens, and a single letter (a key the prompt offers: [a], (y)), are not option names."""
-    return only_keys(reply)
-
-
 def _find(menu: Menu, wanted: str) -> Option | None:
-    if typed_as_is(wanted):
+    if only_keys(wanted):
         return None
     at = find([Offered(o.label, o.detail, o.number) for o in menu.options], wanted)
     return None if at is None else menu.options[at]

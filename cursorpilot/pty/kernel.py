@@ -77,13 +77,9 @@ def _state(pid: int, slave: str | None) -> str | None:
     return BUSY if _TABLE is not None else None
 
 
-def tty_wait(master_fd: int, slave: str | None) -> str | None:
-    """reading | polling | busy for the foreground group (the most telling of its members), or None: unknown."""
-    return TtyWatch(master_fd, slave).state(0.0)
-
-
 class TtyWatch:
-    """tty_wait for one terminal, asked often: the group's members are listed again only when the foreground group
+    """reading | polling | busy for one terminal's foreground group (the most telling of its members), or None
+    (unknown), asked often: the group's members are listed again only when the foreground group
     changes or MEMBERS_EVERY has passed (listing /proc costs milliseconds; reading a few syscall files, microseconds)."""
 
     MEMBERS_EVERY = 2.0

@@ -13,14 +13,14 @@ import signal
 import termios
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import structlog
 
 from cursorpilot.decide.asking import PromptFiler
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.question import Decision, Question, Verdict
-from cursorpilot.detect.classifier import Classification, Timing, classify, undecided
+from cursorpilot.detect.classifier import Timing, classify, undecided
 from cursorpilot.detect.menu import highlighted_row
 from cursorpilot.detect.menu import parse as parse_menu
 from cursorpilot.detect.profiles import Profile
@@ -34,7 +34,7 @@ from cursorpilot.pty.pilot import (Ask, AskHuman, Close, Delivered, Effect, Pilo
                                    Type)
 from cursorpilot.pty.screen import TerminalScreen
 from cursorpilot.recording import SessionRecorder
-from cursorpilot.session import RunSession, StepBase
+from cursorpilot.session import RunSession, StepBase, StepResult
 
 MAX_TICK = 0.05  # the longest the loop sleeps in select()
 HIGHLIGHT_WAIT = 1.5  # how long the highlight may take to reach the chosen option before Enter
@@ -55,21 +55,11 @@ class StepConfig(StepBase):
 
 
 @dataclass(slots=True)
-class StepResult:
-    exit_code: int
-    reason: str
-    status: ExitStatus | None
-    answers: int = 0
-    screen_text: str = ""  # scrollback + final screen, for expect checks
-    preview: dict | None = None  # dry run: what would have been typed
-
-
-@dataclass(slots=True)
 class _Pending:
-    """A question out with the answerer (a provider call, or a human at the terminal)."""
+    """A question out with the answerer: a provider call (with its question), or a human at the terminal (none)."""
 
     token: int
-    question: Question
+    question: Question | None
     future: Future
 
 
@@ -135,7 +125,7 @@ class PtyStep:
                 self.tx.emit("terminal_ignored", step=self.step.index, counts=dict(self.screen.ignored))
             text = "\n".join([*self.screen.scrollback(), *self.screen.snapshot().lines]).rstrip()
             p = self.pilot
-            return StepResult(int(p.exit_code), p.reason, status, p.answers, text, p.preview)
+            return StepResult(int(p.exit_code), p.reason, status.code, p.answers, text, p.preview)
         finally:
             run.answers, run.escalations = self.counts.answers, self.counts.escalations
             self._pool.shutdown(wait=False, cancel_futures=True)
@@ -291,46 +281,38 @@ class PtyStep:
             elif isinstance(e, Close):
                 self._close_program(e.graceful)
 
-    def _question(self, c: Classification, kind: str | None, notes: tuple[str, ...] = ()) -> Question:
-        return ask.question(self._profile, c, self.screen.snapshot(), self.screen.scrollback(), kind=kind, notes=notes)
-
     def _ask(self, e: Ask) -> None:
-        q = self._question(e.c, e.kind, e.notes)
+        q = ask.question(self._profile, e.c, self.screen.snapshot(), [], kind=e.kind)
         first = self.decider.first(q)
         if first is not None:
             self._decided(e.token, first)
             return
-        request = self.decider.request(q)
-        self._pending = _Pending(e.token, q, self._pool.submit(self.decider.provider.answer, request))
+        q = replace(q, earlier=tuple(self.screen.scrollback()))  # rendered only for a model's prompt, never for a rule hit
+        self._pending = _Pending(e.token, q, self._pool.submit(self.decider.call, self.decider.request(q)))
 
     def _ask_human(self, e: AskHuman) -> None:
         """The human is asked on the worker thread: the program's output is read and recorded meanwhile."""
-        q = self._question(e.c, None)
-        self._pending = _Pending(e.token, q, self._pool.submit(self.sink.ask_human, e.c.block, e.why))
+        self._pending = _Pending(e.token, None, self._pool.submit(self.sink.ask_human, e.c.block, e.why))
 
     def _collect(self, now: float) -> None:
         p = self._pending
         if p is None or not p.future.done():
             return
         self._pending = None
-        human = self.pilot.state == State.AWAITING_INPUT
+        if p.question is not None:  # Decider.call never raises
+            self._decided(p.token, self.decider.after(p.question, p.future.result()))
+            return
         try:
-            result = p.future.result()
-        except Exception as exc:  # noqa: BLE001 - an answerer crash is an escalation, not a pilot crash
-            result = None if human else exc
-        if human:
-            d = Decision(Verdict.ANSWER, text=result, source="human") if isinstance(result, str) else Decision.escalate("no answer")
-        elif isinstance(result, Exception):
-            from cursorpilot.providers.base import Reply
-
-            d = self.decider.after(p.question, Reply(text=None, source=self.decider.provider.name, reason=f"provider error: {result}"))
-        else:
-            d = self.decider.after(p.question, result)
+            text = p.future.result()
+        except Exception:  # noqa: BLE001 - a terminal that fails while asked is a human who did not answer
+            text = None
+        d = Decision(Verdict.ANSWER, text=text, source="human") if isinstance(text, str) else Decision.escalate("no answer")
         self._decided(p.token, d)
 
     def _decided(self, token: int, d: Decision) -> None:
-        snap = self.screen.snapshot()
-        current = classify(self._profile, snap, Timing(quiet_for=float("inf")))
+        def current():
+            return classify(self._profile, self.screen.snapshot(), Timing(quiet_for=float("inf")))
+
         self._do(self.pilot.decided(self.clock.monotonic(), token, d, current, self._content_version, self._modes()))
 
     # -- typing ------------------------------------------------------------------------------------------------------
@@ -399,7 +381,7 @@ class PtyStep:
         """send | wait | skip: Enter goes once the typed text shows near the cursor (a filter or a completion has
         caught up); it is skipped when a single key made the question leave the screen (a confirm that takes the key
         alone: its Enter would accept the next question's default), and sent anyway when nothing shows in time."""
-        if self._no_echo():
+        if self._check_until is None and self._no_echo():  # asked once per Enter, not on every poll of the wait
             return "send"
         snap = self.screen.snapshot()
         if self.screen.version != self._typed_at:

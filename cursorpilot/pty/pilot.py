@@ -14,11 +14,12 @@ from dataclasses import dataclass, field, replace
 
 from cursorpilot.decide.question import Decision, Kind, Verdict
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
-from cursorpilot.detect.menu import keys_for, submit_row, typed_as_is
+from cursorpilot.decide.guards import over_cap
+from cursorpilot.detect.menu import keys_for, submit_row
 from cursorpilot.detect.profiles import Kind as Screen
 from cursorpilot.detect.profiles import Profile
 from cursorpilot.errors import ExitCode
-from cursorpilot.keys import Modes, ReplyError, Write, to_writes
+from cursorpilot.keys import Modes, ReplyError, Write, only_keys, to_writes
 from cursorpilot.machine import TERMINAL, Action, Event, State, transition
 
 RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
@@ -41,7 +42,6 @@ class Ask:
     token: int
     c: Classification
     kind: str | None = None  # Kind.UNDECIDED for a quiet screen no rule explains
-    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +167,6 @@ class Pilot:
     answered: dict[str, int] = field(default_factory=dict)
     waited: set[str] = field(default_factory=set)  # undecided screens judged WAIT: not asked again until they change
     waits_in_a_row: int = 0
-    judge_after: float | None = None  # when the current quiet unknown screen is judged
     _asking: _Asking | None = None
     _watch: _Watch | None = None
     _token: int = 0
@@ -210,8 +209,6 @@ class Pilot:
         if self.config.expect_regex and c.state != SETTLING and re.search(self.config.expect_regex, facts.text, re.M):
             self.reason = f"completed (expect {self.config.expect_regex!r} seen)"
             return out + self._apply(Event.FINISHED, c)
-        if c.state != UNKNOWN:
-            self.judge_after = None
         if c.state == Screen.WORKING:
             return out + self._working(now, c, facts)
         if c.state == Screen.ERROR:
@@ -243,8 +240,10 @@ class Pilot:
         self.answered.pop(c.key or "", None)
         return [Record("asked_again", {"rule_id": c.rule_id, "prompt": c.block}), *self._prompted(now, c)]
 
-    def decided(self, now: float, token: int, d: Decision, current: Classification, content: int, modes: Modes) -> list[Effect]:
-        """The answerer's decision on `token`. current, content: the screen now, to tell a stale answer."""
+    def decided(self, now: float, token: int, d: Decision, current: Callable[[], Classification], content: int,
+                modes: Modes) -> list[Effect]:
+        """The answerer's decision on `token`. content: the screen now; current() classifies it, only when it changed
+        since the question was asked (a stale answer)."""
         a = self._asking
         if a is None or a.token != token:
             return []  # superseded (the step ended, or the prompt was re-asked)
@@ -259,7 +258,7 @@ class Pilot:
             return self._escalate(a.c, d.why, a.kind)
         if d.verdict == Verdict.WAIT:
             return self._waited(now, a, d)
-        stale = a.content != content and not self._still_there(a.c, current)
+        stale = a.content != content and not self._still_there(a.c, current())
         if stale:
             self._wake = now
             return [Record("reply_discarded", {"reason": "the prompt changed while the answer was chosen", "prompt_key": a.c.key}),
@@ -397,10 +396,9 @@ class Pilot:
 
     def _type_answer(self, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None) -> list[Effect]:
         run, text, p = self.run, d.text or "", self.profile
-        if run.max_answers is not None and run.answers >= run.max_answers:
-            return self._abort(ExitCode.LIMIT, f"max-steps reached ({run.max_answers} answers)")
-        if self.config.max_answers is not None and self.answers >= self.config.max_answers:
-            return self._abort(ExitCode.LIMIT, f"step max_steps reached ({self.config.max_answers} answers)")
+        capped = over_cap(run.answers, run.max_answers, self.answers, self.config.max_answers)
+        if capped:
+            return self._abort(ExitCode.LIMIT, capped)
         out: list[Effect] = []
         # the rule's word on Enter for prompts it knows; the answerer's where no rule knows, or for free text (a pager's q)
         own = kind == Kind.UNDECIDED or c.state == Screen.INPUT
@@ -415,7 +413,7 @@ class Pilot:
             check = submit_at.label if submit_at is not None else None if c.menu.multi else chosen[0].label
             out.append(Record("menu_choice", {"rule_id": c.rule_id, "reply": text, "options": [o.label for o in chosen], "keys": typed,
                                               "highlighted": c.menu.current.label, "multi": c.menu.multi}))
-        elif c.menu is not None and not typed_as_is(text) and kind != Kind.UNDECIDED:
+        elif c.menu is not None and not only_keys(text) and kind != Kind.UNDECIDED:
             return self._escalate(c, f"the reply {text!r} names none of the options ({', '.join(o.label for o in c.menu.options)})", kind)
         try:
             writes = to_writes(typed, submit=submit, key_delay=p.key_delay_ms / 1000, enter_delay=p.enter_delay_ms / 1000,

@@ -29,7 +29,7 @@ _SEQ = re.compile(
     r"|\x1b(?P<keypad>[=>])",
     re.S,
 )
-_MARKERS = ("\x1b[<", "\x1b[=", "\x1b[>", "\x1b]1", "$p", "\x1b=", "\x1b>", "\x1bP", "\x1b_", "\x1b^", "\x1bX")
+_MARKER = re.compile(r"\x1b(?:\[[<=>]|\]1|[=>P_^X])|\$p")  # one pass over the text: is any of them there?
 _STRINGS = {"P": "DCS", "_": "APC", "^": "PM", "X": "SOS"}  # pyte draws their bodies as text (kitty graphics: "Gi=31,s=1,...")
 STRING_HOLD = 65536  # an unterminated string sequence is held back at most this long
 _OSC_COLOURS = {"10": "rgb:ffff/ffff/ffff", "11": "rgb:0000/0000/0000", "12": "rgb:ffff/ffff/ffff"}
@@ -46,7 +46,7 @@ class Filtered:
 
 
 def needs_filter(text: str) -> bool:
-    return "\x1b" in text and any(m in text for m in _MARKERS)
+    return "\x1b" in text and _MARKER.search(text) is not None
 
 
 def filter_text(text: str, private_modes: set[int]) -> Filtered:
@@ -113,8 +113,9 @@ def incomplete_tail(text: str) -> int:
     Only sequences that could become one the filter handles are held back; pyte keeps its own state
     across feeds for everything else.
     """
-    start = max(text.rfind("\x1bP"), text.rfind("\x1b_"), text.rfind("\x1b^"), text.rfind("\x1bX"))
-    if start >= 0 and len(text) - start < STRING_HOLD and "\x1b\\" not in text[start:]:
+    floor = max(0, len(text) - STRING_HOLD)  # only the tail can hold one not finished yet: a flood is not searched whole
+    start = max(text.rfind("\x1bP", floor), text.rfind("\x1b_", floor), text.rfind("\x1b^", floor), text.rfind("\x1bX", floor))
+    if start >= 0 and "\x1b\\" not in text[start:]:
         return start  # a string sequence not terminated yet
     at = text.rfind("\x1b", max(0, len(text) - 64))
     if at < 0:
