@@ -221,9 +221,9 @@ class Pilot:
             self.reason = f"completed ({c.rule_id})"
             return out + self._apply(Event.FINISHED, c)
         if c.state == Screen.IDLE and c.key not in self.answered:
-            return out + self._prompted(now, replace(c, state=Screen.INPUT.value))
+            return out + self._prompted(now, replace(c, state=Screen.INPUT.value), facts.modes)
         if c.answerable and c.key not in self.answered:
-            return out + self._prompted(now, c)
+            return out + self._prompted(now, c, facts.modes)
         if c.state == UNKNOWN:
             return out + self._undecided(now, c, facts)
         if c.answerable:
@@ -238,7 +238,7 @@ class Pilot:
             self._wake_by(due)
             return []
         self.answered.pop(c.key or "", None)
-        return [Record("asked_again", {"rule_id": c.rule_id, "prompt": c.block}), *self._prompted(now, c)]
+        return [Record("asked_again", {"rule_id": c.rule_id, "prompt": c.block}), *self._prompted(now, c, facts.modes)]
 
     def decided(self, now: float, token: int, d: Decision, current: Callable[[], Classification], content: int,
                 modes: Modes) -> list[Effect]:
@@ -359,12 +359,12 @@ class Pilot:
         return [Record("wait", {"rule_id": a.c.rule_id, "prompt": a.c.block, "source": d.source, "why": d.why,
                                 "waits_in_a_row": self.waits_in_a_row}), *self._apply(Event.NO_REPLY, a.c)]
 
-    def _prompted(self, now: float, c: Classification) -> list[Effect]:
+    def _prompted(self, now: float, c: Classification, modes: Modes) -> list[Effect]:
         if not self.sent and c.state == Screen.INPUT:
             self.sent = True
             out = self._apply(Event.PROMPT, c)
             return out + self._type_answer(now, c, Decision(Verdict.ANSWER, text=self.config.send or "", source="plan:send"),
-                                           Modes(), None)
+                                           modes, None)
         return self._ask(c, None)
 
     def _ask(self, c: Classification, kind: str | None) -> list[Effect]:

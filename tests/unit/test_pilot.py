@@ -22,8 +22,8 @@ def pilot(profile=GENERIC, **kw) -> Pilot:
     return p
 
 
-def facts(quiet=1.0, content=1, tty=None, judge=None, text=""):
-    return ScreenFacts(text=text, content=content, quiet_for=quiet, tty=tty, modes=Modes(), judge=judge)
+def facts(quiet=1.0, content=1, tty=None, judge=None, text="", modes=None):
+    return ScreenFacts(text=text, content=content, quiet_for=quiet, tty=tty, modes=modes or Modes(), judge=judge)
 
 
 def of(effects, kind):
@@ -150,6 +150,12 @@ def test_without_a_task_the_idle_composer_takes_the_plan_send():
     p = pilot(CLAUDE, send="add a test")
     out = p.screen(0.0, IDLE, facts())
     assert [w.data for w in of(out, Type)[0].writes] == [b"add a test", b"\r"]
+
+
+def test_the_plan_send_is_typed_in_the_terminals_modes():
+    p = pilot(CLAUDE, send="<up>")
+    out = p.screen(0.0, IDLE, facts(modes=Modes(app_cursor=True)))
+    assert [w.data for w in of(out, Type)[0].writes] == [b"\x1bOA"]  # SS3, as the program asked for
 
 
 def test_max_answers_stops_the_run_before_typing():
