@@ -75,6 +75,8 @@ def run(
     llm_timeout: str = typer.Option("60s", "--llm-timeout", help="Per-call timeout."),
     context_tokens: int = typer.Option(3000, "--context-tokens", min=200, help="Token budget of each prompt."),
     no_upload: bool = typer.Option(False, "--no-upload", help="Send only terminal text: no environment snapshot."),
+    keep_ci_env: bool = typer.Option(False, "--keep-ci-env",
+                                     help="Pass CI=true and the like on to the program (by default hidden: it has a user, the pilot)."),
     prices: Optional[Path] = typer.Option(None, "--prices", help="YAML {model: [usd_per_1M_in, usd_per_1M_out]}."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="Rules YAML ({match, reply} list); the mock's script."),
     profile: str = typer.Option("auto", "--profile", help="Detector profile name (detectors/), or auto."),
@@ -118,7 +120,7 @@ def demo(
         command=["cursor-pilot", "sim", "cursor", "demo", DEMO_TASK, "--record", record],
         prompt=str(PACKAGE / "demo" / "prompt.md"), plan=None, cursor="cursor-agent", acp=False, agent=None, task=None, cwd=None, log=log,
         provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
-        prices=None, rules=PACKAGE / "demo" / "rules.yaml", profile="cursor", detectors=None, dry_run=False, max_steps=20,
+        keep_ci_env=False, prices=None, rules=PACKAGE / "demo" / "rules.yaml", profile="cursor", detectors=None, dry_run=False, max_steps=20,
         timeout="5m", resume=None, force=False, cols=120, rows=40, quiet=quiet, debug=debug,
     ))
 
@@ -209,7 +211,7 @@ def _guard(debug: bool, fn) -> None:
 
 PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume")
 RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "task", "cwd", "provider", "model", "base_url", "llm_retries", "llm_timeout",
-             "context_tokens", "no_upload", "prices", "rules", "profile", "detectors", "max_steps", "timeout", "cols", "rows")
+             "context_tokens", "no_upload", "keep_ci_env", "prices", "rules", "profile", "detectors", "max_steps", "timeout", "cols", "rows")
 
 
 def _run(**o) -> int:
@@ -290,7 +292,7 @@ def _run(**o) -> int:
         profile=o["profile"], detectors=detectors, cursor_bin=o["cursor"], cwd=str(cwd) if cwd else None,
         max_steps=o["max_steps"], timeout=timeout, dry_run=o["dry_run"],
         interactive=is_interactive() and os.environ.get("CI") is None, context_tokens=o["context_tokens"],
-        no_upload=o["no_upload"], cols=o["cols"], rows=o["rows"],
+        no_upload=o["no_upload"], keep_ci_env=o["keep_ci_env"], cols=o["cols"], rows=o["rows"],
     )
     console = Console() if sys.stdout.isatty() else Console(width=140)  # logs and CI: don't wrap at 80 columns
     runner = Runner(spec, ConsoleSink(console, quiet=o["quiet"]), resume=manifest)

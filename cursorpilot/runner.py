@@ -51,6 +51,7 @@ class RunSpec:
     interactive: bool = False
     context_tokens: int = 3000
     no_upload: bool = False
+    keep_ci_env: bool = False
     cols: int = 120
     rows: int = 40
 
@@ -124,7 +125,7 @@ class Runner:
         session = RunSession(
             tx=tx, redactor=redactor, clock=self.clock, log_dir=spec.log_dir, run_id=spec.run_id, provider=spec.provider,
             governing_prompt=spec.governing_prompt, interactive=spec.interactive, cols=spec.cols, rows=spec.rows,
-            context_tokens=spec.context_tokens, no_upload=spec.no_upload, allow=frozenset(spec.plan.allow),
+            context_tokens=spec.context_tokens, no_upload=spec.no_upload, keep_ci_env=spec.keep_ci_env, allow=frozenset(spec.plan.allow),
             max_answers=spec.max_steps or spec.plan.defaults.max_steps,
             deadline=t0 + spec.timeout if spec.timeout else None, dry_run=spec.dry_run,
         )

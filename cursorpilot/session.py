@@ -59,6 +59,7 @@ class RunSession:
     rows: int = 40
     context_tokens: int = 3000
     no_upload: bool = False
+    keep_ci_env: bool = False  # pass CI=true and the like to the programs (program_env.py)
     allow: frozenset[str] = frozenset()
     max_answers: int | None = None  # --max-steps: answers across the run
     deadline: float | None = None  # --timeout, as a monotonic time

@@ -27,6 +27,7 @@ from cursorpilot.decide.question import Decision, Kind, Question, Verdict
 from cursorpilot.errors import ExitCode
 from cursorpilot.events import Sink
 from cursorpilot import reaper
+from cursorpilot.program_env import program_env
 from cursorpilot.session import RunSession, StepBase, StepResult
 
 TOOL_LOOP_LIMIT = 5  # the same tool call requested more often than this stops the run
@@ -86,14 +87,15 @@ class AcpStep:
         from acp import connect_to_agent
 
         self._stopped = asyncio.Event()
-        env = reaper.marked_env({**os.environ, **self.config.env}, self._mark)
+        env, hidden = program_env(self.config.env, self._mark, self.run_.keep_ci_env)
         try:
             proc = await asyncio.create_subprocess_exec(
                 *self.config.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, cwd=self.cwd, env=env, start_new_session=True, limit=16 << 20)
         except OSError as exc:
             return ExitCode.USAGE, f"cannot start {self.config.command[0]!r}: {exc.strerror}", None
-        self.tx.emit("program_started", step=self.config.index, pid=proc.pid, command=self.config.command, channel="acp")
+        self.tx.emit("program_started", step=self.config.index, pid=proc.pid, command=self.config.command, channel="acp",
+                     hidden_env=hidden or None)
         assert proc.stdout is not None and proc.stdin is not None and proc.stderr is not None
         reader = asyncio.StreamReader(limit=16 << 20)
         pump = asyncio.create_task(self._pump(proc.stdout, reader))

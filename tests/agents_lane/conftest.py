@@ -59,7 +59,8 @@ def agent(tmp_path):
     started: list = []
 
     def run(name: str, script: list, *opts: str, args: tuple[str, ...] = (), rules: str | None = None, trust: bool = True,
-            approve_key: bool = True, prepare=None, llm: FakeLLM | None = None, timeout: str = "150s") -> AgentRun:
+            approve_key: bool = True, prepare=None, llm: FakeLLM | None = None, timeout: str = "150s",
+            env: dict[str, str] | None = None) -> AgentRun:
         reason = agentlab.missing_reason(name)
         if reason:
             pytest.skip(reason)
@@ -68,7 +69,7 @@ def agent(tmp_path):
             prepare(lab.work)
         backend = lab.backend(script)
         started.append(backend)
-        env = lab.env(backend)
+        env = {**lab.env(backend), **(env or {})}
         log = tmp_path / f"log-{name}"
         pilot_opts = list(opts)
         if rules is not None:

@@ -49,12 +49,21 @@ def test_gemini_shell_approval_task_given_with_i(agent):
     assert [c["options"] for c in r.of("menu_choice")] == [["Allow once"]]  # "Yes" means once, not for the session
 
 
-def test_gemini_folder_trust_menu(agent):
-    script = [{"text": "Hello."}]
-    r = agent("gemini", script, args=("-i", "say hello"), trust=False,
-              rules="- {id: trust, match: 'Do you trust the files in this folder', reply: 'Trust folder'}\n")
+TRUST = "- {id: trust, match: 'Do you trust the files in this folder', reply: 'Trust folder'}\n"
+IN_CI = {"CI": "true", "GITHUB_ACTIONS": "true"}  # as a CI service sets them: Gemini then calls itself headless
+
+
+def test_gemini_folder_trust_menu_even_when_run_in_ci(agent):
+    r = agent("gemini", [{"text": "Hello."}], args=("-i", "say hello"), trust=False, rules=TRUST, env=IN_CI)
     assert r.code == 0, r.explain()
     assert r.answers()[0][0] == "gemini.trust" and r.health["done"]
+    assert r.of("program_started")[0]["hidden_env"] == ["CI", "GITHUB_ACTIONS"]
+
+
+def test_gemini_told_it_is_in_ci_refuses_the_folder_and_the_summary_says_why(agent):
+    r = agent("gemini", [{"text": "Hello."}], "--keep-ci-env", args=("-i", "say hello"), trust=False, rules=TRUST, env=IN_CI)
+    assert r.code == 1 and "exit code 55; it last showed: Gemini CLI is not running in a trusted directory" in r.stdout, r.explain()
+    assert r.health["main_calls"] == 0
 
 
 def test_gemini_over_acp_a_shell_command_allowed_once_and_a_deletion_denied(agent):

@@ -90,3 +90,23 @@ def test_aider_confirm_prompts(pilot):
     assert r.code == 0, r.stdout + r.stderr
     assert [e["text"] for e in r.sim_events("confirm")] == ["y", "y"]
     assert [a["rule_id"] for a in r.of("answer")] == ["aider.confirm", "aider.confirm"]
+
+
+CI_AWARE = ["bash", "-c", 'if [ -n "$CI$GITHUB_ACTIONS" ]; then echo "CI detected: not asking anything. Set CI= to be asked."; exit 3; fi; '
+            'read -p "Continue? [Y/n] " a; echo "got:$a"']
+
+
+def test_ci_markers_are_hidden_from_the_program_it_has_a_user(pilot):
+    """Run in CI, the pilot must not make programs skip their questions (Gemini CLI exits 55, ci-info tools take defaults)."""
+    r = pilot(CI_AWARE, rules=YES, env={"CI": "true", "GITHUB_ACTIONS": "true"})
+    assert r.code == 0, r.stdout + r.stderr
+    assert b"got:y" in (r.log / "session.raw").read_bytes()
+    assert r.of("program_started")[0]["hidden_env"] == ["CI", "GITHUB_ACTIONS"]
+
+
+def test_keep_ci_env_passes_them_and_a_failing_program_is_quoted_in_the_summary(pilot):
+    r = pilot(CI_AWARE, "--keep-ci-env", rules=YES, env={"CI": "true"})
+    assert r.code == 1, r.stdout + r.stderr
+    assert "exit code 3; it last showed: CI detected: not asking anything. Set CI= to be asked." in r.stdout + r.stderr
+    assert r.of("program_exited")[0]["last_words"] == "CI detected: not asking anything. Set CI= to be asked."
+    assert r.of("program_started")[0].get("hidden_env") is None

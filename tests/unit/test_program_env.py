@@ -1,0 +1,20 @@
+"""What a step's program is started with: CI markers hidden unless kept or set by the step; the reaper's mark."""
+
+from cursorpilot.program_env import program_env
+from cursorpilot.reaper import MARK
+
+BASE = {"PATH": "/bin", "CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": "42", "CURSORPILOT_MARK": "outer"}
+
+
+def test_ci_flags_are_hidden_and_data_kept():
+    env, hidden = program_env({}, "t1", keep_ci=False, base=BASE)
+    assert hidden == ["CI", "GITHUB_ACTIONS"]
+    assert "CI" not in env and "GITHUB_ACTIONS" not in env
+    assert env["GITHUB_RUN_ID"] == "42" and env["PATH"] == "/bin" and env[MARK] == "outer:t1"
+
+
+def test_the_steps_own_env_wins_and_keep_passes_everything():
+    env, hidden = program_env({"CI": "1"}, "t1", keep_ci=False, base=BASE)
+    assert env["CI"] == "1" and hidden == ["GITHUB_ACTIONS"]
+    env, hidden = program_env({}, "t1", keep_ci=True, base=BASE)
+    assert hidden == [] and env["CI"] == "true" and env["GITHUB_ACTIONS"] == "true"
