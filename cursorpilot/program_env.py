@@ -1,4 +1,6 @@
-"""The environment a step's program starts in: the pilot's own, minus the markers that say nobody is at the terminal.
+"""What a step's program starts with, and the last it said when it fails by itself.
+
+The environment: the pilot's own, minus the markers that say nobody is at the terminal.
 
 CI services set ``CI=true``, ``GITHUB_ACTIONS=true`` and the like, and many programs read them as "never
 ask": Gemini CLI refuses an untrusted folder (exit 55) instead of showing its trust menu, and tools built on
@@ -6,6 +8,9 @@ ask": Gemini CLI refuses an untrusted folder (exit 55) instead of showing its tr
 terminal: the pilot, which answers those questions under the user's rules. So by default these markers are
 hidden from the program (the names are recorded in the transcript; values never are). A step's own ``env:``
 wins (``env: {CI: "true"}``), and ``--keep-ci-env`` passes them through for the whole run.
+
+The last words: a program that fails usually says why in its last paragraph (on its screen, or on stderr over
+ACP); the summary quotes it, so "exit code 55" comes with its reason where the user looks.
 """
 
 from __future__ import annotations
@@ -26,3 +31,21 @@ def program_env(step_env: Mapping[str, str], mark: str, keep_ci: bool, base: Map
     for name in hidden:
         del env[name]
     return reaper.marked_env({**env, **step_env}, mark), hidden
+
+
+LAST_WORDS, LAST_ROWS = 200, 4  # characters and rows of the last paragraph quoted
+
+
+def last_words(rows: list[str], width: int | None = None) -> str | None:
+    """The last paragraph of rows, on one line and shortened. width: a row that fills it ran on into the next."""
+    block: list[str] = []
+    for row in reversed(rows):
+        if row.strip():
+            block.insert(0, row.rstrip())
+        elif block:
+            break
+        if len(block) == LAST_ROWS:
+            break
+    text = "".join(row if width is not None and len(row) >= width else row + " " for row in block)
+    text = " ".join(text.split())
+    return (text if len(text) <= LAST_WORDS else text[: LAST_WORDS - 1] + "…") or None

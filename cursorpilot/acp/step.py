@@ -27,7 +27,7 @@ from cursorpilot.decide.question import Decision, Kind, Question, Verdict
 from cursorpilot.errors import ExitCode
 from cursorpilot.events import Sink
 from cursorpilot import reaper
-from cursorpilot.program_env import program_env
+from cursorpilot.program_env import last_words, program_env
 from cursorpilot.session import RunSession, StepBase, StepResult
 
 TOOL_LOOP_LIMIT = 5  # the same tool call requested more often than this stops the run
@@ -67,6 +67,7 @@ class AcpStep:
         self.tool_calls: dict[str, int] = {}
         self.terminals: dict[str, _Terminal] = {}
         self.not_json = 0
+        self.err_tail = b""  # the end of the agent's stderr: quoted when it fails
         self.stop: _Stop | None = None
         self._stopped: asyncio.Event | None = None
         self._open_turn: asyncio.Future | None = None
@@ -106,11 +107,18 @@ class AcpStep:
         finally:
             child = await self._end(proc)
             pump.cancel()
-            errors.cancel()
+            try:
+                await asyncio.wait_for(errors, 1.0)  # the rest of its stderr, for the last words
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                pass
             for t in self.terminals.values():
                 t.kill()
-        self.tx.emit("program_exited", step=self.config.index, code=child, signal=None,
+        failed = code == ExitCode.FAILED and child != 0
+        last = last_words(self.err_tail.decode("utf-8", "replace").splitlines()) if failed else None
+        self.tx.emit("program_exited", step=self.config.index, code=child, signal=None, last_words=last,
                      describe=f"exit code {child}" if child is not None and child >= 0 else f"killed by signal {-(child or 0)}")
+        if last:
+            reason = self.run_.redactor.text(f"{reason}; its stderr ended: {last}")
         return code, reason, child
 
     # -- the session ------------------------------------------------------------------------------------------------
@@ -280,6 +288,7 @@ class AcpStep:
                     return
                 fh.write(chunk)
                 fh.flush()
+                self.err_tail = (self.err_tail + chunk)[-8192:]
 
     # -- deciding ----------------------------------------------------------------------------------------------------
     async def _decide(self, q: Question) -> Decision:

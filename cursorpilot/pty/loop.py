@@ -28,7 +28,7 @@ from cursorpilot.events import Sink, Status
 from cursorpilot.keys import Modes, Write, to_writes
 from cursorpilot.machine import State
 from cursorpilot import reaper
-from cursorpilot.program_env import program_env
+from cursorpilot.program_env import last_words, program_env
 from cursorpilot.pty import ask, kernel
 from cursorpilot.pty.driver import ExitStatus, PtyDriver
 from cursorpilot.pty.pilot import (Ask, AskHuman, Close, Delivered, Effect, Pilot, PilotConfig, Record, RunCounts, ScreenFacts, Tell,
@@ -45,7 +45,6 @@ RENDER_EVERY = 0.1  # re-render a screen that keeps changing at most this often
 FLOOD_BYTES = 1 << 20  # more output than this since the last render is a flood:
 FLOOD_RENDER_EVERY = 0.5  # render it less often (each render then costs a pass over the flood)
 KERNEL_EVERY = 0.05  # how often the kernel is asked whether the program waits on its terminal
-LAST_WORDS, LAST_ROWS = 200, 4  # how much of the program's last paragraph is quoted when it fails
 STOP_GRACE = 3.0  # SIGINT, then SIGKILL after this long
 
 
@@ -174,27 +173,12 @@ class PtyStep:
             self._send_due(now)  # a reply chosen just now (a rule hit) goes out without another turn of the loop
         status = self.driver.status() if not self.driver.alive() else self.driver.terminate(STOP_GRACE)
         describe = status.describe()
-        last = self._last_words() if status.code != 0 and not self.pilot.done else None
+        last = last_words(self.screen.snapshot().lines, self.run_.cols) if status.code != 0 and not self.pilot.done else None
         self.tx.emit("program_exited", step=self.step.index, code=status.code, signal=status.signal, describe=describe, last_words=last)
         if last:  # why it ended is usually its last line: say it where the user looks, not only in the recording
             describe += f"; it last showed: {last}"
         self._do(self.pilot.exited(status.code, status.signal, self.run_.redactor.text(describe)))
         return status
-
-    def _last_words(self) -> str | None:
-        """The last paragraph on the screen (a message wraps over rows), shortened to one line of the summary."""
-        block: list[str] = []
-        for line in reversed(self.screen.snapshot().lines):
-            if line.strip():
-                block.insert(0, line.rstrip())
-            elif block:
-                break
-            if len(block) == LAST_ROWS:
-                break
-        cols = self.run_.cols  # a full row ran on into the next one: joined without a space
-        text = "".join(row if len(row) >= cols else row + " " for row in block)
-        text = " ".join(text.split())
-        return (text if len(text) <= LAST_WORDS else text[: LAST_WORDS - 1] + "…") or None
 
     def _tick(self, now: float) -> float:
         deadlines = [now + MAX_TICK]

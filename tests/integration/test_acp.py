@@ -138,7 +138,16 @@ def test_an_agent_that_never_answers_initialize(pilot, tmp_path):
 
 def test_not_an_agent_at_all(pilot, tmp_path):
     r = pilot(["true"], "--acp", "--task", "x", "--provider", "rules")
-    assert r.code == 1 and "ended before initialize" in r.stdout + r.stderr or "initialize" in r.stdout
+    assert r.code == 1 and "ended before initialize" in r.stdout + r.stderr, r.stdout + r.stderr
+
+
+def test_an_agent_that_dies_at_start_is_quoted_from_its_stderr(pilot, tmp_path):
+    """`agent acp` without a login, say: exit 1 with the agent's own reason in the summary, not just "connection closed"."""
+    r = pilot(["bash", "-c", 'echo "loading..." >&2; echo >&2; echo "Error: not signed in." >&2; echo "Run: agent login" >&2; exit 7'],
+              "--acp", "--task", "x", "--provider", "rules")
+    assert r.code == 1, r.stdout + r.stderr
+    assert r.of("program_exited")[0]["last_words"] == "Error: not signed in. Run: agent login"
+    assert r.of("run_finished")[0]["reason"].endswith("; its stderr ended: Error: not signed in. Run: agent login")
 
 
 def test_resume_loads_the_session_where_the_agent_can(pilot, tmp_path):

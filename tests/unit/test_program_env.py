@@ -1,6 +1,6 @@
 """What a step's program is started with: CI markers hidden unless kept or set by the step; the reaper's mark."""
 
-from cursorpilot.program_env import program_env
+from cursorpilot.program_env import last_words, program_env
 from cursorpilot.reaper import MARK
 
 BASE = {"PATH": "/bin", "CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": "42", "CURSORPILOT_MARK": "outer"}
@@ -18,3 +18,12 @@ def test_the_steps_own_env_wins_and_keep_passes_everything():
     assert env["CI"] == "1" and hidden == ["GITHUB_ACTIONS"]
     env, hidden = program_env({}, "t1", keep_ci=True, base=BASE)
     assert hidden == [] and env["CI"] == "true" and env["GITHUB_ACTIONS"] == "true"
+
+
+def test_last_words_are_the_last_paragraph_with_wrapped_rows_joined():
+    rows = ["old output", "", "Error: the folder is not trus", "ted. Use --skip-trust.", "", ""]
+    assert last_words(rows, width=29) == "Error: the folder is not trusted. Use --skip-trust."
+    assert last_words(rows) == "Error: the folder is not trus ted. Use --skip-trust."  # no width: rows are lines
+    assert last_words(["", "  "]) is None
+    long = last_words(["x" * 500])
+    assert long is not None and len(long) == 200 and long.endswith("…")
