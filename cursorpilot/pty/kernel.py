@@ -1,9 +1,15 @@
 """Ask the kernel whether the program is waiting for input, instead of guessing from silence (Linux).
 
-The terminal's foreground process group (tcgetpgrp on the master) holds whoever may read the terminal now. A
-process of that group blocked in read() on the terminal waits for a line: its prompt is complete. Blocked in
-poll/select/epoll, it may be waiting for a key (Node and Rust TUIs live there), or for anything else: the screen
-rules decide. Anything else (running, sleeping, waiting for a child) is busy: not waiting on its terminal.
+The terminal's foreground process group (tcgetpgrp on the master) holds whoever may read the terminal now. Any
+thread of any member of that group blocked in read() on the session's terminal waits for input: its prompt is
+complete. "The session's terminal" is every way to reach it: the pty's slave as stdin, `/dev/tty` (getpass, ssh,
+sudo, gpg and fuzzy finders read their answer there, not from stdin), or any other fd that resolves to the slave.
+A thread blocked in poll/select/epoll on a set that holds the terminal waits for a key (Node, Rust and Python TUIs,
+readline); on a set without it, for something else (the network, a child, a timer): busy. Anything else (running,
+sleeping, waiting for a child or a lock) is busy.
+
+This is a hint that makes decisions faster, never a gate: the pilot judges a quiet screen in the end whatever the
+kernel says (pty/pilot.py). Where the kernel can't tell (another OS, /proc unreadable), the answer is None.
 """
 
 from __future__ import annotations
@@ -15,10 +21,16 @@ READING, POLLING, BUSY = "reading", "polling", "busy"
 
 # syscall numbers as /proc/PID/syscall shows them
 _TABLES = {
-    "x86_64": {"read": {0, 17, 19, 295}, "poll": {7, 23, 232, 270, 271, 281, 441}},  # read pread readv preadv; poll select epoll_wait pselect6 ppoll epoll_pwait(2)
-    "aarch64": {"read": {63, 65, 67, 69}, "poll": {22, 72, 73, 441}},  # read readv pread64 preadv; epoll_pwait pselect6 ppoll epoll_pwait2
+    "x86_64": {
+        "read": {0, 17, 19, 295},  # read pread64 readv preadv
+        "select": {23, 270},  # select pselect6: (nfds, readfds, ...)
+        "poll": {7, 271},  # poll ppoll: (fds, nfds, ...)
+        "epoll": {232, 281, 441},  # epoll_wait epoll_pwait epoll_pwait2: (epfd, ...)
+    },
+    "aarch64": {"read": {63, 65, 67, 69}, "select": {72}, "poll": {73}, "epoll": {22, 441}},
 }
 _TABLE = _TABLES.get(platform.machine())
+_CTTY = "/dev/tty"  # the controlling terminal: for the foreground group, this pty
 
 
 def slave_path(pid: int) -> str | None:
@@ -56,38 +68,117 @@ def _group_members(pgid: int) -> list[int]:
     return members
 
 
-def _state(pid: int, slave: str | None) -> str | None:
+def _tasks(pid: int) -> list[str]:
+    """Every thread of a process, as /proc paths: the reader of the terminal need not be the main thread."""
     try:
-        with open(f"/proc/{pid}/syscall", "rb") as fh:
+        return [f"/proc/{pid}/task/{tid}" for tid in os.listdir(f"/proc/{pid}/task")]
+    except OSError:
+        return [f"/proc/{pid}"]
+
+
+class _Process:
+    """One member of the foreground group: which of its fds are the terminal (cached per fd number)."""
+
+    __slots__ = ("pid", "tasks", "_fds")
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.tasks = _tasks(pid)
+        self._fds: dict[int, bool] = {}
+
+    def is_tty(self, fd: int, slave: str | None) -> bool | None:
+        if fd in self._fds:
+            return self._fds[fd]
+        try:
+            target = os.readlink(f"/proc/{self.pid}/fd/{fd}")
+        except OSError:
+            return None  # closed meanwhile: ask again next time
+        hit = target == _CTTY or (slave is not None and target == slave) or (slave is None and target.startswith("/dev/pts/"))
+        self._fds[fd] = hit
+        return hit
+
+    def forget_fds(self) -> None:
+        self._fds.clear()
+
+    def _mem(self, address: int, size: int) -> bytes | None:
+        if not address or size <= 0 or size > 1 << 16:
+            return None
+        try:
+            with open(f"/proc/{self.pid}/mem", "rb", buffering=0) as fh:
+                fh.seek(address)
+                return fh.read(size)
+        except (OSError, OverflowError, ValueError):
+            return None
+
+    def watched_fds(self, kind: str, args: list[int]) -> list[int] | None:
+        """The fds a thread in poll/select/epoll waits on to read, or None where they can't be read."""
+        if kind == "select" and len(args) >= 2:
+            nfds, address = args[0], args[1]
+            data = self._mem(address, (nfds + 7) // 8) if 0 < nfds <= 4096 else None
+            if data is None:
+                return None
+            return [i for i in range(nfds) if data[i // 8] >> (i % 8) & 1]
+        if kind == "poll" and len(args) >= 2:
+            address, nfds = args[0], args[1]
+            data = self._mem(address, nfds * 8) if 0 < nfds <= 4096 else None
+            if data is None:
+                return None
+            out = []
+            for i in range(nfds):
+                fd = int.from_bytes(data[i * 8 : i * 8 + 4], "little", signed=True)
+                events = int.from_bytes(data[i * 8 + 4 : i * 8 + 6], "little")
+                if fd >= 0 and events & 0x3:  # POLLIN | POLLPRI
+                    out.append(fd)
+            return out
+        if kind == "epoll" and args:
+            try:
+                with open(f"/proc/{self.pid}/fdinfo/{args[0]}", "rb") as fh:
+                    info = fh.read().decode("ascii", "replace")
+            except OSError:
+                return None
+            return [int(line.split()[1]) for line in info.splitlines() if line.startswith("tfd:") and len(line.split()) > 1]
+        return None
+
+
+def _task_state(proc: _Process, task: str, slave: str | None) -> str | None:
+    try:
+        with open(f"{task}/syscall", "rb") as fh:
             parts = fh.read().split()
     except OSError:
         return None
     if not parts or parts[0] == b"running" or not parts[0].lstrip(b"-").isdigit():
         return BUSY
+    assert _TABLE is not None
     nr = int(parts[0])
-    if _TABLE is not None and nr in _TABLE["read"] and len(parts) > 1:
-        fd = int(parts[1], 16)
-        try:
-            target = os.readlink(f"/proc/{pid}/fd/{fd}")
-        except OSError:
-            return None
-        return READING if slave is None or target == slave else BUSY
-    if _TABLE is not None and nr in _TABLE["poll"]:
-        return POLLING
-    return BUSY if _TABLE is not None else None
+    try:
+        args = [int(p, 16) for p in parts[1:7]]
+    except ValueError:
+        return None
+    if nr in _TABLE["read"] and args:
+        hit = proc.is_tty(args[0], slave)
+        return None if hit is None else READING if hit else BUSY
+    for kind in ("select", "poll", "epoll"):
+        if nr in _TABLE[kind]:
+            fds = proc.watched_fds(kind, args)
+            if fds is None:
+                return POLLING  # the set can't be read: it may hold the terminal
+            return POLLING if any(proc.is_tty(fd, slave) for fd in fds) else BUSY
+    return BUSY
 
 
 class TtyWatch:
-    """reading | polling | busy for one terminal's foreground group (the most telling of its members), or None
-    (unknown), asked often: the group's members are listed again only when the foreground group
-    changes or MEMBERS_EVERY has passed (listing /proc costs milliseconds; reading a few syscall files, microseconds)."""
+    """reading | polling | busy for one terminal's foreground group (the most telling of its members' threads), or
+    None (unknown), asked often: the group's members and their threads are listed again when the foreground group
+    changes, when MEMBERS_EVERY has passed, or (at most every RELIST_BUSY) when all look busy: a thread started a
+    moment ago may be the one that reads. Listing /proc costs milliseconds; reading a few syscall files, microseconds."""
 
     MEMBERS_EVERY = 2.0
+    RELIST_BUSY = 0.25
 
     def __init__(self, master_fd: int, slave: str | None):
         self.master_fd, self.slave = master_fd, slave
         self._pgid: int | None = None
-        self._members: list[int] = []
+        self._members: list[_Process] = []
         self._listed = -1e9
 
     def state(self, now: float) -> str | None:
@@ -97,9 +188,26 @@ class TtyWatch:
         if pgid is None:
             return None
         if pgid != self._pgid or now - self._listed >= self.MEMBERS_EVERY:
-            self._pgid, self._members, self._listed = pgid, _group_members(pgid), now
-        states = {_state(pid, self.slave) for pid in self._members}
-        for verdict in (READING, POLLING, None, BUSY):
+            self._list(pgid, now)
+        verdict = self._verdict()
+        if verdict == BUSY and now - self._listed >= self.RELIST_BUSY:
+            self._list(pgid, now)
+            verdict = self._verdict()
+        return verdict
+
+    def _list(self, pgid: int, now: float) -> None:
+        self._pgid, self._members, self._listed = pgid, [_Process(pid) for pid in _group_members(pgid)], now
+
+    def _verdict(self) -> str | None:
+        states = set()
+        for proc in self._members:
+            proc.forget_fds()  # an fd number may name something else now
+            for task in proc.tasks:
+                state = _task_state(proc, task, self.slave)
+                if state == READING:
+                    return READING
+                states.add(state)
+        for verdict in (POLLING, None, BUSY):
             if verdict in states:
                 return verdict
         return None
