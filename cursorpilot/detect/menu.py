@@ -187,6 +187,7 @@ def keys_for(menu: Menu, reply: str) -> tuple[str, list[Option]] | None:
     (labels separated by commas): for each option whose box must change, move there and
     press Space; then Enter. Returns the keys and the options chosen, in order.
     """
+    reply = _as_word(menu, reply)
     if only_keys(reply):
         return None
     wanted = [w.strip() for w in (reply.split(",") if menu.multi else [reply]) if w.strip()]
@@ -210,6 +211,22 @@ def keys_for(menu: Menu, reply: str) -> tuple[str, list[Option]] | None:
         keys.append(_move(submit.index - pos))
     keys.append("<enter>")
     return "".join(keys), chosen
+
+
+_LETTER_WORDS = {"y": "yes", "n": "no"}
+
+
+def _as_word(menu: Menu, reply: str) -> str:
+    """`y` or `n` answering a menu means its Yes or No option, unless the menu offers that letter as a key of its own
+    (Cursor's `[y] Yes`, `Proceed (y)`): a numbered Yes/No ignores a bare `y`, and the run would wait for nothing."""
+    letter = reply.strip().lower()
+    word = _LETTER_WORDS.get(letter)
+    if word is None:
+        return reply
+    hotkey = re.compile(rf"(?i)\[{letter}\]|\((?:[^()]*\bor\s+)?{letter}\)")
+    if any(hotkey.search(f"{o.label} {o.detail}") for o in menu.options):
+        return reply
+    return word if _find(menu, word) is not None else reply
 
 
 def highlighted_row(rows, label: str) -> bool:

@@ -98,9 +98,20 @@ def test_replies_become_arrows_from_the_highlight_then_enter():
     assert keys_for(menu, "3")[0] == "<down><enter>"  # a number names the option numbered so; digits are never typed
     assert keys_for(menu, "always")[0] == "<down><enter>"  # a unique prefix
     assert keys_for(menu, "No")[0] == "<enter>"
-    assert keys_for(menu, "y") is None  # a single letter is a key the prompt offers: typed as it is
+    assert keys_for(menu, "a") is None  # a single letter is a key the prompt offers: typed as it is
     assert keys_for(menu, "<down><enter>") is None  # keys are typed as they are
     assert keys_for(menu, "Maybe") is None
+
+
+def test_y_answering_a_numbered_yes_no_menu_picks_yes_not_a_bare_y():
+    """A rule's or a model's `y` was typed as a bare y; the menu ignored it and the run escalated "did not react"."""
+    menu = parse("Do you want to proceed?\n❯ 1. Yes\n  2. Yes, and don't ask again for this command\n  3. No\n")
+    assert keys_for(menu, "y") == ("<enter>", [menu.options[0]])
+    assert keys_for(menu, "N")[0] == "<down><down><enter>"
+    hotkeys = parse("Run this command?\n→ Run (once) (y)\n  Skip (esc or n)\n")
+    assert keys_for(hotkeys, "y") is None and keys_for(hotkeys, "n") is None  # letters the menu offers as keys
+    assert keys_for(parse("Pick one\n❯ [y] Yes - enable\n  [n] No\n"), "y") is None
+    assert keys_for(parse("? Colour\n❯ red\n  blue\n"), "y") is None  # no Yes to pick: typed as it is
 
 
 def test_an_ambiguous_label_is_not_guessed():
