@@ -54,17 +54,18 @@ class Decider:
         denied = self._policy(q)
         if denied is not None:
             return denied
-        judging = q.kind == Kind.UNDECIDED  # rules answer prompts they know; they can't judge whether anyone is asking
-        if self.rules is not None and not judging:
+        judging = q.kind == Kind.UNDECIDED  # a screen no detector rule explains: the user's rules may still know its words
+        if self.rules is not None:
             reply = self.rules.answer(self._bare_request(q))
             self.tx.emit("rules_checked", hit=reply.text is not None, source=reply.source, prompt=q.text)
             if reply.text is not None:
                 self.run.usage["rule_hits"] += 1
                 return self.check(q, self._from_text(reply.text, reply.source))
         if not self.provider.needs_prompt:  # rules or mock as the run's provider: no prompt, no thread needed
-            if judging and self.provider.name == "rules":
-                return Decision.escalate("no rule explains this screen, and it has been quiet: is it waiting for someone?", "rules")
-            return self.after(q, self.provider.answer(self._bare_request(q)))
+            reply = self.provider.answer(self._bare_request(q))
+            if judging and reply.text is None:
+                return Decision.escalate("no rule explains this screen, and it has been quiet: is it waiting for someone?", reply.source)
+            return self.after(q, reply)
         return None
 
     def _policy(self, q: Question) -> Decision | None:

@@ -28,6 +28,7 @@ UNKNOWN = "unknown"
 
 
 READING_SETTLE = 0.05  # a program blocked reading the terminal has written its prompt: this much quiet is enough
+POLLING_SETTLE = 0.15  # a program waiting for a key on its terminal (poll/select/epoll on it): a short settle
 BUSY_RECHECK = 0.25  # a screen judged while the program was busy is looked at again this soon
 
 
@@ -39,6 +40,19 @@ class Timing:
     @property
     def reading(self) -> bool:
         return self.tty == "reading"
+
+    @property
+    def waiting_on_terminal(self) -> bool:
+        """The kernel says the program waits for its terminal: a prompt it shows is complete sooner."""
+        return self.tty in ("reading", "polling")
+
+    def fast_settle(self, settle: float) -> float:
+        """The quiet a question, an input field or a menu needs (an idle composer or a finish needs the full settle)."""
+        if self.tty == "reading":
+            return min(settle, READING_SETTLE)
+        if self.tty == "polling":
+            return min(settle, POLLING_SETTLE)
+        return settle
 
 
 @dataclass(slots=True, frozen=True)
@@ -54,6 +68,8 @@ class Classification:
     anchor_row: int = 0  # absolute row of the block's first line
     menu: Menu | None = None  # kind=menu: its options and highlight, when they can be read
     multiline: bool = False  # the rule says the prompt takes several lines
+    asks: bool = False  # an unexplained screen that shows a question, a menu, buttons or a field with the cursor in it
+    prefill: str = ""  # an input field's text left of the cursor that the program put there (a default to keep or replace)
 
     @property
     def answerable(self) -> bool:
@@ -179,8 +195,9 @@ def _result(rule: Rule, region: _Region, m: re.Match[str], snap: Snapshot) -> Cl
         row = _list_top(region.rows)
         block = "\n".join(region.rows[row:])  # the options above the prompt line (and their header) belong to the question
     else:
-        row = len(region.rows) - 1
-        block = region.rows[-1]  # a line-mode question is its own line; lines above are history
+        prefill = _prefill(region.rows[-1]) if rule.kind == Kind.INPUT else ""
+        row = _question_top(region.rows, snap.cols, prefill)
+        block = "\n".join(region.rows[row:])  # the question's own rows; earlier lines are history
     top = region.first_row + row  # the block's first row on screen
     anchor = snap.scrolled + top
     return Classification(
@@ -194,7 +211,46 @@ def _result(rule: Rule, region: _Region, m: re.Match[str], snap: Snapshot) -> Cl
         anchor_row=anchor,
         menu=parse_menu(block, {y - top for y in snap.styled if y >= top}) if rule.kind == Kind.MENU else None,
         multiline=rule.multiline,
+        prefill=prefill if rule.scope == "cursor_line" and rule.kind == Kind.INPUT else "",
     )
+
+
+_WORD = re.compile(r"[^\W\d_]{3,}")
+_PREFILLED = re.compile(r"^.*[?:>›»]\s+(?P<value>[^\s\[(<][^\[\]()<>]{0,60}?)$")
+QUESTION_ROWS = 3  # rows above a wordless input row that are read as its question, at most
+
+
+def _prefill(row: str) -> str:
+    """Text already in the field left of the cursor (a prompt_toolkit or readline default, `? Name: my-app`), as
+    far as a screen can tell: what follows the prompt's last `? `, `: ` or `> ` and is not a bracketed hint."""
+    if not row or row[-1].isspace():
+        return ""
+    m = _PREFILLED.search(row)
+    return m.group("value") if m else ""
+
+
+def _question_top(rows: tuple[str, ...], cols: int, prefill: str = "") -> int:
+    """The first row of a line-mode question whose input row is the last of `rows`: the rows a long question wrapped
+    over, and, when the input row has no words of its own (`(Y/n)`, `> `, a field in a box), the nearest row above it
+    with words (within QUESTION_ROWS, not across a blank row): the model answers the question, not its last row."""
+    i = len(rows) - 1
+    while i > 0 and cols and len(rows[i - 1]) >= cols - 1:
+        i -= 1  # a row filled to the last column wrapped into the next one: one logical line
+    own = " ".join(rows[i:])
+    own = own[: len(own) - len(prefill)] if prefill else own
+    if _WORD.search(own.translate(_NO_CHROME)):
+        return i
+    top = i
+    while top > 0 and rows[top - 1].strip() and i - top < QUESTION_ROWS:
+        top -= 1
+        if _WORD.search(rows[top].translate(_NO_CHROME)):
+            break  # the nearest row with words is the question; rows above it are history
+    while top > 0 and cols and len(rows[top - 1]) >= cols - 1:
+        top -= 1
+    return top
+
+
+_NO_CHROME = str.maketrans({ch: " " for ch in "│┃║|+-─━═╭╮╰╯┌┐└┘"})
 
 
 def _prose_question(profile: Profile, snap: Snapshot, idle: Classification) -> Classification | None:
@@ -235,9 +291,10 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
         if rule.kind == Kind.WORKING and (m := _matches(rule, region(rule).text)):
             return _result(rule, region(rule), m, snap)
 
-    settle = min(profile.settle_ms / 1000, READING_SETTLE) if timing.reading else profile.settle_ms / 1000
-    if timing.quiet_for < settle:
-        return Classification(state=SETTLING, recheck_after=settle - timing.quiet_for)
+    settle = profile.settle_ms / 1000
+    fast = timing.fast_settle(settle)
+    if timing.quiet_for < fast:
+        return Classification(state=SETTLING, recheck_after=fast - timing.quiet_for)
 
     recheck: float | None = None
     for rule in profile.rules:
@@ -246,14 +303,15 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
         m = _matches(rule, region(rule).text)
         if m is None:
             continue
-        quiet = rule.quiet_ms / 1000
-        if quiet and timing.tty == "busy":  # a rule that guesses from silence: the kernel says the program is not
-            recheck = BUSY_RECHECK if recheck is None else min(recheck, BUSY_RECHECK)  # waiting on its terminal (yet:
-            continue  # a program that wakes every 50 ms to redraw is sampled busy now and then, so look again)
-        if quiet and rule.scope == "cursor_line" and not snap.cursor_visible:
+        answerable = rule.kind in ANSWERABLE
+        quiet = max(rule.quiet_ms / 1000, fast if answerable else settle)
+        if rule.quiet_ms and timing.tty == "busy":  # a rule that guesses from silence: the kernel says the program
+            recheck = BUSY_RECHECK if recheck is None else min(recheck, BUSY_RECHECK)  # is not waiting on its terminal
+            continue  # (yet: sampled busy now and then, look again); the pilot judges the screen in the end anyway
+        if rule.quiet_ms and rule.scope == "cursor_line" and not snap.cursor_visible:
             continue  # ...or the cursor is hidden: text left of it is where a full-screen program last drew, no prompt
-        if timing.reading and rule.scope == "cursor_line":
-            quiet = min(quiet, READING_SETTLE)  # the silence a rule waits for is what the kernel just confirmed
+        if answerable and rule.scope == "cursor_line" and timing.waiting_on_terminal:
+            quiet = fast  # the silence a prompt rule waits for is what the kernel just confirmed
         wait = quiet - timing.quiet_for
         if wait > 0:
             recheck = wait if recheck is None else min(recheck, wait)
@@ -294,14 +352,48 @@ def _any_menu(profile: Profile, region: _Region, snap: Snapshot) -> Classificati
     )
 
 
+_BUTTONS = re.compile(r"<\s*[A-Za-z][\w ]{0,15}>|\[\s*(?:OK|Ok|Yes|No|Cancel|Accept|Continue)\s*\]")
+
+
+def _paragraph(rows: tuple[str, ...], anchor: int) -> tuple[int, int]:
+    """The rows of the text block around `anchor`: up to the blank row above it, down to the blank row below."""
+    top = anchor
+    while top > 0 and rows[top - 1].strip():
+        top -= 1
+    bottom = anchor
+    while bottom + 1 < len(rows) and rows[bottom + 1].strip():
+        bottom += 1
+    return top, bottom
+
+
 def undecided(profile: Profile, snap: Snapshot) -> Classification:
-    """A quiet screen no rule explains, as a prompt for a judge: the live region, and any menu read from it."""
+    """A quiet screen no rule explains, as a question for a judge: the text block at the cursor (or, when nothing is
+    written at or above the cursor, the whole screen: an editor's empty row, a blank REPL), and any menu read from it.
+
+    Its key is the whole live region (the same screen is the same question however the cursor blinks); its block is
+    the paragraph the cursor is in or under, which is what a rule or a model answers; the screen goes with it.
+    """
     _, region = _regions(profile, snap)
+    lines = snap.lines
+    everything = not region.rows or not "".join(region.rows).strip()
+    if everything:  # nothing written at or above the cursor: the whole screen is the question
+        last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+        region = _Region("\n".join(lines[: last + 1]), 0, tuple(lines[: last + 1]))
     styled = {y - region.first_row for y in snap.styled if y >= region.first_row}
-    block = "\n".join(region.rows).strip("\n")
-    anchor = snap.scrolled + region.first_row
+    whole = "\n".join(region.rows).strip("\n")
+    rows = region.rows
+    at = min(max(snap.cursor_y - region.first_row, 0), len(rows) - 1) if rows else 0
+    if rows and not rows[at].strip():
+        at = next((i for i in range(at, -1, -1) if rows[i].strip()), 0)
+    top, bottom = (0, len(rows) - 1) if everything else _paragraph(rows, at)
+    block = "\n".join(rows[top : bottom + 1]).strip("\n")
+    anchor = snap.scrolled + region.first_row + top
     rule_id = f"{profile.name}.undecided"
+    menu = parse_menu(list(rows), styled) if whole else None
+    cursor_row = lines[snap.cursor_y] if snap.cursor_y < len(lines) else ""
+    asks = bool(menu or _BUTTONS.search(whole) or any(_ASKS.match(r) for r in rows[top : bottom + 1])
+                or (snap.cursor_visible and cursor_row[: snap.cursor_x].strip()))
     return Classification(
-        state=UNKNOWN, rule_id=rule_id, block=block, key=f"{rule_id}@{anchor}:{_normal(block)}", anchor_row=anchor,
-        menu=parse_menu(list(region.rows), styled) if block else None, submit=True,
+        state=UNKNOWN, rule_id=rule_id, block=block, key=f"{rule_id}@{snap.scrolled + region.first_row}:{_normal(whole)}",
+        anchor_row=anchor, menu=menu, submit=True, asks=asks,
     )

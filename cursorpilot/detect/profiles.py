@@ -103,7 +103,7 @@ class Profile(BaseModel):
     settle_ms: int = 400
     block_lines: int = 12
     key_delay_ms: int = 50
-    enter_delay_ms: int = 150
+    enter_delay_ms: int = 0  # the least gap between typed text and its Enter, which also waits for the text to show
     stuck_after_s: float = 600.0  # a working marker with no screen change this long -> escalate
     undecided_after_s: float = 3.0  # a quiet screen no rule explains gets a decision after this long (judged, or escalated)
     task: Task = Field(default_factory=lambda: Task())  # how a task is given on the command line (agents)

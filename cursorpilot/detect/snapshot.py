@@ -17,6 +17,7 @@ class Snapshot:
     version: int  # increases with every change; equal versions mean equal screens
     styled: frozenset[int] = frozenset()  # rows in reverse video, on a background colour, or all in one colour
     cursor_visible: bool = True  # full-screen and Ink programs hide it: what is left of it is then no line prompt
+    cols: int = 0  # the screen's width: a row as long as this wrapped into the next (0: unknown)
 
     @property
     def cursor_text(self) -> str:
@@ -39,4 +40,4 @@ def snapshot_from_text(
     if cursor is None:
         last = max((i for i, line in enumerate(lines) if line.strip()), default=0)
         cursor = (len(lines[last]), last) if at_line_end else (0, min(last + 1, rows - 1))
-    return Snapshot(tuple(lines), cursor[0], cursor[1], 0, 0)
+    return Snapshot(tuple(lines), cursor[0], cursor[1], 0, 0, cols=cols)

@@ -51,6 +51,9 @@ def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[
     last = max((i for i, line in enumerate(snap.lines) if line.strip()), default=0)
     if not c.submit and c.state == Kind.QUESTION:
         notes = (*notes, "This prompt acts on a single key press: the key alone answers it, no Enter follows.")
+    if c.prefill:
+        notes = (*notes, f"The field already holds {c.prefill!r}, a default the program filled in: an empty answer keeps "
+                         "it; any other answer replaces it (it is erased first).")
     return Question(
         kind=kind or c.state,
         text=c.block,

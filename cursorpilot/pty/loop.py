@@ -86,6 +86,7 @@ class PtyStep:
         self._next_write = 0.0
         self._check_until: float | None = None
         self._typed_at = -1  # the screen's version when the text before an Enter was written
+        self._typed_cursor = (0, 0)  # ...and where the cursor was
         self._stop_at: float | None = None  # when closing: SIGKILL deadline
         self._seen_interrupts = run.interrupts
         self._log = structlog.get_logger("cursorpilot")
@@ -214,6 +215,9 @@ class PtyStep:
         every = FLOOD_RENDER_EVERY if self._unrendered > FLOOD_BYTES else RENDER_EVERY
         if not self._dirty or (now - self._last_render < every and now - self._last_output < self._profile.settle_ms / 1000):
             return
+        self._render(now)
+
+    def _render(self, now: float) -> None:
         self._last_render = now
         self._unrendered = 0
         self._dirty = False
@@ -350,13 +354,17 @@ class PtyStep:
             if self._writes:
                 self._next_write = now + self._writes[0].delay
                 self._typed_at = self.screen.version
+                snap = self.screen.snapshot()
+                self._typed_cursor = (snap.cursor_x, snap.cursor_y)
                 return
             self._typing_done(now)
 
     def _typing_done(self, now: float) -> None:
         if not self._writes:
             self._look_at = now
-            self._do(self.pilot.typed(now))
+            if self._dirty:
+                self._render(now)  # what the screen shows as the last key goes out: the program reacts from here
+            self._do(self.pilot.typed(now, self._content_version))
 
     def _wait_for(self, now: float, wait: float) -> bool:
         """Keep waiting for a condition on screen (True), or give up (False): its deadline has passed."""
@@ -397,6 +405,9 @@ class PtyStep:
             rows = snap.lines[max(0, snap.cursor_y - 8) : snap.cursor_y + 2]  # Ink parks the cursor under its input box
             if any(" ".join(row.rstrip(" │┃║|█▌▋▏_").split()).endswith(tail) for row in rows):  # a drawn cursor after it
                 return "send"
+            x, y = self._typed_cursor
+            if snap.cursor_y == y and snap.cursor_x - x >= len(w.echo):
+                return "send"  # a masked field: the cursor moved on by the text's length (****)
         if self._wait_for(now, ECHO_WAIT):
             return "wait"
         self.tx.emit("echo_not_seen", text=w.echo, waited_s=ECHO_WAIT)

@@ -24,7 +24,8 @@ from cursorpilot.machine import TERMINAL, Action, Event, State, transition
 
 RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
 WAIT_BACKOFF_CAP = 60.0  # the longest a quiet unknown screen waits to be judged after WAIT answers in a row
-BUSY_LOOK_AGAIN = 0.5  # a quiet unknown screen of a busy program is looked at again this often
+FAST_JUDGE = 0.3  # a screen no rule explains, of a program the kernel says waits for input: judged after this much quiet
+BUSY_FACTOR = 2.0  # ...of a program the kernel says is busy: judged after this many times undecided_after
 STARTING_GRACE = 20.0  # an agent given its task that shows only its idle composer this long has finished it unseen
 
 
@@ -124,8 +125,10 @@ class _Watch:
     submit: bool
     due: float
     retries: int = 0
+    content: int | None = None  # the screen when the last key went out: until it changes, the program has not reacted
 
     rule_id: str | None = None
+    prompt: str = ""  # the prompt block as shown when it was answered
     last_line: str = ""  # the prompt's last line, normalised, and its absolute row: our echo may be read as a new
     last_row: int = -1  # prompt there ("Choose from [1/2/3] (1): 3") before the program has taken the Enter
 
@@ -165,7 +168,7 @@ class Pilot:
     starting: bool = False  # given its task, the agent has not been seen working yet
     starting_since: float | None = None
     answered: dict[str, int] = field(default_factory=dict)
-    waited: set[str] = field(default_factory=set)  # undecided screens judged WAIT: not asked again until they change
+    waited: dict[str, float] = field(default_factory=dict)  # undecided screens judged WAIT, and when
     waits_in_a_row: int = 0
     _asking: _Asking | None = None
     _watch: _Watch | None = None
@@ -203,7 +206,7 @@ class Pilot:
         self._content = facts.content
         self._wake = None if c.recheck_after is None else now + c.recheck_after
         if self._watch is not None:
-            held = self._follow_watch(now, c)
+            held = self._follow_watch(now, c, facts.content)
             if held is not None:
                 return out + held
         if self.config.expect_regex and c.state != SETTLING and re.search(self.config.expect_regex, facts.text, re.M):
@@ -220,15 +223,15 @@ class Pilot:
         if finished:
             self.reason = f"completed ({c.rule_id})"
             return out + self._apply(Event.FINISHED, c)
-        if c.state == Screen.IDLE and c.key not in self.answered:
-            return out + self._prompted(now, replace(c, state=Screen.INPUT.value), facts.modes)
-        if c.answerable and c.key not in self.answered:
-            return out + self._prompted(now, c, facts.modes)
+        if c.state == SETTLING:
+            return out  # it looks again when the screen has settled (recheck_after)
+        if c.state == Screen.IDLE:  # a composer waiting: typed into like a field
+            c = replace(c, state=Screen.INPUT.value)
         if c.state == UNKNOWN:
             return out + self._undecided(now, c, facts)
-        if c.answerable:
-            return out + self._asked_again(now, c, facts)
-        return out
+        if c.key not in self.answered:
+            return out + self._prompted(now, c, facts.modes)
+        return out + self._asked_again(now, c, facts)
 
     def _asked_again(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
         """A prompt answered before is on screen again, where it was, and stays (the program re-asked in place):
@@ -265,12 +268,13 @@ class Pilot:
                     *self._apply(Event.NO_REPLY, a.c)]
         return self._type_answer(now, a.c, d, modes, a.kind)
 
-    def typed(self, now: float) -> list[Effect]:
-        """Every key of the answer is out."""
+    def typed(self, now: float, content: int) -> list[Effect]:
+        """Every key of the answer is out; `content` is the screen as it was then."""
         if self.state != State.ANSWERING:
             return []
         if self._watch:
             self._watch.due = now + RETRY_GAPS[self._watch.retries]
+            self._watch.content = content
         self._wake = now
         return self._apply(Event.TYPED, None)
 
@@ -327,35 +331,43 @@ class Pilot:
         return [Record("agent_started", {"rule_id": c.rule_id, "unseen": True}), *self._apply(Event.FINISHED, c)]
 
     def _undecided(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
-        """Quiet, no working marker, no rule: after `undecided_after`, the screen gets a decision (never silence).
+        """Quiet, no working marker, no rule: the screen gets a decision within `judge_after` (never silence).
 
-        Not while the kernel says the program is busy (not waiting on its terminal). A screen judged WAIT is not
-        asked again until it changes, and each WAIT in a row doubles the quiet the next screen needs. A screen
+        The kernel's word only moves the deadline: reading (or waiting for a key on a screen that shows a question),
+        it comes sooner; busy, later, by a bounded factor. A screen judged WAIT is judged again once the backoff has
+        passed (each WAIT in a row doubles it) and, still unchanged after stuck_after_s, goes to a human. A screen
         answered that stays as it was did not take the answer: a human is asked.
         """
         if facts.judge is None:
             return []
-        if facts.tty == "busy":
-            self._wake_by(now + BUSY_LOOK_AGAIN)  # the kernel may say otherwise in a moment: never stop looking
-            return []
-        after = self.profile.undecided_after_s
-        if facts.tty == "reading":
-            after = min(after, 1.0)  # the kernel confirms it waits for input
-        delay = min(after * 2 ** min(self.waits_in_a_row, 6), max(WAIT_BACKOFF_CAP, after))
-        due = now - facts.quiet_for + delay
-        if now < due:
-            self._wake_by(due)
-            return []
         judged = facts.judge()
-        if not judged.block.strip() or judged.key in self.waited:
-            return []  # nothing to judge, or this very screen was judged WAIT: it must change first
-        if judged.key in self.answered:
+        key = judged.key or ""
+        delay = self.judge_after(facts.tty, judged.asks)
+        since = now - facts.quiet_for
+        if key in self.waited:
+            since = max(since, self.waited[key])
+            if facts.quiet_for >= self.profile.stuck_after_s:
+                return self._escalate(judged, f"stuck: judged WAIT, unchanged for {self.profile.stuck_after_s:g}s", Kind.UNDECIDED.value)
+        if now < since + delay:
+            self._wake_by(since + delay)
+            return []
+        if key in self.answered:
             return self._escalate(judged, "the program did not react to the answer", Kind.UNDECIDED.value)
         return self._ask(judged, Kind.UNDECIDED.value)
 
+    def judge_after(self, tty: str | None, asks: bool) -> float:
+        """How long a screen no rule explains stays quiet before it is judged: the one deadline of never-silent."""
+        after = self.profile.undecided_after_s
+        if tty == "reading" or (tty == "polling" and asks):
+            after = min(after, FAST_JUDGE)  # the kernel confirms it waits for input
+        elif tty == "busy":
+            after *= BUSY_FACTOR  # not waiting on its terminal as far as the kernel can see: a while longer, not forever
+        return min(after * 2 ** min(self.waits_in_a_row, 6), max(WAIT_BACKOFF_CAP, after))
+
     def _waited(self, now: float, a: _Asking, d: Decision) -> list[Effect]:
-        self.waited.add(a.c.key or "")
+        self.waited[a.c.key or ""] = now
         self.waits_in_a_row += 1
+        self._wake_by(now)  # look again: the next judgement of this screen gets its deadline
         return [Record("wait", {"rule_id": a.c.rule_id, "prompt": a.c.block, "source": d.source, "why": d.why,
                                 "waits_in_a_row": self.waits_in_a_row}), *self._apply(Event.NO_REPLY, a.c)]
 
@@ -376,23 +388,29 @@ class Pilot:
     def _still_there(c: Classification, current: Classification) -> bool:
         return current.key == c.key or (c.state == Screen.INPUT and current.state == Screen.IDLE and current.anchor_row == c.anchor_row)
 
-    def _follow_watch(self, now: float, c: Classification) -> list[Effect] | None:
-        """None: the answered prompt is gone, carry on; else what to do while it is still there."""
+    def _follow_watch(self, now: float, c: Classification, content: int) -> list[Effect] | None:
+        """None: the program reacted and the answered prompt is gone, carry on; else what to do while it is still
+        there. A screen that has not changed since the last key went out is never a new question: asking about it
+        would answer a stale screen (a confirm that takes the key without echoing it looks exactly as before)."""
         w = self._watch
         assert w is not None
         if c.state == SETTLING:
             return []
-        if not w.same_prompt(c):
+        reacted = w.content is not None and content != w.content
+        if reacted and not w.same_prompt(c):
             self._watch = None  # the prompt was consumed
             return None
         if now < w.due:
+            self._wake_by(w.due)
             return []
+        shown = c if c.block else Classification(state=Screen.INPUT.value, rule_id=w.rule_id, block=w.prompt, key=w.key,
+                                                  anchor_row=w.anchor_row)
         if w.submit and w.retries < len(RETRY_GAPS) - 1:
             w.retries += 1
-            return [Record("enter_retry", {"prompt_key": w.key, "attempt": w.retries}), *self._apply(Event.REPLY, c),
+            return [Record("enter_retry", {"prompt_key": w.key, "attempt": w.retries}), *self._apply(Event.REPLY, shown),
                     Type((Write(b"\r", 0.0, "<enter>"),))]
         self._watch = None
-        return self._escalate(c, "the program did not react to the answer")
+        return self._escalate(shown, "the program did not react to the answer")
 
     def _type_answer(self, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None) -> list[Effect]:
         run, text, p = self.run, d.text or "", self.profile
@@ -420,6 +438,8 @@ class Pilot:
                                multiline=c.multiline, modes=modes, echo_check=self.config.echo_check and mapped is None)
         except ReplyError as exc:
             return self._escalate(c, str(exc), kind)
+        if c.prefill and c.state == Screen.INPUT and typed.strip() and not only_keys(typed):
+            writes.insert(0, Write(b"\x7f" * len(c.prefill), 0.0, f"<backspace>x{len(c.prefill)}"))  # the default goes
         if check is not None and len(writes) > 1:
             writes[-1] = replace(writes[-1], check=check, check_from=c.anchor_row)  # Enter only once the highlight is there
         elif writes and writes[-1].echo is not None:
@@ -442,7 +462,7 @@ class Pilot:
         out += self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
         out.append(Type(tuple(writes)))
         lines = c.block.rstrip("\n").split("\n")
-        self._watch = _Watch(c.key or "", c.anchor_row, " ".join(c.block.split()), submit, float("inf"), rule_id=c.rule_id,
+        self._watch = _Watch(c.key or "", c.anchor_row, " ".join(c.block.split()), submit, float("inf"), rule_id=c.rule_id, prompt=c.block,
                              last_line=" ".join(lines[-1].split()), last_row=c.anchor_row + len(lines) - 1)
         return out
 

@@ -429,6 +429,7 @@ class TerminalScreen:
             version=self._version,
             styled=frozenset(styled),
             cursor_visible=not s.cursor.hidden,
+            cols=s.columns,
         )
         return self._cached
 

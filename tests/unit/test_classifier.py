@@ -300,3 +300,60 @@ def test_a_silence_rule_skipped_for_a_busy_program_is_looked_at_again():
     busy = classify(PROFILES["generic"], snap, Timing(quiet_for=5.0, tty="busy"))
     assert busy.state == "unknown" and busy.recheck_after == BUSY_RECHECK
     assert classify(PROFILES["generic"], snap, Timing(quiet_for=5.0, tty="polling")).state == "input"
+
+
+def screen_of(data: str, cols: int = 80, rows: int = 24):
+    s = TerminalScreen(cols, rows)
+    s.feed(data.encode())
+    return s.snapshot()
+
+
+def test_an_editor_with_the_cursor_on_an_empty_row_is_judged_as_the_whole_screen():
+    """vi opened by git, cursor on the empty first row: the judged region came out empty, "nothing to judge", 0 calls."""
+    from cursorpilot.detect.classifier import undecided
+
+    snap = screen_of("\x1b[?1049h\x1b[2J\x1b[2;1H~\r\n~\r\n~\r\n\x1b[24;1H\"COMMIT_EDITMSG\" 0L, 0B\x1b[1;1H")
+    judged = undecided(GENERIC, snap)
+    assert "COMMIT_EDITMSG" in judged.block and judged.key
+
+
+def test_a_blank_screen_is_still_a_question_for_a_judge():
+    """bc -q shows nothing: the judge gets the blank screen (rules may match it), never "nothing to judge"."""
+    from cursorpilot.detect.classifier import undecided
+
+    judged = undecided(GENERIC, screen_of("\x1b[2J\x1b[H"))
+    assert judged.block == "" and judged.key
+
+
+def test_the_question_above_a_wordless_input_row_is_part_of_the_question():
+    """The model got `(Y/n)` without the question row above it; a field in a box without the box's question."""
+    c = classify(GENERIC, screen_of("Building...\r\ndone.\r\nDo you want to overwrite the config?\r\n(Y/n) "),
+                 Timing(quiet_for=5.0, tty="reading"))
+    assert c.block == "Do you want to overwrite the config?\n(Y/n)" and c.state in ("question", "input")
+    c = classify(GENERIC, screen_of("   +---------------+\r\n   | Your name:    |\r\n   | "), Timing(quiet_for=5.0, tty="reading"))
+    assert "Your name:" in c.block and "+----" not in c.block
+
+
+def test_a_question_wrapped_over_several_rows_is_asked_whole():
+    question = "Please type the name of the database you would like to create for this project, then press Enter: "
+    c = classify(GENERIC, screen_of("setup\r\n" + question, cols=40), Timing(quiet_for=5.0, tty="reading"))
+    assert " ".join(c.block.split()) == " ".join(question.split()) and "setup" not in c.block
+
+
+def test_a_prefilled_default_is_presented_as_the_default_not_as_the_question():
+    """prompt_toolkit's prompt('? Project name: ', default='my-app') leaves the default left of the cursor."""
+    c = classify(GENERIC, screen_of("? Project name: my-app"), Timing(quiet_for=5.0, tty="polling"))
+    assert c.prefill == "my-app" and c.state == "input"
+    c = classify(GENERIC, screen_of("What should it be called?\r\n> untitled"), Timing(quiet_for=5.0, tty="polling"))
+    assert c.prefill == "untitled" and c.block.startswith("What should it be called?")
+    for shown in ("package name: (work) ", "Continue? [Y/n] ", "Name: "):
+        assert classify(GENERIC, screen_of(shown), Timing(quiet_for=5.0, tty="reading")).prefill == ""
+
+
+def test_polling_the_terminal_shortens_the_settle_of_prompts_not_of_finishes():
+    snap = screen_of("sqlite> ")
+    assert classify(GENERIC, snap, Timing(quiet_for=0.2, tty="polling")).state == "input"
+    assert classify(GENERIC, snap, Timing(quiet_for=0.2, tty=None)).state == "settling"
+    claude = load_profile("claude")
+    idle = snapshot_from_text((CAPTURES / "claude-4.txt").read_text())
+    assert classify(claude, idle, Timing(quiet_for=0.2, tty="polling")).state in ("settling", "unknown")

@@ -54,13 +54,13 @@ def test_enter_is_re_sent_twice_on_an_unchanged_prompt_then_a_human_is_needed():
     p = pilot()
     (ask,) = of(p.screen(0.0, YN, facts()), Ask)
     p.decided(0.0, ask.token, answer("y"), lambda: YN, 1, Modes())
-    p.typed(1.0)
+    p.typed(1.0, 1)
     assert not of(p.screen(1.5, YN, facts()), Type)  # before the first gap: wait
     retry = p.screen(1.9, YN, facts())
     assert records(retry, "enter_retry") and [w.data for w in of(retry, Type)[0].writes] == [b"\r"]
-    p.typed(1.9)
+    p.typed(1.9, 1)
     p.screen(3.6, YN, facts())
-    p.typed(3.6)
+    p.typed(3.6, 1)
     out = p.screen(7.0, YN, facts())
     assert records(out, "escalation")[0]["why"] == "the program did not react to the answer"
     assert p.exit_code == ExitCode.HUMAN_NEEDED and of(out, Close)
@@ -84,25 +84,75 @@ def test_a_quiet_unknown_screen_is_judged_after_undecided_after():
     assert ask.kind == "undecided" and ask.c.block == "sqlite>"
 
 
-def test_wait_is_recorded_and_the_same_screen_is_not_asked_again_until_it_changes():
+def test_wait_is_recorded_and_the_same_screen_is_judged_again_only_after_the_backoff():
     p = pilot()
     unknown = Classification(state=UNKNOWN)
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Downloading", key="u@1:Downloading")
     (ask,) = of(p.screen(3.0, unknown, facts(quiet=3.0, judge=lambda: judged)), Ask)
     out = p.decided(3.1, ask.token, Decision(Verdict.WAIT, source="openai:m", why="downloading"), lambda: unknown, 1, Modes())
     assert records(out, "wait")[0]["waits_in_a_row"] == 1 and not of(out, Type)
-    assert not of(p.screen(60.0, unknown, facts(quiet=57.0, judge=lambda: judged)), Ask)
+    assert not of(p.screen(8.0, unknown, facts(quiet=8.0, judge=lambda: judged)), Ask)  # backoff: 6 s after the WAIT
+    assert p.wake_at() == 9.1
+    (again,) = of(p.screen(9.1, unknown, facts(quiet=9.1, judge=lambda: judged)), Ask)  # never silent: judged again
     changed = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Downloading 50%", key="u@1:Downloading 50%")
-    assert not of(p.screen(65.0, unknown, facts(quiet=5.0, content=2, judge=lambda: changed)), Ask)  # backoff: 6 s now
-    assert of(p.screen(66.0, unknown, facts(quiet=6.0, content=2, judge=lambda: changed)), Ask)
+    p.decided(9.2, again.token, Decision(Verdict.WAIT, source="openai:m", why="still"), lambda: unknown, 1, Modes())
+    assert not of(p.screen(19.0, unknown, facts(quiet=9.0, content=2, judge=lambda: changed)), Ask)  # 2 WAITs: 12 s
+    assert of(p.screen(22.0, unknown, facts(quiet=12.0, content=2, judge=lambda: changed)), Ask)
 
 
-def test_a_program_the_kernel_calls_busy_is_never_judged():
+def test_a_screen_judged_wait_that_never_changes_goes_to_a_human_after_stuck_after():
+    p = pilot()
+    unknown = Classification(state=UNKNOWN)
+    judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Downloading", key="u@1:Downloading")
+    now = 3.0
+    for _ in range(40):
+        effects = p.screen(now, unknown, facts(quiet=now, judge=lambda: judged))
+        if records(effects, "escalation"):
+            break
+        asks = of(effects, Ask)
+        if asks:
+            p.decided(now, asks[0].token, Decision(Verdict.WAIT, source="openai:m", why="busy"), lambda: unknown, 1, Modes())
+        now = p.wake_at()
+    assert "stuck" in records(effects, "escalation")[0]["why"] and now >= GENERIC.stuck_after_s
+
+
+def test_the_kernel_calling_a_program_busy_delays_its_judgement_but_never_forever():
+    """ssh-keygen read its passphrase from /dev/tty, the kernel check called it busy, and it sat 10 minutes unanswered."""
     p = pilot()
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="compiling", key="u@1:compiling")
-    out = p.screen(100.0, Classification(state=UNKNOWN), facts(quiet=100.0, tty="busy", judge=lambda: judged))
-    assert not of(out, Ask) and p.wake_at() == 100.5  # but it looks again: the kernel's word changes
-    assert of(p.screen(100.5, Classification(state=UNKNOWN), facts(quiet=100.5, tty="polling", judge=lambda: judged)), Ask)
+    out = p.screen(5.0, Classification(state=UNKNOWN), facts(quiet=5.0, tty="busy", judge=lambda: judged))
+    assert not of(out, Ask) and p.wake_at() == 6.0  # 2 x undecided_after
+    assert of(p.screen(6.0, Classification(state=UNKNOWN), facts(quiet=6.0, tty="busy", judge=lambda: judged)), Ask)
+
+
+def test_a_program_reading_its_terminal_is_judged_at_once_and_a_poller_when_it_shows_a_question():
+    blank = Classification(state=UNKNOWN, rule_id="generic.undecided", block="", key="u@0:")
+    p = pilot()
+    assert of(p.screen(0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="reading", judge=lambda: blank)), Ask)
+    menu = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Pick\n<Ok>", key="u@0:Pick <Ok>", asks=True)
+    p = pilot()
+    assert of(p.screen(0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="polling", judge=lambda: menu)), Ask)
+    log = Classification(state=UNKNOWN, rule_id="generic.undecided", block="12:00 tick", key="u@0:tick")
+    p = pilot()
+    assert not of(p.screen(0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="polling", judge=lambda: log)), Ask)
+    assert p.wake_at() == 3.0
+
+
+def test_a_stale_screen_is_never_asked_about_after_typing():
+    """A confirm that takes `y` without echoing it looked as before; 3 ms after Enter that stale screen went to the
+    model as a new question. Until the screen changes, the answered prompt is still the question."""
+    p = pilot()
+    (ask,) = of(p.screen(0.0, YN, facts()), Ask)
+    p.decided(0.0, ask.token, answer("y"), lambda: YN, 1, Modes())
+    p.typed(1.5, 7)
+    unknown = Classification(state=UNKNOWN)
+    judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Continue? [y/n]", key="u@3:Continue? [y/n]")
+    assert not of(p.screen(1.503, unknown, facts(quiet=5.0, content=7, judge=lambda: judged)), Ask)
+    retry = p.screen(2.3, unknown, facts(quiet=5.8, content=7, judge=lambda: judged))
+    assert records(retry, "enter_retry") and not of(retry, Ask)
+    p.typed(2.3, 7)
+    out = p.screen(2.6, unknown, facts(quiet=0.2, content=8, tty="reading", judge=lambda: judged))  # it reacted
+    assert not records(out, "enter_retry")
 
 
 def test_an_undecided_answer_that_changes_nothing_escalates_instead_of_asking_again():
@@ -111,8 +161,8 @@ def test_an_undecided_answer_that_changes_nothing_escalates_instead_of_asking_ag
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="> ", key="u@1:>")
     (ask,) = of(p.screen(3.0, unknown, facts(quiet=3.0, judge=lambda: judged)), Ask)
     p.decided(3.1, ask.token, answer("help"), lambda: unknown, 1, Modes())
-    p.typed(3.2)
-    out = p.screen(7.0, unknown, facts(quiet=3.8, judge=lambda: judged))
+    p.typed(3.2, 1)
+    out = p.screen(7.0, unknown, facts(quiet=3.8, content=2, judge=lambda: judged))  # redrawn, still the same
     assert records(out, "escalation")[0]["why"] == "the program did not react to the answer"
 
 
@@ -205,9 +255,9 @@ def test_a_prompt_re_asked_in_place_is_asked_again_not_left_silent():
     p = pilot()
     (ask,) = of(p.screen(0.0, YN, facts()), Ask)
     p.decided(0.0, ask.token, answer("maybe"), lambda: YN, 1, Modes())
-    p.typed(0.1)
+    p.typed(0.1, 1)
     other = Classification(state="working", rule_id="generic.spinner", block="checking")
-    p.screen(0.5, other, facts(quiet=0.0))  # the answer was taken: the watch ends
+    p.screen(0.5, other, facts(quiet=0.0, content=2))  # the answer was taken: the watch ends
     assert not of(p.screen(1.0, YN, facts(quiet=0.2, content=2)), Ask)
     assert p.wake_at() == 3.8
     out = p.screen(3.8, YN, facts(quiet=3.0, content=2))
