@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from cursorpilot.detect.menu import MARKERS, Menu
+from cursorpilot.detect.menu import MARKERS, Menu, buttons
 from cursorpilot.detect.menu import parse as parse_menu
 from cursorpilot.detect.profiles import ANSWERABLE, Kind, Profile, Rule
 from cursorpilot.detect.snapshot import Snapshot
@@ -386,10 +386,14 @@ def undecided(profile: Profile, snap: Snapshot) -> Classification:
     if rows and not rows[at].strip():
         at = next((i for i in range(at, -1, -1) if rows[i].strip()), 0)
     top, bottom = (0, len(rows) - 1) if everything else _paragraph(rows, at)
+    if not everything and not any(_ASKS.match(r) for r in rows[top : bottom + 1]):
+        above = [i for i in range(top - 1, max(-1, top - 1 - QUESTION_GAP), -1) if rows[i].strip()]
+        asked = next((i for i in above if _ASKS.match(rows[i])), next((i for i in above if _WORD.search(rows[i])), None))
+        top = top if asked is None else asked  # a list under its question, a blank row apart (newt, dialog)
     block = "\n".join(rows[top : bottom + 1]).strip("\n")
     anchor = snap.scrolled + region.first_row + top
     rule_id = f"{profile.name}.undecided"
-    menu = parse_menu(list(rows), styled) if whole else None
+    menu = (parse_menu(list(rows), styled) or buttons(lines, snap.cursor_x, snap.cursor_y)) if whole else None
     cursor_row = lines[snap.cursor_y] if snap.cursor_y < len(lines) else ""
     asks = bool(menu or _BUTTONS.search(whole) or any(_ASKS.match(r) for r in rows[top : bottom + 1])
                 or (snap.cursor_visible and cursor_row[: snap.cursor_x].strip()))

@@ -53,6 +53,7 @@ class Menu:
     options: tuple[Option, ...]
     highlighted: int  # index of the highlighted option
     multi: bool
+    across: bool = False  # buttons side by side (<Yes>  <No>): Right and Left move between them
 
     @property
     def current(self) -> Option:
@@ -202,7 +203,7 @@ def keys_for(menu: Menu, reply: str) -> tuple[str, list[Option]] | None:
     keys, pos = [], menu.highlighted
     targets = chosen if not menu.multi else [o for o in menu.options if (o in chosen) != bool(o.checked) and not o.action]
     for option in targets:
-        keys.append(_move(option.index - pos))
+        keys.append(_move(option.index - pos, menu.across))
         pos = option.index
         if menu.multi:
             keys.append("<space>")
@@ -240,8 +241,28 @@ def submit_row(menu: Menu) -> Option | None:
     return next((o for o in menu.options if o.action), None) if menu.multi else None
 
 
-def _move(step: int) -> str:
+def _move(step: int, across: bool = False) -> str:
+    if across:
+        return ("<right>" if step > 0 else "<left>") * abs(step)
     return ("<down>" if step > 0 else "<up>") * abs(step)
+
+
+_BUTTON = re.compile(r"<\s*([A-Za-z][^<>\n]{0,18}?)\s*>")
+
+
+def buttons(lines: tuple[str, ...] | list[str], cursor_x: int, cursor_y: int) -> Menu | None:
+    """A dialog's buttons (newt/whiptail, dialog: `<Yes>  <No>`) as a menu across, the focused one being where the
+    cursor sits (these toolkits park it on the focused widget). None when the cursor is on no button."""
+    for y in range(len(lines) - 1, -1, -1):
+        found = list(_BUTTON.finditer(lines[y]))
+        if len(found) < 2:
+            continue
+        focused = next((i for i, m in enumerate(found) if y == cursor_y and m.start() <= cursor_x < m.end()), None)
+        if focused is None:
+            return None
+        options = tuple(Option(i, m.group(1).strip(), row=y) for i, m in enumerate(found))
+        return Menu(options, focused, multi=False, across=True)
+    return None
 
 
 def _find(menu: Menu, wanted: str) -> Option | None:

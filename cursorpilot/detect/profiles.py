@@ -106,6 +106,9 @@ class Profile(BaseModel):
     enter_delay_ms: int = 0  # the least gap between typed text and its Enter, which also waits for the text to show
     stuck_after_s: float = 600.0  # a working marker with no screen change this long -> escalate
     undecided_after_s: float = 3.0  # a quiet screen no rule explains gets a decision after this long (judged, or escalated)
+    # ...or after this long when the kernel says the program waits for input: blocked reading its terminal, or polling
+    # it with a question, a menu, buttons or a field on screen (agents poll all the time: their profiles say more)
+    quick_judge_s: float = 0.3
     task: Task = Field(default_factory=lambda: Task())  # how a task is given on the command line (agents)
     finish: Finish = Field(default_factory=Finish)
     rules: list[Rule]
@@ -128,6 +131,7 @@ class Overlay(BaseModel):
     enter_delay_ms: int | None = None
     stuck_after_s: float | None = None
     undecided_after_s: float | None = None
+    quick_judge_s: float | None = None
     task: Task | None = None
     finish: Finish | None = None
     rules: list[Rule] = Field(default_factory=list)

@@ -14,8 +14,10 @@ kernel says (pty/pilot.py). Where the kernel can't tell (another OS, /proc unrea
 
 from __future__ import annotations
 
+import fcntl
 import os
 import platform
+import struct
 
 READING, POLLING, BUSY = "reading", "polling", "busy"
 
@@ -33,12 +35,17 @@ _TABLE = _TABLES.get(platform.machine())
 _CTTY = "/dev/tty"  # the controlling terminal: for the foreground group, this pty
 
 
-def slave_path(pid: int) -> str | None:
-    """The terminal the program was started on (its stdin), to recognise reads from it."""
+_TIOCGPTN = 0x80045430  # Linux: the number of the pty a master belongs to
+
+
+def slave_path(master_fd: int) -> str | None:
+    """The session's terminal (/dev/pts/N), asked of the master: the child's fd 0 may not be it yet when the parent
+    looks (between fork and exec it is still the parent's stdin), and reads from it would all look 'busy'."""
     try:
-        return os.readlink(f"/proc/{pid}/fd/0")
+        number = struct.unpack("I", fcntl.ioctl(master_fd, _TIOCGPTN, b"\0\0\0\0"))[0]
     except OSError:
         return None
+    return f"/dev/pts/{number}"
 
 
 def foreground_group(master_fd: int) -> int | None:
@@ -140,12 +147,15 @@ class _Process:
         return None
 
 
+_GONE = "gone"  # a thread that has ended since its process was listed
+
+
 def _task_state(proc: _Process, task: str, slave: str | None) -> str | None:
     try:
         with open(f"{task}/syscall", "rb") as fh:
             parts = fh.read().split()
     except OSError:
-        return None
+        return _GONE
     if not parts or parts[0] == b"running" or not parts[0].lstrip(b"-").isdigit():
         return BUSY
     assert _TABLE is not None
@@ -169,8 +179,8 @@ def _task_state(proc: _Process, task: str, slave: str | None) -> str | None:
 class TtyWatch:
     """reading | polling | busy for one terminal's foreground group (the most telling of its members' threads), or
     None (unknown), asked often: the group's members and their threads are listed again when the foreground group
-    changes, when MEMBERS_EVERY has passed, or (at most every RELIST_BUSY) when all look busy: a thread started a
-    moment ago may be the one that reads. Listing /proc costs milliseconds; reading a few syscall files, microseconds."""
+    changes, when MEMBERS_EVERY has passed, or (at most every RELIST_BUSY) when all look busy; their threads, whenever
+    all look busy: a thread started a moment ago may be the one that reads. Listing /proc costs milliseconds; reading a few syscall files, microseconds."""
 
     MEMBERS_EVERY = 2.0
     RELIST_BUSY = 0.25
@@ -190,10 +200,14 @@ class TtyWatch:
         if pgid != self._pgid or now - self._listed >= self.MEMBERS_EVERY:
             self._list(pgid, now)
         verdict = self._verdict()
-        if verdict == BUSY and now - self._listed >= self.RELIST_BUSY:
+        if verdict in (BUSY, _GONE):  # a thread started a moment ago may be the one that reads (one listdir a member)
+            for proc in self._members:
+                proc.tasks = _tasks(proc.pid)
+            verdict = self._verdict()
+        if verdict in (BUSY, _GONE) and now - self._listed >= self.RELIST_BUSY:
             self._list(pgid, now)
             verdict = self._verdict()
-        return verdict
+        return None if verdict == _GONE else verdict
 
     def _list(self, pgid: int, now: float) -> None:
         self._pgid, self._members, self._listed = pgid, [_Process(pid) for pid in _group_members(pgid)], now
@@ -207,7 +221,7 @@ class TtyWatch:
                 if state == READING:
                     return READING
                 states.add(state)
-        for verdict in (POLLING, None, BUSY):
+        for verdict in (POLLING, _GONE, None, BUSY):
             if verdict in states:
                 return verdict
         return None

@@ -21,7 +21,7 @@ from cursorpilot.decide.asking import PromptFiler
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.question import Decision, Question, Verdict
 from cursorpilot.detect.classifier import Timing, classify, undecided
-from cursorpilot.detect.menu import highlighted_row
+from cursorpilot.detect.menu import buttons, highlighted_row
 from cursorpilot.detect.menu import parse as parse_menu
 from cursorpilot.detect.profiles import Profile
 from cursorpilot.events import Sink, Status
@@ -117,7 +117,7 @@ class PtyStep:
         try:
             env, hidden = program_env(self.step.env, self._mark, run.keep_ci_env)
             self.driver = PtyDriver(self.step.command, cwd=self.step.cwd, env=env, cols=run.cols, rows=run.rows)
-            self._tty_watch = kernel.TtyWatch(self.driver.fd, kernel.slave_path(self.driver.pid))
+            self._tty_watch = kernel.TtyWatch(self.driver.fd, kernel.slave_path(self.driver.fd))
             self.tx.emit("program_started", step=self.step.index, pid=self.driver.pid, command=self.step.command,
                          profile=self._profile.name, profile_hash=self._profile.digest(),
                          started_with_task=self.pilot.starting or None, hidden_env=hidden or None)
@@ -380,7 +380,8 @@ class PtyStep:
         """Is the menu's highlight on `label`? If not yet, wait a little for the redraw; in the end, escalate."""
         snap = self.screen.snapshot()
         top = max(0, anchor_row - snap.scrolled)
-        menu = parse_menu(list(snap.lines[top:]), {y - top for y in snap.styled if y >= top})
+        menu = parse_menu(list(snap.lines[top:]), {y - top for y in snap.styled if y >= top}) \
+            or buttons(snap.lines, snap.cursor_x, snap.cursor_y)
         if menu is not None and menu.current.label == label or highlighted_row(snap.lines[top:], label):
             return True
         if self._wait_for(now, HIGHLIGHT_WAIT):

@@ -24,7 +24,6 @@ from cursorpilot.machine import TERMINAL, Action, Event, State, transition
 
 RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
 WAIT_BACKOFF_CAP = 60.0  # the longest a quiet unknown screen waits to be judged after WAIT answers in a row
-FAST_JUDGE = 0.3  # a screen no rule explains, of a program the kernel says waits for input: judged after this much quiet
 BUSY_FACTOR = 2.0  # ...of a program the kernel says is busy: judged after this many times undecided_after
 STARTING_GRACE = 20.0  # an agent given its task that shows only its idle composer this long has finished it unseen
 
@@ -343,6 +342,8 @@ class Pilot:
         judged = facts.judge()
         key = judged.key or ""
         delay = self.judge_after(facts.tty, judged.asks)
+        if c.recheck_after is not None:  # a rule waits for more quiet (an idle composer): it speaks first, in time
+            delay = max(delay, min(facts.quiet_for + c.recheck_after, self.profile.undecided_after_s))
         since = now - facts.quiet_for
         if key in self.waited:
             since = max(since, self.waited[key])
@@ -359,7 +360,7 @@ class Pilot:
         """How long a screen no rule explains stays quiet before it is judged: the one deadline of never-silent."""
         after = self.profile.undecided_after_s
         if tty == "reading" or (tty == "polling" and asks):
-            after = min(after, FAST_JUDGE)  # the kernel confirms it waits for input
+            after = min(after, self.profile.quick_judge_s)  # the kernel confirms it waits for input
         elif tty == "busy":
             after *= BUSY_FACTOR  # not waiting on its terminal as far as the kernel can see: a while longer, not forever
         return min(after * 2 ** min(self.waits_in_a_row, 6), max(WAIT_BACKOFF_CAP, after))

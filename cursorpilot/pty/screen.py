@@ -38,13 +38,28 @@ def _render_row(line: dict, columns: int) -> str:
     return "".join(out).rstrip()
 
 
-def _is_styled(line: dict, width: int) -> bool:
+def _is_styled(line: dict, width: int) -> tuple[bool, tuple | None]:
     """Text in reverse video, on a background colour, or all of it in one foreground colour: how menus
-    with no marker character show the highlighted row."""
+    with no marker character show the highlighted row. Also the row's text style (reverse, bg, fg of most of its
+    letters), so that a dialog painted on a background colour (newt, dialog) does not make every row a highlight."""
     cells = [c for c in (line[x] for x in range(width)) if c.data.strip()]
+    letters = [c for c in cells if c.data.isalnum()]
+    style = Counter((c.reverse, c.bg, c.fg) for c in letters).most_common(1)[0][0] if letters else None
     if any(c.reverse or c.bg not in _PLAIN_BG for c in cells):
-        return True
-    return bool(cells) and cells[0].fg not in _PLAIN_FG and all(c.fg == cells[0].fg for c in cells)
+        return True, style
+    return bool(cells) and cells[0].fg not in _PLAIN_FG and all(c.fg == cells[0].fg for c in cells), style
+
+
+def _highlights(styled: set[int], styles: dict[int, tuple | None]) -> frozenset[int]:
+    """The styled rows, less those in the style most text rows share when that style is itself a colour: on a
+    whiptail dialog every row is on a white background, and only the chosen item is on red."""
+    common = Counter(v for v in styles.values() if v is not None).most_common(1)
+    if not common:
+        return frozenset(styled)
+    reverse, bg, _ = common[0][0]
+    if not reverse and bg in _PLAIN_BG:
+        return frozenset(styled)
+    return frozenset(y for y in styled if styles.get(y) is not None and styles.get(y) != common[0][0])
 
 
 # ncurses paints everything white on black once it starts colours: that is the screen, not a highlight
@@ -193,6 +208,7 @@ class TerminalScreen:
         self._held = ""  # the start of an escape sequence the filter must see whole (vt.incomplete_tail)
         self._rows: list[str] = []  # rendered rows, right-stripped, kept between snapshots
         self._styled: set[int] = set()  # rows with reverse-video or coloured-background text
+        self._styles: dict[int, tuple | None] = {}  # each row's text style
         self.fast_lines = 0  # lines that took the fast path (for benchmarks)
 
     def feed(self, data: bytes) -> None:
@@ -410,15 +426,18 @@ class TerminalScreen:
         self.flush()
         s = self._screen
         rows, styled = self._rows, self._styled
+        styles = self._styles
         if len(rows) != s.lines:
             rows[:] = [""] * s.lines
             styled.clear()
+            styles.clear()
             s.dirty.update(range(s.lines))
         for y in s.dirty:  # only rows pyte changed since the last snapshot are rendered again
             if 0 <= y < s.lines:
                 rows[y] = _render_row(s.buffer[y], s.columns)
                 styled.discard(y)
-                if _is_styled(s.buffer[y], len(rows[y])):
+                is_styled, styles[y] = _is_styled(s.buffer[y], len(rows[y]))
+                if is_styled:
                     styled.add(y)
         s.dirty.clear()
         self._cached = Snapshot(
@@ -427,7 +446,7 @@ class TerminalScreen:
             cursor_y=s.cursor.y,
             scrolled=s.scrolled,
             version=self._version,
-            styled=frozenset(styled),
+            styled=_highlights(styled, styles),
             cursor_visible=not s.cursor.hidden,
             cols=s.columns,
         )

@@ -16,8 +16,13 @@ def compose_rule(tmp_path):
     return ["--profile", "generic", "--detectors", str(overlay), "--provider", "mock"]
 
 
-def test_enter_comes_late_enough_not_to_be_taken_for_a_paste(pilot, compose_rule):
-    r = pilot([*SIM, "menu", "compose-paste"], *compose_rule, rules=TWO)
+def test_a_profile_enter_delay_keeps_enter_out_of_a_paste_window(pilot, compose_rule, tmp_path):
+    """Codex takes input that comes within ~120 ms for a paste: its profile asks for a gap before Enter. Programs
+    with no such window (the generic profile) get Enter as soon as the typed text shows, with no fixed wait."""
+    slow = tmp_path / "slow.yaml"
+    slow.write_text("enter_delay_ms: 200\nrules:\n  - {id: test.compose, kind: input, scope: cursor_line, multiline: true, any: ['^›\\s*$']}\n")
+    opts = [o if o != compose_rule[3] else str(slow) for o in compose_rule]
+    r = pilot([*SIM, "menu", "compose-paste"], *opts, rules=TWO)
     assert r.code == 0, r.stdout + r.stderr
     assert [e["text"] for e in r.sim_events("compose")] == ["Add a /health endpoint", "Plan:\n1. add the route\n2. add a test"]
     assert r.sim_events("paste_newline") == []
