@@ -2,6 +2,7 @@
 the same decision path as the PTY channel, answers chosen by option name and kind, every fault a clear exit code."""
 
 import json
+import signal
 import subprocess
 import sys
 
@@ -211,3 +212,23 @@ def test_resume_loads_the_session_where_the_agent_can(pilot, tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert received(tmp_path, "load_session")[0]["session_id"] == session
     assert received(tmp_path, "prompt")[1]["text"].startswith("Continue the task")
+
+
+def test_ctrl_c_ends_an_acp_run_it_was_ignored_until_the_timeout(tmp_path):
+    """The ACP loop never looked at interrupts: Ctrl-C was counted and the run went on until --timeout."""
+    from tests.integration.test_integrity_signals import wait_for
+
+    log = tmp_path / "log"
+    proc = subprocess.Popen([sys.executable, "-m", "cursorpilot", "run", "--quiet", "--log", str(log), "--acp", "--task", "x",
+                             "--provider", "rules", "--timeout", "100s", "--", *sim("acp-slow", tmp_path)],
+                            cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    transcript = log / "transcript.jsonl"
+    try:
+        wait_for(lambda: transcript.exists() and "Thinking hard" in transcript.read_text(), timeout=30, what="the agent's turn")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 130
+    finally:
+        proc.kill()  # the pilot, if it is still there; its agent runs in its own session and ends when its stdin closes
+    assert received(tmp_path, "cancel")
+    finished = json.loads(transcript.read_text().splitlines()[-1])
+    assert finished["type"] == "run_finished" and finished["reason"] == "interrupted"
