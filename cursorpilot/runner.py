@@ -224,14 +224,14 @@ class Runner:
         result = channels.drive(step.kind, job)
         if result.session_id:
             record.session_id = result.session_id
-        return self._ended(step, result, "(nothing asked)")
+        return self._ended(step, result)
 
-    def _ended(self, step: Step, result: StepResult, nothing: str) -> tuple[ExitCode, str, int | None]:
+    def _ended(self, step: Step, result: StepResult) -> tuple[ExitCode, str, int | None]:
         """Either channel's step result: its preview row, and the step's expect checked on what the program showed."""
         if result.preview is not None:
             self.preview.append({"step": step.name, **result.preview})
         elif self.spec.dry_run:
-            self.preview.append({"step": step.name, "kind": "-", "question": nothing, "would_send": "", "source": ""})
+            self.preview.append({"step": step.name, "kind": "-", "question": "(nothing asked)", "would_send": "", "source": ""})
         code, reason = ExitCode(result.exit_code), result.reason
         if code == ExitCode.OK and step.expect and not self.spec.dry_run:
             code, reason = _check_expect(step, result.child, result.text, reason)

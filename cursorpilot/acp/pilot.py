@@ -117,11 +117,6 @@ class AcpPilot:
             return self._end(ExitCode.FAILED, self._no_initialize())
         return []
 
-    def wake_at(self) -> float | None:
-        """When a Tick matters next (the loop may tick more often)."""
-        times = [t for t in (self.config.deadline, None if self.initialized else self.started_at + INIT_TIMEOUT) if t is not None]
-        return None if self.done or not times else min(times)
-
     def _no_initialize(self) -> str:
         noise = f" (it printed {self.not_json} line(s) that are not JSON-RPC)" if self.not_json else ""
         return f"the agent never answered initialize{noise}"

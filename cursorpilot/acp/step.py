@@ -211,23 +211,24 @@ class AcpStep:
         task.add_done_callback(done)
         return task
 
-    async def ask(self, fact_for) -> dict:
-        """An agent's request the pilot answers, maybe after the decision path and a human: its reply."""
+    def _request(self, fact_for) -> tuple[int, asyncio.Future]:
+        """An agent's request, told to the pilot under a new token; the future gets the pilot's Reply or Refuse."""
         self._tokens += 1
-        future = asyncio.get_running_loop().create_future()
-        self._waiting[self._tokens] = future
-        self.feed(fact_for(self._tokens))
-        return await future
+        token, future = self._tokens, asyncio.get_running_loop().create_future()
+        self._waiting[token] = future
+        self.feed(fact_for(token))
+        return token, future
+
+    async def ask(self, fact_for) -> dict:
+        """A request the pilot answers, maybe after the decision path and a human: its reply."""
+        return await self._request(fact_for)[1]
 
     def _verdict(self, fact_for) -> asyncio.Future | None:
         """The pilot's word on a request it judges at once (a file, a command): a reply or a refusal, or None: go on."""
-        self._tokens += 1
-        future = asyncio.get_running_loop().create_future()
-        self._waiting[self._tokens] = future
-        self.feed(fact_for(self._tokens))
+        token, future = self._request(fact_for)
         if future.done():
             return future
-        del self._waiting[self._tokens]
+        del self._waiting[token]
         return None
 
     # -- the protocol ----------------------------------------------------------------------------------------------------
