@@ -1,7 +1,7 @@
 """A run: its steps in order, the transcript and manifest they share, dry runs and resumes.
 
 A single ``-- COMMAND`` is a plan of one ``drive`` step. ``run:`` steps are plain shell
-commands (no PTY); ``cursor:`` and ``drive:`` steps are driven by the PTY channel (pty/loop.py).
+commands (no PTY); the other kinds are driven by the channel channels.py names for them.
 """
 
 from __future__ import annotations
@@ -14,19 +14,18 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cursorpilot import __version__, resources
+from cursorpilot import __version__, channels, resources
 from cursorpilot.clock import Clock, SystemClock
 from cursorpilot.detect.profiles import Profile, load_profile, resolve_name
 from cursorpilot.errors import BadInput, ExitCode, PilotError
 from cursorpilot.events import Outcome, Sink
 from cursorpilot.manifest import Attempt, Manifest, StepRecord, now_iso, write_manifest
-from cursorpilot.pty.loop import StepConfig
 from cursorpilot.plan import Plan, Step
 from cursorpilot.providers.base import Provider
 from cursorpilot.providers.rules import RuleEntry, RulesProvider
 from cursorpilot import reaper
 from cursorpilot.redact import Redactor
-from cursorpilot.session import RunSession, StepResult
+from cursorpilot.session import Job, RunSession, StepResult
 from cursorpilot.transcript import Transcript
 
 
@@ -191,8 +190,6 @@ class Runner:
             try:
                 if step.run is not None:
                     code, reason, child = self._run_shell(n, step, session, cwd, deadline, why)
-                elif step.acp is not None:
-                    code, reason, child = self._drive_acp(n, total, step, session, cwd, deadline, why)
                 else:
                     code, reason, child = self._drive(n, total, step, session, cwd, deadline, why)
             except PilotError as exc:  # e.g. the program can't be started: the run ends, recorded
@@ -217,38 +214,24 @@ class Runner:
         addenda = [p for p in (spec.plan.prompt, step.prompt) if p]
         return rules, "\n\n".join([spec.governing_prompt, *addenda]).strip()
 
-    def _drive_acp(self, n, total, step: Step, session: RunSession, cwd, deadline, why) -> tuple[ExitCode, str, int | None]:
-        from cursorpilot.acp.step import AcpConfig, AcpStep
-
+    def _drive(self, n, total, step: Step, session: RunSession, cwd, deadline, why) -> tuple[ExitCode, str, int | None]:
+        """An interactive step, driven by the channel its kind names (channels.py)."""
         record = self.manifest.steps[n - 1]
         rules, governing = self._rules_and_prompt(step)
-        assert step.acp is not None
-        config = AcpConfig(command=self._command(step), task=step.acp, governing_prompt=governing, name=step.name, index=n,
-                           total=total, cwd=cwd, env=step.env, max_answers=step.max_steps, deadline=deadline, deadline_reason=why,
-                           rules=rules, session_id=record.session_id)
-        result = AcpStep(config, session, self.sink).run()
+        job = Job(command=self._command(step), governing_prompt=governing, name=step.name, index=n, total=total, cwd=cwd, env=step.env,
+                  max_answers=step.max_steps, deadline=deadline, deadline_reason=why, rules=rules, step=step, run=session,
+                  sink=self.sink, profile=self._profile(step), session_id=record.session_id)
+        result = channels.drive(step.kind, job)
         if result.session_id:
             record.session_id = result.session_id
-        return self._ended(step, result, "(nothing asked)")
+        return self._ended(step, result)
 
-    def _drive(self, n, total, step: Step, session: RunSession, cwd, deadline, why) -> tuple[ExitCode, str, int | None]:
-        from cursorpilot.pty.loop import PtyStep
-
-        command = self._command(step)
-        rules, governing = self._rules_and_prompt(step)
-        config = StepConfig(
-            command=command, profile=self._profile(step), governing_prompt=governing, name=step.name, index=n, total=total,
-            cwd=cwd, env=step.env, send=step.send, expect_regex=step.expect.regex if step.expect else None,
-            max_answers=step.max_steps, deadline=deadline, deadline_reason=why, rules=rules,
-        )
-        return self._ended(step, PtyStep(config, session, self.sink).run(), "(no question seen)")
-
-    def _ended(self, step: Step, result: StepResult, nothing: str) -> tuple[ExitCode, str, int | None]:
+    def _ended(self, step: Step, result: StepResult) -> tuple[ExitCode, str, int | None]:
         """Either channel's step result: its preview row, and the step's expect checked on what the program showed."""
         if result.preview is not None:
             self.preview.append({"step": step.name, **result.preview})
         elif self.spec.dry_run:
-            self.preview.append({"step": step.name, "kind": "-", "question": nothing, "would_send": "", "source": ""})
+            self.preview.append({"step": step.name, "kind": "-", "question": "(nothing asked)", "would_send": "", "source": ""})
         code, reason = ExitCode(result.exit_code), result.reason
         if code == ExitCode.OK and step.expect and not self.spec.dry_run:
             code, reason = _check_expect(step, result.child, result.text, reason)

@@ -6,8 +6,9 @@ The runner creates it; each step's loop reads and updates it.
 from __future__ import annotations
 
 import signal
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 from cursorpilot.clock import Clock
 from cursorpilot.providers.base import Provider, Reply
@@ -30,6 +31,22 @@ class StepBase:
     deadline: float | None = None  # monotonic; the earlier of the run's and the step's
     deadline_reason: str = "timeout"
     rules: Provider | None = None  # consulted before the run's provider when that is an LLM
+
+
+@dataclass(slots=True, kw_only=True)
+class Job(StepBase):
+    """A plan step handed to the channel that drives it (cursorpilot/channels.py): what every interactive step has,
+    the plan's step itself, and what the run knows of it."""
+
+    step: Any  # the plan's Step (plan.py)
+    run: "RunSession"
+    sink: Any  # the events.Sink to tell (not imported here: the decision path imports this module)
+    profile: Any = None  # the detector profile, for a channel that reads a screen
+    session_id: str | None = None  # the session a previous attempt left (ACP resume)
+
+    def base(self) -> dict[str, Any]:
+        """The fields every step has, to build a channel's own config from."""
+        return {f.name: getattr(self, f.name) for f in fields(StepBase)}
 
 
 @dataclass(slots=True)

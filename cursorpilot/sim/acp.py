@@ -3,10 +3,14 @@
 Each session/prompt plays the scenario's next turn, a list of steps:
   say: TEXT                          an agent_message_chunk
   plan: [ENTRY, ...]                 a plan update
-  tool: {title, kind, rawInput, options: standard|gemini|[...], write: {path, content}, run: COMMAND}
-                                     a tool call; asks permission (unless permission: false), then on allow does it:
-                                     writes through the client's fs/write_text_file, runs through terminal/*
+  tool: {title, kind, rawInput, content: TEXT, locations: [PATH], diff: {path, old, new},
+         options: standard|gemini|[...], write: {path, content}, run: COMMAND, cwd: DIR}
+                                     a tool call (described as the agent chooses: Gemini CLI sends no rawInput, its
+                                     command as the title and text or a diff as content); asks permission (unless
+                                     permission: false), then on allow does it: writes through the client's
+                                     fs/write_text_file (reading the file first, as Gemini does), runs through terminal/*
   read: PATH                         fs/read_text_file
+  terminal_output: ID                terminal/output of a terminal (an unknown one: the client must say not found)
   elicit: {message, schema}          elicitation/create (a form)
   ask_question: {questions: [...]}   Cursor's cursor/ask_question (sent as Cursor sends it, no "_" prefix)
   create_plan: {name, plan, todos}   Cursor's cursor/create_plan
@@ -122,7 +126,13 @@ class _Agent:
                 got = await self.client.read_text_file(session_id=sid, path=step["read"])
                 self.record("read", path=step["read"], content=got.content)
             except Exception as exc:  # noqa: BLE001 - the client may refuse
-                self.record("read_refused", path=step["read"], error=str(exc))
+                self.record("read_refused", path=step["read"], error=str(exc), code=getattr(exc, "code", None))
+        elif "terminal_output" in step:
+            try:
+                await self.client.terminal_output(session_id=sid, terminal_id=step["terminal_output"])
+                self.record("terminal_output", terminal_id=step["terminal_output"])
+            except Exception as exc:  # noqa: BLE001 - the client may refuse
+                self.record("terminal_refused", terminal_id=step["terminal_output"], error=str(exc), code=getattr(exc, "code", None))
         elif "elicit" in step:
             from acp.schema import ElicitationFormSessionMode, ElicitationSchema
 
@@ -157,9 +167,10 @@ class _Agent:
         if tool.get("permission", True):
             options = tool.get("options", "standard")
             options = OPTIONS[options] if isinstance(options, str) else options
+            call = {"toolCallId": call_id, "title": tool["title"], "kind": tool.get("kind", "execute"), "rawInput": raw,
+                    "content": _content(tool), "locations": [{"path": path} for path in tool.get("locations") or []] or None}
             response = await self.client.request_permission(
-                session_id=sid, tool_call=ToolCallUpdate(tool_call_id=call_id, title=tool["title"], kind=tool.get("kind", "execute"),
-                                                         raw_input=raw),
+                session_id=sid, tool_call=ToolCallUpdate.model_validate({k: v for k, v in call.items() if v is not None}),
                 options=[PermissionOption.model_validate(o) for o in options])
             outcome = response.outcome.model_dump(mode="json", by_alias=True, exclude_none=True)
             chosen = next((o for o in options if o["optionId"] == outcome.get("optionId")), None)
@@ -173,22 +184,37 @@ class _Agent:
             return
         if "write" in tool:
             try:
+                try:  # Gemini reads a file before it writes it: a missing one must come back as not found
+                    await self.client.read_text_file(session_id=sid, path=tool["write"]["path"])
+                except Exception as exc:  # noqa: BLE001
+                    self.record("read_refused", path=tool["write"]["path"], error=str(exc), code=getattr(exc, "code", None))
                 await self.client.write_text_file(session_id=sid, path=tool["write"]["path"], content=tool["write"]["content"])
                 self.record("wrote", path=tool["write"]["path"])
             except Exception as exc:  # noqa: BLE001 - the client may refuse the write
-                self.record("write_refused", path=tool["write"]["path"], error=str(exc))
+                self.record("write_refused", path=tool["write"]["path"], error=str(exc), code=getattr(exc, "code", None))
         if "run" in tool:
-            await self._run_command(sid, tool["run"])
+            await self._run_command(sid, tool["run"], tool.get("cwd"))
         await self.client.session_update(sid, update_tool_call(call_id, status="completed"))
 
-    async def _run_command(self, sid: str, command: str) -> None:
+    async def _run_command(self, sid: str, command: str, cwd: str | None = None) -> None:
         try:
-            term = await self.client.create_terminal(session_id=sid, command="sh", args=["-c", command])
+            term = await self.client.create_terminal(session_id=sid, command="sh", args=["-c", command], cwd=cwd)
         except Exception as exc:  # noqa: BLE001 - the client may refuse the command
-            self.record("run_refused", command=command, error=str(exc))
+            self.record("run_refused", command=command, error=str(exc), code=getattr(exc, "code", None))
             return
         done = await self.client.wait_for_terminal_exit(session_id=sid, terminal_id=term.terminal_id)
         out = await self.client.terminal_output(session_id=sid, terminal_id=term.terminal_id)
         await self.client.release_terminal(session_id=sid, terminal_id=term.terminal_id)
         self.record("ran", command=command, exit_code=done.exit_code, output=out.output)
 
+
+
+def _content(tool: dict) -> list[dict] | None:
+    """The tool call's content as the agent would send it: a text, or a diff."""
+    out = []
+    if tool.get("content"):
+        out.append({"type": "content", "content": {"type": "text", "text": tool["content"]}})
+    if tool.get("diff"):
+        d = tool["diff"]
+        out.append({"type": "diff", "path": d["path"], "oldText": d.get("old"), "newText": d.get("new", "")})
+    return out or None

@@ -65,16 +65,3 @@ def test_gemini_told_it_is_in_ci_refuses_the_folder_and_the_summary_says_why(age
     assert r.code == 1 and "exit code 55; it last showed: Gemini CLI is not running in a trusted directory" in r.stdout, r.explain()
     assert r.health["main_calls"] == 0
 
-
-def test_gemini_over_acp_a_shell_command_allowed_once_and_a_deletion_denied(agent):
-    """The same governing prompt and rules as on its screen, over the Agent Client Protocol: `gemini --acp` sends
-    session/request_permission for each shell command, with "Allow for this session" listed first."""
-    script = [{"text": "Creating the file.", "tool_use": {"name": "run_shell_command", "input": {"command": "touch acp.txt"}}},
-              {"text": "Cleaning up.", "tool_use": {"name": "run_shell_command", "input": {"command": "rm -rf build"}}},
-              {"text": "Done: acp.txt exists and build/ stays."}]
-    r = agent("gemini", script, "--acp", "--task", "create acp.txt, then clean up", "--prompt", GOVERNING, args=("--acp",),
-              rules="- {id: run, match: 'touch acp.txt', reply: 'Yes'}\n", prepare=lambda work: (work / "build").mkdir())
-    assert r.code == 0, r.explain()
-    assert (r.work / "acp.txt").exists() and (r.work / "build").is_dir()
-    answers = r.of("answer")
-    assert [(a["source"], a["option_kind"]) for a in answers] == [("rules:run", "allow_once"), ("policy:delete", "reject_once")]

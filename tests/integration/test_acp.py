@@ -2,6 +2,7 @@
 the same decision path as the PTY channel, answers chosen by option name and kind, every fault a clear exit code."""
 
 import json
+import signal
 import subprocess
 import sys
 
@@ -58,17 +59,65 @@ def test_options_are_chosen_by_name_and_kind_never_by_position(pilot, tmp_path):
     assert (tmp_path / "g.txt").exists()
 
 
-def test_a_model_may_not_approve_a_call_whose_input_it_was_not_shown(pilot, tmp_path):
-    def model(prompt):
-        return json.dumps({"action": "type", "text": "Allow for this session", "submit": True})
+def model_answers(prompt: str) -> str:
+    """The pilot's model: approves what it is asked ("for the session", which the governing prompt does not grant),
+    and answers the agent's closing question."""
+    question = prompt.split("# The question", 1)[1].split("# Answer format", 1)[0]
+    text = "8080" if "Which port" in question else "Allow for this session"
+    return json.dumps({"action": "type", "text": text, "submit": True})
 
-    with FakeLLM(answer=model) as server:
-        r = acp(pilot, tmp_path, "acp-gemini-options", "--provider", "openai", "--base-url", server.url + "/v1",
+
+def test_a_model_approves_what_gemini_describes_without_raw_input(pilot, tmp_path):
+    """Gemini CLI sends no rawInput: a shell command is the title (the working directory its content), a write or an
+    edit a diff. The deny policy judges that description, and so may the model: it approves the command, the new file
+    and the edit; rm -rf gets the policy's no without a model asked. Missing files are ACP's resource-not-found."""
+    (tmp_path / "app.txt").write_text("one\n")
+    (tmp_path / "build").mkdir()
+    with FakeLLM(answer=model_answers) as server:
+        r = acp(pilot, tmp_path, "acp-gemini-shapes", "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", GOVERNING,
+                env={"OPENAI_API_KEY": KEY})
+    assert r.code == 0, r.stdout + r.stderr
+    assert [(p["title"], p["kind"]) for p in received(tmp_path, "permission")] == [
+        ("npm test", "allow_once"), ("Writing to notes.txt", "allow_once"), ("app.txt: one => two", "allow_once"),
+        ("rm -rf build", "reject_once")]  # "for the session" was not granted: once
+    assert (tmp_path / "notes.txt").read_text() == "hello\n" and (tmp_path / "app.txt").read_text() == "two\n"
+    assert (tmp_path / "build").is_dir() and received(tmp_path, "ran")[0]["output"] == "tests pass\n"
+    assert [a["source"] for a in r.of("answer")] == ["openai:gpt-4o-mini"] * 3 + ["policy:delete", "openai:gpt-4o-mini"]
+    assert [p["text"] for p in received(tmp_path, "prompt")] == ["Add a /health endpoint", "8080"]
+    assert [(x["path"], x["code"]) for x in received(tmp_path, "read_refused")] == [("notes.txt", -32002), ("missing.txt", -32002)]
+    assert len(server.requests) == 4  # the policy's no asked no model
+    first = json.dumps(server.requests[0]["json"])
+    assert "npm test" in first and "[current working directory .]" in first  # the model saw what the policy judged
+
+
+def test_a_model_may_not_approve_a_call_that_says_nothing_of_what_it_runs(pilot, tmp_path):
+    with FakeLLM(answer=model_answers) as server:
+        r = acp(pilot, tmp_path, "acp-undescribed", "--provider", "openai", "--base-url", server.url + "/v1",
                 "--prompt", "Run what the task needs.", env={"OPENAI_API_KEY": KEY})
     assert r.code == 3, r.stdout + r.stderr
-    first, second = received(tmp_path, "permission")
-    assert first["kind"] == "allow_once"  # "always" needs standing permission in the governing prompt: once was granted
-    assert second["outcome"] == "cancelled" and "no rawInput" in r.of("escalation")[0]["why"]
+    assert received(tmp_path, "permission")[0]["outcome"] == "cancelled" and not (tmp_path / "x.txt").exists()
+    assert r.of("escalation")[0]["why"].startswith("the agent did not say what it will run or change")
+
+
+def test_refusals_are_errors_the_agent_can_show(pilot, tmp_path):
+    """Outside the working directory, a secret, an unknown terminal: JSON-RPC errors with the reason as the message
+    (agents show the message), "Invalid params" for what the client refuses, "Resource not found" for what is not there."""
+    (tmp_path / ".env").write_text("TOKEN=1\n")
+    r = acp(pilot, tmp_path, "acp-refusals", "--provider", "rules")
+    assert r.code == 0, r.stdout + r.stderr
+    reads = {x["path"]: (x["code"], x["error"]) for x in received(tmp_path, "read_refused")}
+    assert reads["/etc/hostname"] == (-32602, f"/etc/hostname is outside the working directory ({tmp_path})")
+    assert reads[".env"] == (-32602, "reading .env is refused by the deny policy (secrets_read)")
+    assert reads["../outside.txt"][0] == -32602
+    [write] = received(tmp_path, "write_refused")
+    assert (write["code"], write["error"]) == (-32602, f"../outside.txt is outside the working directory ({tmp_path})")
+    assert not (tmp_path.parent / "outside.txt").exists()
+    [run] = received(tmp_path, "run_refused")
+    assert run["code"] == -32602 and "would run outside the working directory" in run["error"]
+    [term] = received(tmp_path, "terminal_refused")
+    assert term["code"] == -32002 and "no terminal no-such-terminal" in term["error"]
+    assert [x["method"] for x in r.of("acp_refused")] == ["fs/read_text_file"] * 3 + ["fs/write_text_file", "terminal/create"]
+    assert r.of("policy_denied")[0]["policy_rule"] == "secrets_read"
 
 
 def test_standing_permission_in_the_governing_prompt_lets_always_through(pilot, tmp_path):
@@ -163,3 +212,23 @@ def test_resume_loads_the_session_where_the_agent_can(pilot, tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert received(tmp_path, "load_session")[0]["session_id"] == session
     assert received(tmp_path, "prompt")[1]["text"].startswith("Continue the task")
+
+
+def test_ctrl_c_ends_an_acp_run_it_was_ignored_until_the_timeout(tmp_path):
+    """The ACP loop never looked at interrupts: Ctrl-C was counted and the run went on until --timeout."""
+    from tests.integration.test_integrity_signals import wait_for
+
+    log = tmp_path / "log"
+    proc = subprocess.Popen([sys.executable, "-m", "cursorpilot", "run", "--quiet", "--log", str(log), "--acp", "--task", "x",
+                             "--provider", "rules", "--timeout", "100s", "--", *sim("acp-slow", tmp_path)],
+                            cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    transcript = log / "transcript.jsonl"
+    try:
+        wait_for(lambda: transcript.exists() and "Thinking hard" in transcript.read_text(), timeout=30, what="the agent's turn")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 130
+    finally:
+        proc.kill()  # the pilot, if it is still there; its agent runs in its own session and ends when its stdin closes
+    assert received(tmp_path, "cancel")
+    finished = json.loads(transcript.read_text().splitlines()[-1])
+    assert finished["type"] == "run_finished" and finished["reason"] == "interrupted"

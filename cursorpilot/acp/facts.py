@@ -1,0 +1,178 @@
+"""What goes into the ACP pilot and what comes out of it (acp/pilot.py), as plain values: facts about the agent and
+the run, effects for the loop (acp/step.py) to carry out. The shared effects (Record, Tell, Delivered) are
+decide/deliver.py's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cursorpilot.decide.deliver import Delivered, Record, Tell
+from cursorpilot.decide.question import Decision, Question
+from cursorpilot.errors import ExitCode
+
+# How the client answers a request it does not carry out (acp/client.py maps them to JSON-RPC error codes): what is
+# not there, what it will not do, what went wrong while doing it.
+NOT_FOUND, REFUSED, FAILED = "not_found", "refused", "failed"
+
+
+# -- facts -------------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Started:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Initialized:
+    protocol_version: int
+    agent: dict | None  # its name, title, version
+    can_load: bool  # it offers session/load
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOpened:
+    session_id: str
+    loaded: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    update: dict  # a session/update, as plain JSON
+
+
+@dataclass(frozen=True, slots=True)
+class NotJson:
+    line: str  # a line on the agent's stdout that is not JSON-RPC
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionAsked:
+    token: int
+    tool_call: dict
+    options: list[dict]
+
+
+@dataclass(frozen=True, slots=True)
+class FormAsked:
+    token: int
+    message: str
+    mode: dict
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionAsked:
+    token: int
+    method: str  # as the agent sent it: cursor/ask_question, cursor/create_plan, ...
+    params: dict
+    notification: bool = False  # no reply expected
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    token: int
+    decision: Decision | None  # None: the human who was asked gave no answer
+
+
+@dataclass(frozen=True, slots=True)
+class FileRead:
+    token: int
+    path: str
+    inside: bool  # within the working directory, symlinks resolved
+    exists: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FileWrite:
+    token: int
+    path: str
+    inside: bool
+    diff: str  # what the write would change
+
+
+@dataclass(frozen=True, slots=True)
+class CommandAsked:
+    token: int
+    line: str  # the command and its arguments
+    inside: bool  # its working directory is within the step's
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
+    stop_reason: str
+    usage: dict | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CallFailed:
+    call: str  # initialize | session | prompt | pilot (a task of the loop failed)
+    message: str
+    gone: bool  # the connection closed (the agent died), rather than an error reply
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """Time passed: the deadline and the initialize timeout are looked at."""
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupted:
+    pass
+
+
+Fact = (Started | Initialized | SessionOpened | Update | NotJson | PermissionAsked | FormAsked | ExtensionAsked | Decided
+        | FileRead | FileWrite | CommandAsked | TurnEnded | CallFailed | Tick | Interrupted)
+
+
+# -- effects (besides the shared Record, Tell, Delivered) ----------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class OpenSession:
+    load: str | None  # the session to load (resume), else a new one
+
+
+@dataclass(frozen=True, slots=True)
+class SendPrompt:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """Decide this question (deny policy, rules, provider); the decision comes back as Decided(token, ...)."""
+
+    token: int
+    question: Question
+
+
+@dataclass(frozen=True, slots=True)
+class AskHuman:
+    token: int
+    question: Question
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    token: int
+    payload: dict
+
+
+@dataclass(frozen=True, slots=True)
+class Refuse:
+    """Answer the agent's request with an error it can show: NOT_FOUND or REFUSED, and why."""
+
+    token: int
+    error: str
+    message: str
+    target: str  # the path or the command
+
+
+@dataclass(frozen=True, slots=True)
+class CancelTurn:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class End:
+    code: ExitCode
+    reason: str
+
+
+Effect = Record | Tell | Delivered | OpenSession | SendPrompt | Ask | AskHuman | Reply | Refuse | CancelTurn | End

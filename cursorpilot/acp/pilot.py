@@ -1,0 +1,415 @@
+"""The rules of an ACP step, PURE: facts and `now` in, effects out (pty/pilot.py's cut; acp/step.py does the I/O).
+
+Facts: the agent initialized, a session opened, the agent streamed an update or asked something (a permission, a form,
+Cursor's questions, a file to read or write, a command to run), a decision came back, a turn ended, a call failed,
+the clock moved. Effects: record this, decide that question, ask a human, reply to the agent or refuse its request,
+send the next prompt, cancel the turn, end the step. Here live the rules of an ACP run: the first prompt, which
+option a decision selects and when a model may approve, when a run escalates or stops, what a turn end leads to,
+what the agent may read, write and run. A step ends one way only: an `End` effect, after which every open request
+of the agent gets its "cancelled" and the turn, if one is open, is cancelled.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from cursorpilot.acp import ask
+from cursorpilot.acp.facts import (NOT_FOUND, REFUSED, Ask, AskHuman, CallFailed, CancelTurn, CommandAsked, Decided, Effect,
+                                   End, ExtensionAsked, Fact, FileRead, FileWrite, FormAsked, Initialized, Interrupted, NotJson,
+                                   OpenSession, PermissionAsked, Refuse, Reply, SendPrompt, SessionOpened, Started, Tick,
+                                   TurnEnded, Update)
+from cursorpilot.decide.deliver import Answer, Halt, Record, RunCounts, Tally, deliver, escalate, escalation, halt_of, unanswered
+from cursorpilot.decide.policy import check as check_policy
+from cursorpilot.decide.question import Decision, Kind, Question, Verdict
+from cursorpilot.errors import ExitCode
+
+TOOL_LOOP_LIMIT = 5  # the same tool call requested more often than this stops the run
+INIT_TIMEOUT = 30.0  # an agent that has not answered initialize by then is not an ACP agent (npx may download first)
+NOT_JSON_RECORDED = 20  # lines on the agent's stdout that are not JSON-RPC: recorded up to this many
+# Agents that can't take ACP's resource-not-found for a missing file. Gemini CLI (0.61 and before) gets the client's
+# JSON-RPC error as a plain object, checks `String(err)` ("[object Object]") for "Resource not found", never maps it
+# to ENOENT, and fails every write_file of a new file ("Error checking existing file: Resource not found"). They get
+# an empty file instead, which is what their own ENOENT path makes of a missing one (google-gemini/gemini-cli#17588).
+MISSING_AS_EMPTY = frozenset({"gemini-cli"})
+
+
+@dataclass(slots=True)
+class AcpPilotConfig:
+    task: str  # the first prompt
+    governing_prompt: str
+    cwd: str
+    allow: frozenset[str] = frozenset()  # deny rules the plan lifted
+    resume_session: str | None = None  # load this session where the agent can
+    max_answers: int | None = None  # the step's own cap
+    deadline: float | None = None
+    deadline_reason: str = "timeout"
+
+
+@dataclass(slots=True)
+class _Open:
+    """A request of the agent (or the turn end) being decided."""
+
+    kind: str  # permission | form | ask_question | plan | turn_end
+    questions: list[tuple[str, Question]]  # ask_question has several, asked one by one
+    data: dict = field(default_factory=dict)  # the form's schema; whether the call says what it does
+    at: int = 0
+    answers: list[dict] = field(default_factory=list)
+    human: str | None = None  # why a human was asked (then their answer is the last word)
+
+    @property
+    def question(self) -> Question:
+        return self.questions[self.at][1]
+
+
+_CANCELLED = {"permission": ask.CANCELLED, "form": {"action": "cancel"}}
+_GENERIC_CANCEL = {"outcome": {"outcome": "cancelled"}}
+
+
+@dataclass(slots=True)
+class AcpPilot:
+    config: AcpPilotConfig
+    run: RunCounts
+    tally: Tally = field(init=False)
+    done: bool = False
+    exit_code: ExitCode = ExitCode.OK
+    reason: str = ""
+    session_id: str | None = None
+    initialized: bool = False
+    agent_name: str = ""
+    turn_open: bool = False
+    said: list[str] = field(default_factory=list)  # the agent's message this turn
+    all_said: list[str] = field(default_factory=list)
+    standing: bool = False  # the governing prompt grants standing permission ("allow always" goes through)
+    tool_calls: dict[str, int] = field(default_factory=dict)
+    not_json: int = 0
+    started_at: float = 0.0
+    _open: dict[int, _Open] = field(default_factory=dict)
+    _own_token: int = 0  # questions the pilot asks itself (a turn end) get negative tokens; the agent's requests are positive
+
+    def __post_init__(self) -> None:
+        self.tally = Tally(self.run, self.config.max_answers)
+        self.standing = ask.grants_standing_permission(self.config.governing_prompt)
+
+    @property
+    def answers(self) -> int:
+        return self.tally.answers
+
+    @property
+    def preview(self) -> dict | None:
+        return self.tally.preview
+
+    # -- facts in ----------------------------------------------------------------------------------------------------
+    def handle(self, now: float, fact: Fact) -> list[Effect]:
+        return _HANDLERS[type(fact)](self, now, fact)
+
+    def _started(self, now: float, f: Started) -> list[Effect]:
+        self.started_at = now
+        return []
+
+    def _tick(self, now: float, f: Tick) -> list[Effect]:
+        if self.done:
+            return []
+        if self._past_deadline(now):
+            return self._end(ExitCode.LIMIT, self.config.deadline_reason if self.initialized
+                             else f"{self.config.deadline_reason}: {self._no_initialize()}")
+        if not self.initialized and now - self.started_at >= INIT_TIMEOUT:
+            return self._end(ExitCode.FAILED, self._no_initialize())
+        return []
+
+    def _no_initialize(self) -> str:
+        noise = f" (it printed {self.not_json} line(s) that are not JSON-RPC)" if self.not_json else ""
+        return f"the agent never answered initialize{noise}"
+
+    def _past_deadline(self, now: float) -> bool:
+        return self.config.deadline is not None and now >= self.config.deadline
+
+    def _interrupted(self, now: float, f: Interrupted) -> list[Effect]:
+        return self._end(ExitCode.INTERRUPTED, "interrupted")
+
+    def _initialized(self, now: float, f: Initialized) -> list[Effect]:
+        if self.done:
+            return []
+        self.initialized = True
+        self.agent_name = str((f.agent or {}).get("name") or "")
+        resume = self.config.resume_session if f.can_load else None
+        return [Record("acp_initialized", {"protocol_version": f.protocol_version, "load_session": f.can_load, "agent": f.agent}),
+                OpenSession(resume)]
+
+    def _session_opened(self, now: float, f: SessionOpened) -> list[Effect]:
+        if self.done:
+            return []
+        self.session_id = f.session_id
+        first = f"Continue the task where you left off: {self.config.task}" if f.loaded else self.config.task
+        return [Record("acp_session", {"session_id": f.session_id, "loaded": f.loaded}), *self._prompt(first)]
+
+    def _prompt(self, text: str) -> list[Effect]:
+        self.said = []
+        self.turn_open = True
+        return [SendPrompt(text)]
+
+    def _update(self, now: float, f: Update) -> list[Effect]:
+        u = f.update
+        kind = u.get("sessionUpdate")
+        if kind in ("agent_message_chunk", "agent_thought_chunk", "user_message_chunk"):
+            text = str((u.get("content") or {}).get("text") or "")
+            if kind == "agent_message_chunk":
+                self.said.append(text)
+                self.all_said.append(text)
+            return [Record("acp_update", {"update": kind, "text": text})]
+        if kind in ("tool_call", "tool_call_update"):
+            if kind == "tool_call" and self.said and not self.said[-1].endswith("\n\n"):
+                self.said.append("\n\n")  # what it says after a tool call is a message of its own
+            return [Record("tool_call", {"update": kind, "tool_call_id": u.get("toolCallId"), "title": u.get("title"),
+                                         "kind": u.get("kind"), "status": u.get("status"), "raw_input": u.get("rawInput")})]
+        if kind == "plan":
+            return [Record("plan", {"entries": u.get("entries")})]
+        return [Record("acp_update", {"update": kind, "data": u})]
+
+    def _not_json(self, now: float, f: NotJson) -> list[Effect]:
+        self.not_json += 1
+        return [Record("acp_not_json", {"line": f.line[:500]})] if self.not_json <= NOT_JSON_RECORDED else []
+
+    # -- the agent's questions ----------------------------------------------------------------------------------------
+    def _permission(self, now: float, f: PermissionAsked) -> list[Effect]:
+        fp = ask.fingerprint(f.tool_call)
+        seen = self.tool_calls[fp] = self.tool_calls.get(fp, 0) + 1
+        out: list[Effect] = [Record("permission_request", {"tool_call": f.tool_call, "options": f.options, "fingerprint": fp, "seen": seen})]
+        q = ask.permission_question(f.tool_call, f.options)
+        self._open[f.token] = _Open("permission", [("", q)], {"described": ask.describe(f.tool_call).says_what})
+        if self.done:
+            return out + self._cancel_open()
+        if seen > TOOL_LOOP_LIMIT:
+            return out + self._escalate(f.token, f"tool loop: the agent asked for the same call {seen} times", can_ask=False)
+        return out + [Ask(f.token, q)]
+
+    def _form(self, now: float, f: FormAsked) -> list[Effect]:
+        out: list[Effect] = [Record("elicitation", {"message": f.message, "mode": f.mode})]
+        schema = f.mode.get("requestedSchema") or {}
+        if not schema:  # a URL to open: declined, said, and the run goes on
+            return out + escalation(self.run, rule_id="acp.elicitation", prompt=f.message,
+                                    why="an elicitation the pilot can't fill (a URL to open)") + [Reply(f.token, {"action": "decline"})]
+        q = ask.form_question(f.message, schema, f"acp.elicitation:{f.message}")
+        self._open[f.token] = _Open("form", [("", q)], {"schema": schema})
+        return out + (self._cancel_open() if self.done else [Ask(f.token, q)])
+
+    def _extension(self, now: float, f: ExtensionAsked) -> list[Effect]:
+        out: list[Effect] = [Record("acp_extension", {"method": f.method, "params": f.params, **({"notification": True} if f.notification else {})})]
+        if f.notification:
+            return out
+        if f.method == "cursor/ask_question":
+            questions = ask.ask_question_questions(f.params)
+            if not questions:
+                return out + [Reply(f.token, {"outcome": {"outcome": "answered", "answers": []}})]
+            self._open[f.token] = _Open("ask_question", questions)
+        elif f.method == "cursor/create_plan":
+            self._open[f.token] = _Open("plan", [("", ask.plan_question(f.params))])
+        else:
+            return out + [Reply(f.token, {})]
+        return out + (self._cancel_open() if self.done else [Ask(f.token, self._open[f.token].question)])
+
+    # -- decisions ----------------------------------------------------------------------------------------------------
+    def _decided(self, now: float, f: Decided) -> list[Effect]:
+        o = self._open.get(f.token)
+        if o is None or self.done:
+            return []  # superseded: the step ended meanwhile
+        d = f.decision
+        if d is None:
+            return self._halt(unanswered(o.human or "escalated"))
+        if d.verdict == Verdict.FAIL:
+            return self._end(ExitCode.FAILED, d.why)
+        return _DECIDED[o.kind](self, f.token, o, d)
+
+    def _permission_decided(self, token: int, o: _Open, d: Decision) -> list[Effect]:
+        q = o.question
+        outcome = ask.permission_reply(q, d, self.standing, o.data["described"])
+        if outcome.reply is None:
+            return self._need_human(token, o, outcome.why)
+        choice = outcome.choice
+        assert choice is not None
+        return self._deliver(token, o, d, choice.label, outcome.reply,
+                             {"option_id": choice.key, "option_kind": choice.kind, "policy_rule": d.denied})
+
+    def _form_decided(self, token: int, o: _Open, d: Decision) -> list[Effect]:
+        schema = o.data["schema"]
+        content = ask.form_content(schema, d.text) if d.verdict == Verdict.ANSWER and d.text is not None else None
+        if content is None:
+            return self._need_human(token, o, d.why if d.verdict != Verdict.ANSWER and d.why else "the answer does not fit the form")
+        return self._deliver(token, o, d, json.dumps(content), {"action": "accept", "content": content})
+
+    def _ask_question_decided(self, token: int, o: _Open, d: Decision) -> list[Effect]:
+        qid, q = o.questions[o.at]
+        if d.verdict != Verdict.ANSWER:
+            return self._need_human(token, o, d.why or "no answer")
+        if q.choices and not d.choices:
+            return self._escalate(token, f"the reply {d.text!r} names none of the options", can_ask=False)
+        o.answers.append({"questionId": qid, "selectedOptionIds": [c.key for c in d.choices]} if q.choices
+                         else {"questionId": qid, "text": d.text})
+        done = o.at + 1 == len(o.questions)
+        out = self._deliver(token, o, d, d.text or "", {"outcome": {"outcome": "answered", "answers": o.answers}} if done else None)
+        if done or self.done:
+            return out
+        o.at, o.human = o.at + 1, None
+        return out + [Ask(token, o.question)]
+
+    def _plan_decided(self, token: int, o: _Open, d: Decision) -> list[Effect]:
+        if d.verdict != Verdict.ANSWER or not d.choices:
+            return self._need_human(token, o, d.why or "no answer")
+        if d.choices[0].key == "accept":
+            return self._deliver(token, o, d, "Accept", {"outcome": {"outcome": "accepted"}}, {"policy_rule": d.denied})
+        reason = f"refused by the deny policy ({d.denied})" if d.denied else d.text
+        return self._deliver(token, o, d, "Reject", {"outcome": {"outcome": "rejected", "reason": reason}}, {"policy_rule": d.denied})
+
+    def _turn_end_decided(self, token: int, o: _Open, d: Decision) -> list[Effect]:
+        if d.verdict != Verdict.ANSWER or d.text is None:
+            return self._need_human(token, o, d.why or "no answer")
+        out = self._deliver(token, o, d, d.text, None)
+        if self.done:
+            return out
+        del self._open[token]
+        return out + self._prompt(d.text)
+
+    def _deliver(self, token: int, o: _Open, d: Decision, sent: str, reply: dict | None, extra: dict | None = None) -> list[Effect]:
+        """Hand the answer over (the shared rules: cap, dry run, counts, records); then the reply, if this was the last
+        question of the request."""
+        q = o.question
+        effects = deliver(self.tally, Answer(prompt=q.text, reply=sent, source=d.source, rule_id=q.source, kind=q.kind,
+                                             headline=_headline(q), counted=d.text or sent, extra={"channel": "acp", **(extra or {})}))
+        halt = halt_of(effects)
+        if halt is not None:
+            return effects[:-1] + self._halt(halt)
+        if reply is None:
+            return list(effects)
+        del self._open[token]
+        return [*effects, Reply(token, reply)]
+
+    def _need_human(self, token: int, o: _Open, why: str) -> list[Effect]:
+        """No usable answer: a human is asked, once; when even theirs does not do, the step ends."""
+        return self._escalate(token, why, can_ask=o.human is None)
+
+    def _escalate(self, token: int, why: str, can_ask: bool = True) -> list[Effect]:
+        q = self._open[token].question
+        effects = escalate(self.run, rule_id=q.source, prompt=q.text, why=why, headline=_headline(q), can_ask=can_ask)
+        halt = halt_of(effects)
+        if halt is not None:
+            return effects[:-1] + self._halt(halt)
+        self._open[token].human = why
+        return [*effects, AskHuman(token, q, why)]
+
+    # -- the end of a turn ----------------------------------------------------------------------------------------------
+    def _turn_ended(self, now: float, f: TurnEnded) -> list[Effect]:
+        self.turn_open = False
+        out: list[Effect] = [Record("turn_end", {"stop_reason": f.stop_reason, "usage": f.usage})]
+        if self.done:
+            return out
+        return out + self._after_turn(f.stop_reason, "".join(self.said))
+
+    def _after_turn(self, stop_reason: str, said: str) -> list[Effect]:
+        """What a turn end leads to: the next prompt, the end of the step, or a human. (The seam where a judged
+        decision — done, continue, blocked, impossible — will come in.)"""
+        if stop_reason == "cancelled":
+            return self._end(ExitCode.HUMAN_NEEDED, "the turn was cancelled")
+        asked = ask.turn_end_question(said)
+        if asked is None:
+            return self._end(ExitCode.OK, f"completed (the agent ended its turn: {stop_reason})")
+        q = Question(kind=Kind.INPUT.value, text=asked, key=f"acp.turn_end:{asked}", source="acp.turn_end",
+                     live=tuple(said.splitlines()[-40:]))
+        self._own_token -= 1
+        self._open[self._own_token] = _Open("turn_end", [("", q)])
+        return [Ask(self._own_token, q)]
+
+    def _call_failed(self, now: float, f: CallFailed) -> list[Effect]:
+        if self.done:
+            return []
+        if self._past_deadline(now):
+            return self._end(ExitCode.LIMIT, self.config.deadline_reason)
+        if f.call == "pilot":
+            why = f"cursor-pilot failed while serving the agent: {f.message}"
+        elif f.call == "initialize":
+            why = f"the agent ended before initialize ({f.message})" if f.gone else f"the agent answered initialize with an error: {f.message}"
+        elif f.gone:
+            why = f"the agent ended mid-turn ({f.message or 'connection closed'})"
+        else:
+            why = f"the agent answered with an error: {f.message}"
+        if f.call == "prompt":
+            self.turn_open = False
+        return self._end(ExitCode.FAILED, why)
+
+    # -- the agent's file system and terminal ---------------------------------------------------------------------------
+    def _file_read(self, now: float, f: FileRead) -> list[Effect]:
+        if not f.inside:
+            return self._refuse(f.token, "fs/read_text_file", f.path, REFUSED, f"{f.path} is outside the working directory ({self.config.cwd})")
+        denial = check_policy(f"cat {f.path}", self.config.cwd, self.config.allow)
+        if denial is not None and denial.rule == "secrets_read":
+            return [self._denied(denial, "acp.fs_read"),
+                    *self._refuse(f.token, "fs/read_text_file", f.path, REFUSED, f"reading {f.path} is refused by the deny policy ({denial.rule})")]
+        if f.exists:
+            return []
+        if self.agent_name in MISSING_AS_EMPTY:
+            return [Record("fs_read", {"path": f.path, "chars": 0, "missing": True}), Reply(f.token, {"content": ""})]
+        return self._refuse(f.token, "fs/read_text_file", f.path, NOT_FOUND, f"Resource not found: {f.path}")
+
+    def _file_write(self, now: float, f: FileWrite) -> list[Effect]:
+        if not f.inside:
+            return self._refuse(f.token, "fs/write_text_file", f.path, REFUSED, f"{f.path} is outside the working directory ({self.config.cwd})")
+        denial = check_policy(f"write {f.path}", self.config.cwd, self.config.allow)
+        if denial is not None:
+            return [self._denied(denial, "acp.fs_write"),
+                    *self._refuse(f.token, "fs/write_text_file", f.path, REFUSED, f"writing {f.path} is refused by the deny policy ({denial.rule})")]
+        if self.run.dry_run:
+            return [Record("would_write", {"path": f.path, "diff": f.diff}),
+                    *self._refuse(f.token, "fs/write_text_file", f.path, REFUSED, "dry run: nothing is written")]
+        return []
+
+    def _command(self, now: float, f: CommandAsked) -> list[Effect]:
+        if not f.inside:
+            return self._refuse(f.token, "terminal/create", f.line, REFUSED, f"`{f.line}` would run outside the working directory ({self.config.cwd})")
+        denial = check_policy(f.line, self.config.cwd, self.config.allow)
+        if denial is not None:
+            return [self._denied(denial, "acp.terminal"),
+                    *self._refuse(f.token, "terminal/create", f.line, REFUSED, f"`{f.line}` is refused by the deny policy ({denial.rule})")]
+        if self.run.dry_run:
+            return [Record("would_run", {"command": f.line}), *self._refuse(f.token, "terminal/create", f.line, REFUSED, "dry run: nothing is run")]
+        return []
+
+    @staticmethod
+    def _denied(denial, rule_id: str) -> Record:
+        return Record("policy_denied", {"policy_rule": denial.rule, "evidence": denial.evidence, "rule_id": rule_id, "reply": None})
+
+    @staticmethod
+    def _refuse(token: int, method: str, what: str, error: str, message: str) -> list[Effect]:
+        return [Record("acp_refused", {"method": method, "target": what, "error": error, "message": message}),
+                Refuse(token, error, message, what)]
+
+    # -- the end ------------------------------------------------------------------------------------------------------
+    def _halt(self, halt: Halt) -> list[Effect]:
+        return self._end(halt.code, halt.reason)
+
+    def _end(self, code: ExitCode, reason: str) -> list[Effect]:
+        """The one way a step ends: every open request of the agent gets its "cancelled", an open turn is cancelled."""
+        if self.done:
+            return []
+        self.done, self.exit_code, self.reason = True, code, reason
+        return [*self._cancel_open(), *([CancelTurn()] if self.turn_open else []), End(code, reason)]
+
+    def _cancel_open(self) -> list[Effect]:
+        out: list[Effect] = [Reply(token, _CANCELLED.get(o.kind, _GENERIC_CANCEL)) for token, o in self._open.items() if token > 0]
+        self._open.clear()
+        return out
+
+
+def _headline(q: Question) -> str:
+    return q.text.splitlines()[0][:120] if q.text else ""
+
+
+_HANDLERS = {
+    Started: AcpPilot._started, Tick: AcpPilot._tick, Interrupted: AcpPilot._interrupted, Initialized: AcpPilot._initialized,
+    SessionOpened: AcpPilot._session_opened, Update: AcpPilot._update, NotJson: AcpPilot._not_json,
+    PermissionAsked: AcpPilot._permission, FormAsked: AcpPilot._form, ExtensionAsked: AcpPilot._extension,
+    Decided: AcpPilot._decided, TurnEnded: AcpPilot._turn_ended, CallFailed: AcpPilot._call_failed,
+    FileRead: AcpPilot._file_read, FileWrite: AcpPilot._file_write, CommandAsked: AcpPilot._command,
+}
+_DECIDED = {
+    "permission": AcpPilot._permission_decided, "form": AcpPilot._form_decided, "ask_question": AcpPilot._ask_question_decided,
+    "plan": AcpPilot._plan_decided, "turn_end": AcpPilot._turn_end_decided,
+}

@@ -1,0 +1,136 @@
+"""Handing an answer over, and escalating, PURE and shared by every channel: the same answer cap, dry-run preview,
+counts, records and words for the person watching, whether the answer is typed on a screen or sent as a protocol
+reply, so that "answered" and "needs a human" mean the same thing on both channels.
+
+A channel's pilot calls `deliver()` when it has an answer and `escalate()` when it has none; each returns effects
+for the channel's loop. When the step must end (the cap is reached, a dry run has its preview, nobody can be asked)
+the effects end with a `Halt`, and the pilot ends the step its own way (a PTY pilot closes the program, an ACP pilot
+cancels the turn). Otherwise, after `escalate()`, the pilot asks the human its own way (it knows what to show).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cursorpilot.decide.guards import over_cap
+from cursorpilot.errors import ExitCode
+
+
+# -- effects both channels' loops carry out ----------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Record:
+    """A transcript record."""
+
+    type: str
+    fields: dict
+
+
+@dataclass(frozen=True, slots=True)
+class Tell:
+    """For the person watching: an answer given, or a note."""
+
+    what: str  # answer | note
+    text: str
+    prompt: str = ""
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    """This answer is being handed over: the decision path counts it (loop breaker, history)."""
+
+    prompt: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Halt:
+    """The step must end, with this exit code and reason."""
+
+    code: ExitCode
+    reason: str
+
+
+Effect = Record | Tell | Delivered | Halt
+
+
+# -- counts ------------------------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class RunCounts:
+    """What the run's limits count, shared by its steps."""
+
+    answers: int = 0
+    max_answers: int | None = None
+    escalations: int = 0
+    dry_run: bool = False
+    interactive: bool = False  # a human can be asked
+
+
+@dataclass(slots=True)
+class Tally:
+    """One step's answers, counted against its own cap and the run's; what a dry run would have answered."""
+
+    run: RunCounts
+    cap: int | None = None  # the step's max_steps
+    answers: int = 0
+    preview: dict | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """An answer about to be handed over, as the transcript and the person watching see it."""
+
+    prompt: str  # the question as the program put it
+    reply: str  # what the program gets (the text typed, the option chosen)
+    source: str  # rules:<id>, policy:<rule>, <provider>:<model>, human, plan:send
+    rule_id: str | None  # what produced the question (a detector rule, an ACP method)
+    kind: str
+    headline: str  # the prompt in one line, for the person watching and the dry-run table
+    counted: str | None = None  # what the loop breaker counts, when not the reply (the model's words for an option)
+    extra: dict = field(default_factory=dict)  # the channel's own fields, in `answer` and `would_send`
+    preview_extra: dict = field(default_factory=dict)  # only in `would_send` (the keys a dry run would have typed)
+
+
+def deliver(tally: Tally, a: Answer) -> list[Effect]:
+    """Hand the answer over: within the caps, or previewed in a dry run (which ends the step), counted and recorded."""
+    run = tally.run
+    capped = over_cap(run.answers, run.max_answers, tally.answers, tally.cap)
+    if capped:
+        return [Halt(ExitCode.LIMIT, capped)]
+    if run.dry_run:
+        tally.preview = {"kind": a.kind, "question": a.headline, "would_send": a.reply, "source": a.source, "rule_id": a.rule_id}
+        return [Record("would_send", {"rule_id": a.rule_id, "prompt": a.prompt, "reply": a.reply, "source": a.source, **a.extra,
+                                      **a.preview_extra}),
+                Halt(ExitCode.OK, "previewed (dry run)")]
+    tally.answers += 1
+    run.answers += 1
+    return [Record("answer", {"rule_id": a.rule_id, "prompt": a.prompt, "reply": a.reply, "source": a.source, "n": run.answers,
+                              "kind": a.kind, **a.extra}),
+            Tell("answer", a.reply, a.headline, a.source),
+            Delivered(a.prompt, a.counted if a.counted is not None else a.reply)]
+
+
+def escalation(run: RunCounts, *, rule_id: str | None, prompt: str, why: str) -> list[Effect]:
+    """Count, record and say that a human is needed; the caller goes on (a request it declines, say)."""
+    run.escalations += 1
+    return [Record("escalation", {"rule_id": rule_id, "prompt": prompt, "why": why, "interactive": run.interactive}),
+            Tell("note", f"needs a human: {why}")]
+
+
+def escalate(run: RunCounts, *, rule_id: str | None, prompt: str, why: str, headline: str, can_ask: bool = True) -> list[Effect]:
+    """Escalate: a Halt (exit 3) when nobody is at the terminal, in a dry run, or when asking can't help (can_ask
+    False: a human already answered, a tool loop); otherwise the caller asks the human."""
+    out = escalation(run, rule_id=rule_id, prompt=prompt, why=why)
+    if not can_ask or not run.interactive or run.dry_run:
+        out.append(Halt(ExitCode.HUMAN_NEEDED, f"a human is needed ({why}): {headline}"))
+    return out
+
+
+def unanswered(why: str) -> Halt:
+    """The human asked gave no answer."""
+    return Halt(ExitCode.HUMAN_NEEDED, f"a human is needed ({why}); none answered")
+
+
+def halt_of(effects: list) -> Halt | None:
+    """The Halt that ends these effects, if any."""
+    return effects[-1] if effects and isinstance(effects[-1], Halt) else None

@@ -1,0 +1,248 @@
+"""The rules of an ACP step, driven with made-up facts: no agent, no asyncio, no files, milliseconds."""
+
+from cursorpilot.acp.facts import (NOT_FOUND, REFUSED, Ask, AskHuman, CallFailed, CancelTurn, CommandAsked, Decided, End,
+                                   ExtensionAsked, FileRead, FileWrite, FormAsked, Initialized, Interrupted, NotJson, OpenSession,
+                                   PermissionAsked, Refuse, Reply, SendPrompt, SessionOpened, Started, Tick, TurnEnded, Update)
+from cursorpilot.acp.pilot import INIT_TIMEOUT, TOOL_LOOP_LIMIT, AcpPilot, AcpPilotConfig
+from cursorpilot.decide.deliver import Record, RunCounts
+from cursorpilot.decide.question import Decision, Verdict
+from cursorpilot.errors import ExitCode
+
+CWD = "/work/project"
+GEMINI = [{"optionId": "proceed_always", "name": "Allow for this session", "kind": "allow_always"},
+          {"optionId": "proceed_once", "name": "Allow", "kind": "allow_once"},
+          {"optionId": "cancel", "name": "Reject", "kind": "reject_once"}]
+# Gemini CLI 0.61's shell permission: the command is the title, the working directory the content, no rawInput
+SHELL = {"toolCallId": "run_shell_command__1", "kind": "execute", "title": "npm test", "status": "pending",
+         "content": [{"type": "content", "content": {"type": "text", "text": f"[current working directory {CWD}]"}}]}
+BARE = {"toolCallId": "c9", "kind": "execute", "title": "Shell"}  # says nothing of what it runs
+
+
+def started(task="add a test", agent="gemini-cli", interactive=False, dry_run=False, max_answers=None, step_cap=None,
+            deadline=None, governing="Approve what the task needs; never delete anything.", resume=None) -> AcpPilot:
+    run = RunCounts(interactive=interactive, dry_run=dry_run, max_answers=max_answers)
+    p = AcpPilot(AcpPilotConfig(task=task, governing_prompt=governing, cwd=CWD, resume_session=resume, max_answers=step_cap,
+                                deadline=deadline, deadline_reason="timeout after 9s (--timeout)"), run)
+    p.handle(0.0, Started())
+    p.handle(0.1, Initialized(1, {"name": agent, "version": "0.61.0"}, can_load=resume is not None))
+    p.handle(0.2, SessionOpened("s1", loaded=resume is not None))
+    return p
+
+
+def of(effects, kind):
+    return [e for e in effects if isinstance(e, kind)]
+
+
+def records(effects, type_):
+    return [e.fields for e in effects if isinstance(e, Record) and e.type == type_]
+
+
+def model(text):
+    return Decision(Verdict.ANSWER, text=text, source="openai:gpt-4o-mini")
+
+
+def decide(p, effects, text, source="openai:gpt-4o-mini"):
+    """Answer the one Ask among the effects as the decision path would (the choice named, as Decider.check does)."""
+    (ask,) = of(effects, Ask)
+    chosen = tuple(c for c in ask.question.choices if c.label == text)
+    return p.handle(1.0, Decided(ask.token, Decision(Verdict.ANSWER, text=text, choices=chosen, source=source)))
+
+
+def test_the_task_is_the_first_prompt_and_a_resumed_session_is_told_to_continue():
+    p = AcpPilot(AcpPilotConfig(task="add a test", governing_prompt="", cwd=CWD, resume_session="old"), RunCounts())
+    p.handle(0.0, Started())
+    assert of(p.handle(0.1, Initialized(1, None, can_load=True)), OpenSession) == [OpenSession("old")]
+    out = p.handle(0.2, SessionOpened("old", loaded=True))
+    assert of(out, SendPrompt) == [SendPrompt("Continue the task where you left off: add a test")]
+    fresh = AcpPilot(AcpPilotConfig(task="t", governing_prompt="", cwd=CWD, resume_session="old"), RunCounts())
+    assert of(fresh.handle(0.1, Initialized(1, None, can_load=False)), OpenSession) == [OpenSession(None)]  # it can't load: a new one
+
+
+def test_a_model_approves_a_shell_command_gemini_describes_by_its_title():
+    p = started()
+    out = p.handle(1.0, PermissionAsked(1, SHELL, GEMINI))
+    (ask,) = of(out, Ask)
+    assert "npm test" in ask.question.text and f"[current working directory {CWD}]" in ask.question.text
+    assert ask.question.action == ask.question.text.split(": ", 1)[1]  # the policy reads what the model reads
+    out = decide(p, out, "Allow for this session")
+    assert of(out, Reply) == [Reply(1, {"outcome": {"outcome": "selected", "optionId": "proceed_once"}})]  # no standing permission: once
+    [answer] = records(out, "answer")
+    assert (answer["reply"], answer["option_kind"], answer["source"]) == ("Allow", "allow_once", "openai:gpt-4o-mini")
+    assert p.answers == 1 and p.run.answers == 1 and not p.done
+
+
+def test_a_call_that_says_nothing_is_not_approved_by_a_model_and_the_run_stops_without_a_human():
+    p = started()
+    out = decide(p, p.handle(1.0, PermissionAsked(7, BARE, GEMINI)), "Allow")
+    assert records(out, "escalation")[0]["why"].startswith("the agent did not say what it will run or change")
+    assert of(out, Reply) == [Reply(7, {"outcome": {"outcome": "cancelled"}})]
+    assert of(out, CancelTurn) and of(out, End) == [End(ExitCode.HUMAN_NEEDED, of(out, End)[0].reason)]
+    assert p.exit_code == ExitCode.HUMAN_NEEDED and p.run.escalations == 1
+
+
+def test_the_users_own_rule_may_approve_a_call_that_says_nothing():
+    p = started()
+    out = decide(p, p.handle(1.0, PermissionAsked(7, BARE, GEMINI)), "Allow", source="rules:shell")
+    assert of(out, Reply)[0].payload["outcome"]["optionId"] == "proceed_once" and not p.done
+
+
+def test_a_human_is_asked_once_when_someone_is_at_the_terminal():
+    p = started(interactive=True)
+    out = decide(p, p.handle(1.0, PermissionAsked(7, BARE, GEMINI)), "Allow")
+    (human,) = of(out, AskHuman)
+    assert human.token == 7 and not p.done and not of(out, Reply)
+    chosen = tuple(c for c in human.question.choices if c.label == "Allow")
+    out = p.handle(5.0, Decided(7, Decision(Verdict.ANSWER, text="Allow", choices=chosen, source="human")))
+    assert of(out, Reply)[0].payload["outcome"]["optionId"] == "proceed_once"
+
+
+def test_a_human_who_gives_no_answer_ends_the_run():
+    p = started(interactive=True)
+    decide(p, p.handle(1.0, PermissionAsked(7, BARE, GEMINI)), "Allow")
+    out = p.handle(5.0, Decided(7, None))
+    assert of(out, End)[0].code == ExitCode.HUMAN_NEEDED and "none answered" in p.reason
+    assert of(out, Reply) == [Reply(7, {"outcome": {"outcome": "cancelled"}})]
+
+
+def test_a_humans_answer_that_names_no_option_escalates_once_more_and_ends():
+    p = started(interactive=True)
+    decide(p, p.handle(1.0, PermissionAsked(7, BARE, GEMINI)), "Allow")
+    out = p.handle(5.0, Decided(7, Decision.escalate("the reply 'maybe' names none of the options", "human")))
+    assert not of(out, AskHuman) and of(out, End) and p.run.escalations == 2
+
+
+def test_the_tool_loop_guard_stops_the_sixth_identical_call_without_asking():
+    p = started()
+    for token in range(1, TOOL_LOOP_LIMIT + 1):
+        decide(p, p.handle(1.0, PermissionAsked(token, {**SHELL, "toolCallId": f"c{token}"}, GEMINI)), "Allow")
+    out = p.handle(2.0, PermissionAsked(99, {**SHELL, "toolCallId": "c99"}, GEMINI))
+    assert not of(out, Ask) and "tool loop" in records(out, "escalation")[0]["why"]
+    assert of(out, Reply) == [Reply(99, {"outcome": {"outcome": "cancelled"}})] and p.done
+
+
+def test_a_dry_run_previews_the_first_answer_and_cancels():
+    p = started(dry_run=True)
+    out = decide(p, p.handle(1.0, PermissionAsked(3, SHELL, GEMINI)), "Allow")
+    assert records(out, "would_send")[0]["reply"] == "Allow" and not records(out, "answer")
+    assert of(out, Reply) == [Reply(3, {"outcome": {"outcome": "cancelled"}})]
+    assert of(out, End) == [End(ExitCode.OK, "previewed (dry run)")] and p.preview["would_send"] == "Allow"
+
+
+def test_the_answer_cap_stops_the_run_before_the_answer_goes_out():
+    p = started(step_cap=1)
+    decide(p, p.handle(1.0, PermissionAsked(1, SHELL, GEMINI)), "Allow")
+    out = decide(p, p.handle(2.0, PermissionAsked(2, {**SHELL, "title": "npm run build"}, GEMINI)), "Allow")
+    assert of(out, End) == [End(ExitCode.LIMIT, "step max_steps reached (1 answers)")]
+    assert of(out, Reply) == [Reply(2, {"outcome": {"outcome": "cancelled"}})] and not records(out, "answer")
+
+
+def test_a_turn_ending_with_a_question_is_answered_with_the_next_prompt():
+    p = started()
+    p.handle(1.0, Update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Running the tests."}}))
+    p.handle(1.1, Update({"sessionUpdate": "tool_call", "toolCallId": "x", "title": "npm test", "kind": "execute"}))
+    p.handle(1.2, Update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Done. Which port should it use?"}}))
+    out = p.handle(2.0, TurnEnded("end_turn"))
+    assert records(out, "turn_end") == [{"stop_reason": "end_turn", "usage": None}]
+    (ask,) = of(out, Ask)
+    assert ask.question.text == "Done. Which port should it use?"  # the message after the tool call, not the whole turn
+    out = p.handle(3.0, Decided(ask.token, model("8080")))
+    assert of(out, SendPrompt) == [SendPrompt("8080")] and records(out, "answer")[0]["kind"] == "input"
+    assert of(p.handle(4.0, TurnEnded("end_turn")), End) == [End(ExitCode.OK, "completed (the agent ended its turn: end_turn)")]
+
+
+def test_a_cancelled_turn_needs_a_human():
+    p = started()
+    assert of(p.handle(2.0, TurnEnded("cancelled")), End) == [End(ExitCode.HUMAN_NEEDED, "the turn was cancelled")]
+
+
+def test_a_missing_file_is_resource_not_found_except_for_agents_that_cannot_take_it():
+    claude = started(agent="claude-agent-acp")
+    out = claude.handle(1.0, FileRead(4, f"{CWD}/new.txt", inside=True, exists=False))
+    assert of(out, Refuse) == [Refuse(4, NOT_FOUND, f"Resource not found: {CWD}/new.txt", f"{CWD}/new.txt")]
+    gemini = started(agent="gemini-cli")
+    out = gemini.handle(1.0, FileRead(4, f"{CWD}/new.txt", inside=True, exists=False))
+    assert of(out, Reply) == [Reply(4, {"content": ""})] and records(out, "fs_read")[0]["missing"] is True
+    assert gemini.handle(1.0, FileRead(5, f"{CWD}/old.txt", inside=True, exists=True)) == []  # read it
+
+
+def test_reads_outside_the_working_directory_and_of_secrets_are_refused_with_a_reason():
+    p = started()
+    [refused] = of(p.handle(1.0, FileRead(1, "/etc/passwd", inside=False, exists=True)), Refuse)
+    assert refused.error == REFUSED and refused.message == f"/etc/passwd is outside the working directory ({CWD})"
+    out = p.handle(1.0, FileRead(2, f"{CWD}/.env", inside=True, exists=True))
+    assert records(out, "policy_denied")[0]["policy_rule"] == "secrets_read" and of(out, Refuse)[0].error == REFUSED
+    assert records(out, "acp_refused")[0]["method"] == "fs/read_text_file"
+
+
+def test_writes_pass_the_deny_policy_and_a_dry_run_writes_nothing():
+    p = started()
+    assert of(p.handle(1.0, FileWrite(1, "/tmp/x", inside=False, diff="")), Refuse)[0].error == REFUSED
+    assert records(p.handle(1.0, FileWrite(2, f"{CWD}/.env", inside=True, diff="+A=1")), "policy_denied")[0]["rule_id"] == "acp.fs_write"
+    assert p.handle(1.0, FileWrite(3, f"{CWD}/a.txt", inside=True, diff="+a")) == []
+    dry = started(dry_run=True)
+    out = dry.handle(1.0, FileWrite(3, f"{CWD}/a.txt", inside=True, diff="+a"))
+    assert records(out, "would_write") == [{"path": f"{CWD}/a.txt", "diff": "+a"}] and of(out, Refuse)[0].message == "dry run: nothing is written"
+
+
+def test_commands_pass_the_deny_policy():
+    p = started()
+    out = p.handle(1.0, CommandAsked(1, "rm -rf ~/old", inside=True))
+    assert of(out, Refuse)[0].message == "`rm -rf ~/old` is refused by the deny policy (rm_outside)"
+    assert p.handle(1.0, CommandAsked(2, "npm test", inside=True)) == []
+    assert "outside the working directory" in of(p.handle(1.0, CommandAsked(3, "ls", inside=False)), Refuse)[0].message
+
+
+def test_the_deadline_cancels_the_open_turn_and_every_open_request():
+    p = started(deadline=9.0)
+    p.handle(1.0, PermissionAsked(1, SHELL, GEMINI))
+    assert p.handle(8.9, Tick()) == []
+    out = p.handle(9.0, Tick())
+    assert of(out, Reply) == [Reply(1, {"outcome": {"outcome": "cancelled"}})] and of(out, CancelTurn)
+    assert of(out, End) == [End(ExitCode.LIMIT, "timeout after 9s (--timeout)")]
+    assert p.handle(9.5, Decided(1, model("Allow"))) == []  # a late decision is superseded
+    assert of(p.handle(9.6, PermissionAsked(2, SHELL, GEMINI)), Reply) == [Reply(2, {"outcome": {"outcome": "cancelled"}})]
+
+
+def test_an_agent_that_never_answers_initialize_fails_and_says_what_it_printed():
+    p = AcpPilot(AcpPilotConfig(task="t", governing_prompt="", cwd=CWD), RunCounts())
+    p.handle(0.0, Started())
+    p.handle(1.0, NotJson("DEBUG: loading"))
+    assert p.handle(INIT_TIMEOUT - 1, Tick()) == []
+    out = p.handle(INIT_TIMEOUT, Tick())
+    assert of(out, End) == [End(ExitCode.FAILED, "the agent never answered initialize (it printed 1 line(s) that are not JSON-RPC)")]
+    assert not of(out, CancelTurn)
+
+
+def test_an_agent_that_dies_mid_turn_fails_and_past_the_deadline_it_is_the_limit():
+    p = started()
+    out = p.handle(3.0, CallFailed("prompt", "Connection closed", gone=True))
+    assert of(out, End) == [End(ExitCode.FAILED, "the agent ended mid-turn (Connection closed)")] and not of(out, CancelTurn)
+    late = started(deadline=2.0)
+    assert of(late.handle(3.0, CallFailed("prompt", "Connection closed", gone=True)), End)[0].code == ExitCode.LIMIT
+    assert of(started().handle(1.0, Interrupted()), End)[0].code == ExitCode.INTERRUPTED
+
+
+def test_a_form_is_filled_from_its_schema_or_a_human_is_asked():
+    p = started(interactive=True)
+    mode = {"mode": "form", "requestedSchema": {"type": "object", "properties": {"port": {"type": "integer"}}, "required": ["port"]}}
+    out = p.handle(1.0, FormAsked(5, "Which port?", mode))
+    (ask,) = of(out, Ask)
+    assert of(p.handle(2.0, Decided(5, model("eighty"))), AskHuman)  # does not fit: a human
+    out = p.handle(3.0, Decided(5, Decision(Verdict.ANSWER, text="8080", source="human")))
+    assert of(out, Reply) == [Reply(5, {"action": "accept", "content": {"port": 8080}})]
+    url = p.handle(4.0, FormAsked(6, "Sign in", {"mode": "url", "url": "https://example.invalid"}))
+    assert of(url, Reply) == [Reply(6, {"action": "decline"})] and records(url, "escalation") and not p.done
+
+
+def test_cursor_questions_are_asked_one_by_one_and_answered_together():
+    p = started()
+    params = {"questions": [{"id": "db", "prompt": "Which database?", "options": [{"id": "pg", "label": "PostgreSQL"}]},
+                            {"id": "name", "prompt": "Project name?"}]}
+    out = p.handle(1.0, ExtensionAsked(8, "cursor/ask_question", params))
+    out = decide(p, out, "PostgreSQL")
+    (second,) = of(out, Ask)
+    assert second.question.text == "Project name?" and not of(out, Reply)
+    out = p.handle(2.0, Decided(8, model("demo")))
+    assert of(out, Reply) == [Reply(8, {"outcome": {"outcome": "answered", "answers": [
+        {"questionId": "db", "selectedOptionIds": ["pg"]}, {"questionId": "name", "text": "demo"}]}})]
+    assert of(p.handle(3.0, ExtensionAsked(9, "cursor/unknown", {})), Reply) == [Reply(9, {})]

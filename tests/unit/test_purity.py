@@ -1,0 +1,57 @@
+"""The purity contract as an allow-list: a pure module (a pilot and what it leans on) imports only what is listed here.
+
+import-linter's contract says what they may not import; this says what they may, so that asyncio, a clock, a file or a
+socket can't slip into a pilot under a name nobody thought to forbid. The imports are read from the source (every
+`import`, at any depth), not by importing the modules."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PURE = [
+    "cursorpilot.pty.pilot", "cursorpilot.pty.ask", "cursorpilot.acp.pilot", "cursorpilot.acp.ask", "cursorpilot.acp.facts",
+    "cursorpilot.detect.classifier", "cursorpilot.detect.menu", "cursorpilot.detect.snapshot", "cursorpilot.decide.question",
+    "cursorpilot.decide.choices", "cursorpilot.decide.guards", "cursorpilot.decide.deliver", "cursorpilot.machine",
+]
+STDLIB = {"__future__", "re", "dataclasses", "enum", "typing", "collections", "collections.abc", "functools", "itertools", "hashlib",
+          "json", "math", "string"}
+# Modules of the project a pure module may use besides the pure ones, and why they do no harm there.
+LEANED_ON = {
+    "cursorpilot.errors": "the exit codes: an IntEnum",
+    "cursorpilot.keys": "the reply grammar: text to bytes, no terminal",
+    "cursorpilot.decide.policy": "the deny policy: a function of a text and the working directory's path (os.path only, no file read)",
+    "cursorpilot.detect.profiles": "the profile models the pilots read (loading them from files is the loop's business)",
+}
+ALLOWED = STDLIB | set(PURE) | set(LEANED_ON)
+
+
+def imports(module: str, root: Path = ROOT) -> set[str]:
+    path = root / (module.replace(".", "/") + ".py")
+    assert path.exists(), f"{module}: no such module (renamed? update the list)"
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0 and node.module, f"{module}: relative import"
+            for alias in node.names:  # `from cursorpilot.acp import ask` imports the module cursorpilot.acp.ask
+                sub = f"{node.module}.{alias.name}"
+                out.add(sub if (root / (sub.replace(".", "/") + ".py")).exists() else node.module)
+    return out
+
+
+def test_pure_modules_import_only_what_the_allow_list_names():
+    strays = {m: sorted(imports(m) - ALLOWED) for m in PURE}
+    assert not {m: s for m, s in strays.items() if s}, strays
+
+
+def test_the_allow_list_catches_a_stray_import(tmp_path):
+    """The check itself can fail: a pilot that reaches for asyncio or the clock, even inside a function, is caught."""
+    for module, text in (("acp/pilot", "import asyncio\nfrom cursorpilot.decide import question\ndef f():\n    from time import monotonic\n"),
+                         ("decide/question", "")):
+        (tmp_path / "cursorpilot" / module).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "cursorpilot" / f"{module}.py").write_text(text)
+    assert imports("cursorpilot.acp.pilot", tmp_path) - ALLOWED == {"asyncio", "time"}
