@@ -8,8 +8,8 @@ from importlib import import_module
 from cursorpilot.session import Job, StepResult
 
 CHANNELS: dict[str, str] = {
-    "cursor": "cursorpilot.channels:drive_pty",
-    "drive": "cursorpilot.channels:drive_pty",
+    "cursor": "cursorpilot.pty.loop:drive",
+    "drive": "cursorpilot.pty.loop:drive",
     "acp": "cursorpilot.acp.step:drive",
 }
 
@@ -17,12 +17,3 @@ CHANNELS: dict[str, str] = {
 def drive(kind: str, job: Job) -> StepResult:
     module, _, name = CHANNELS[kind].partition(":")
     return getattr(import_module(module), name)(job)
-
-
-def drive_pty(job: Job) -> StepResult:
-    """The screen channel's entry point (kept here until pty/ has its own)."""
-    from cursorpilot.pty.loop import PtyStep, StepConfig
-
-    step = job.step
-    config = StepConfig(**job.base(), profile=job.profile, send=step.send, expect_regex=step.expect.regex if step.expect else None)
-    return PtyStep(config, job.run, job.sink).run()

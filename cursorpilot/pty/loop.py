@@ -35,7 +35,7 @@ from cursorpilot.pty.pilot import (Ask, AskHuman, Close, Delivered, Effect, Pilo
                                    Type)
 from cursorpilot.pty.screen import TerminalScreen
 from cursorpilot.recording import SessionRecorder
-from cursorpilot.session import RunSession, StepBase, StepResult
+from cursorpilot.session import Job, RunSession, StepBase, StepResult
 
 MAX_TICK = 0.05  # the longest the loop sleeps in select()
 HIGHLIGHT_WAIT = 1.5  # how long the highlight may take to reach the chosen option before Enter
@@ -62,6 +62,13 @@ class _Pending:
     token: int
     question: Question | None
     future: Future
+
+
+def drive(job: Job) -> StepResult:
+    """The screen channel's entry point (channels.py)."""
+    step = job.step
+    config = StepConfig(**job.base(), profile=job.profile, send=step.send, expect_regex=step.expect.regex if step.expect else None)
+    return PtyStep(config, job.run, job.sink).run()
 
 
 class PtyStep:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from cursorpilot.decide.question import Decision, Kind, Verdict
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
-from cursorpilot.decide.guards import over_cap
+from cursorpilot.decide.deliver import Answer, Delivered, Record, RunCounts, Tally, Tell, deliver, escalate, halt_of
 from cursorpilot.detect.menu import keys_for, submit_row
 from cursorpilot.detect.profiles import Kind as Screen
 from cursorpilot.detect.profiles import Profile
@@ -29,12 +29,6 @@ STARTING_GRACE = 20.0  # an agent given its task that shows only its idle compos
 
 
 # -- effects -----------------------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Record:
-    type: str
-    fields: dict
-
-
 @dataclass(frozen=True, slots=True)
 class Ask:
     """Decide this prompt (deny policy, rules, provider). The decision comes back with `decided(token, ...)`."""
@@ -57,29 +51,11 @@ class Type:
 
 
 @dataclass(frozen=True, slots=True)
-class Delivered:
-    """This answer is being typed: the decision path counts it (loop breaker, history)."""
-
-    prompt: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Tell:
-    """For the person watching: an answer typed, or a note."""
-
-    what: str  # answer | note
-    text: str
-    prompt: str = ""
-    source: str = ""
-
-
-@dataclass(frozen=True, slots=True)
 class Close:
     graceful: bool  # the profile's quit keys; else SIGINT
 
 
-Effect = Record | Ask | AskHuman | Type | Delivered | Tell | Close
+Effect = Record | Ask | AskHuman | Type | Delivered | Tell | Close  # Record, Tell, Delivered: decide/deliver.py
 
 
 # -- facts -------------------------------------------------------------------------------------------------------------
@@ -91,17 +67,6 @@ class ScreenFacts:
     tty: str | None = None  # reading | polling | busy | None: the kernel on the foreground process
     modes: Modes = Modes()
     judge: Callable[[], Classification] | None = None  # the whole live region as a prompt (only built when judged)
-
-
-@dataclass(slots=True)
-class RunCounts:
-    """What the run's limits count, shared by its steps."""
-
-    answers: int = 0
-    max_answers: int | None = None
-    escalations: int = 0
-    dry_run: bool = False
-    interactive: bool = False
 
 
 @dataclass(slots=True)
@@ -158,10 +123,8 @@ class Pilot:
     config: PilotConfig
     run: RunCounts
     state: State = State.INIT
-    answers: int = 0
     exit_code: ExitCode = ExitCode.OK
     reason: str = ""
-    preview: dict | None = None
     worked: bool = False  # a working marker was seen, or we answered something
     sent: bool = False  # the step's `send` was typed (or there is none)
     starting: bool = False  # given its task, the agent has not been seen working yet
@@ -175,10 +138,20 @@ class Pilot:
     _last: tuple[str, str | None] | None = None
     _wake: float | None = None
     _content: int = -1  # what the screen showed at the last look (a repaint with equal content keeps it)
+    tally: Tally = field(init=False)
 
     def __post_init__(self) -> None:
         self.sent = self.config.send is None
         self.starting = self.config.started_with_task
+        self.tally = Tally(self.run, self.config.max_answers)
+
+    @property
+    def answers(self) -> int:
+        return self.tally.answers
+
+    @property
+    def preview(self) -> dict | None:
+        return self.tally.preview
 
     @property
     def profile(self) -> Profile:
@@ -414,10 +387,7 @@ class Pilot:
         return self._escalate(shown, "the program did not react to the answer")
 
     def _type_answer(self, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None) -> list[Effect]:
-        run, text, p = self.run, d.text or "", self.profile
-        capped = over_cap(run.answers, run.max_answers, self.answers, self.config.max_answers)
-        if capped:
-            return self._abort(ExitCode.LIMIT, capped)
+        text, p = d.text or "", self.profile
         out: list[Effect] = []
         # the rule's word on Enter for prompts it knows; the answerer's where no rule knows, or for free text (a pager's q)
         own = kind == Kind.UNDECIDED or c.state == Screen.INPUT
@@ -445,21 +415,16 @@ class Pilot:
             writes[-1] = replace(writes[-1], check=check, check_from=c.anchor_row)  # Enter only once the highlight is there
         elif writes and writes[-1].echo is not None:
             writes[-1] = replace(writes[-1], prompt=headline(c.block))
-        if run.dry_run:
-            self.preview = {"kind": kind or c.state, "question": headline(c.block), "would_send": text, "source": d.source,
-                            "rule_id": c.rule_id}
-            return out + [Record("would_send", {"rule_id": c.rule_id, "prompt": c.block, "reply": text, "source": d.source,
-                                                "keys": [w.label for w in writes]}),
-                          *self._abort(ExitCode.OK, "previewed (dry run)")]
-        self.answers += 1
-        run.answers += 1
+        delivered = deliver(self.tally, Answer(c.block, text, d.source, c.rule_id, kind or c.state, headline(c.block),
+                                               preview_extra={"keys": [w.label for w in writes]}))
+        halt = halt_of(delivered)
+        if halt is not None:
+            return out + delivered[:-1] + self._abort(halt.code, halt.reason)
         self.waits_in_a_row = 0
         if c.key:
             self.answered[c.key] = self.answered.get(c.key, 0) + 1
         self.worked = True  # whatever the program does next answers to us; idle afterwards means done
-        out += [Record("answer", {"rule_id": c.rule_id, "prompt": c.block, "reply": text, "source": d.source, "n": run.answers,
-                                  "kind": kind or c.state}),
-                Tell("answer", text, headline(c.block), d.source), Delivered(c.block, text)]
+        out += delivered
         out += self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
         out.append(Type(tuple(writes)))
         lines = c.block.rstrip("\n").split("\n")
@@ -468,11 +433,10 @@ class Pilot:
         return out
 
     def _escalate(self, c: Classification, why: str, kind: str | None = None) -> list[Effect]:
-        self.run.escalations += 1
-        out: list[Effect] = [Record("escalation", {"rule_id": c.rule_id, "prompt": c.block, "why": why, "interactive": self.run.interactive}),
-                             Tell("note", f"needs a human: {why}")]
-        if not self.run.interactive or self.run.dry_run:
-            return out + self._abort(ExitCode.HUMAN_NEEDED, f"a human is needed ({why}): {headline(c.block)}")
+        out: list[Effect] = escalate(self.run, rule_id=c.rule_id, prompt=c.block, why=why, headline=headline(c.block))
+        halt = halt_of(out)
+        if halt is not None:
+            return out[:-1] + self._abort(halt.code, halt.reason)
         if self.state != State.AWAITING_INPUT:
             out += self._apply(Event.ESCALATE, c)
         self._token += 1
