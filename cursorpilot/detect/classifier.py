@@ -394,9 +394,9 @@ def undecided(profile: Profile, snap: Snapshot) -> Classification:
     anchor = snap.scrolled + region.first_row + top
     rule_id = f"{profile.name}.undecided"
     menu = (parse_menu(list(rows), styled) or buttons(lines, snap.cursor_x, snap.cursor_y)) if whole else None
-    cursor_row = lines[snap.cursor_y] if snap.cursor_y < len(lines) else ""
+    cursor_row = lines[snap.cursor_y][: snap.cursor_x] if snap.cursor_y < len(lines) else ""
     asks = bool(menu or _BUTTONS.search(whole) or any(_ASKS.match(r) for r in rows[top : bottom + 1])
-                or (snap.cursor_visible and cursor_row[: snap.cursor_x].strip()))
+                or (snap.cursor_visible and (cursor_row.strip() or not whole)))  # a field; a blank REPL
     return Classification(
         state=UNKNOWN, rule_id=rule_id, block=block, key=f"{rule_id}@{snap.scrolled + region.first_row}:{_normal(whole)}",
         anchor_row=anchor, menu=menu, submit=True, asks=asks,

@@ -100,11 +100,13 @@ class _Watch:
         """The same prompt, possibly with our typed text echoed after it or in its field (Enter not taken yet)."""
         if c.key == self.key:
             return True
+        if not c.block:
+            return False  # nothing a rule reads (an unexplained screen): judged on its own once quiet
         if self.last_line and c.anchor_row == self.last_row and " ".join(c.block.split()).startswith(self.last_line):
             return True
         if c.anchor_row != self.anchor_row:
             return False
-        if " ".join(c.block.split()).startswith(self.block):
+        if self.block and " ".join(c.block.split()).startswith(self.block):
             return True
         # a field whose text we replaced (clack draws the typed text where the placeholder was): same rule, same place
         return c.state == Screen.INPUT and self.rule_id is not None and c.rule_id == self.rule_id
@@ -336,6 +338,8 @@ class Pilot:
             after = min(after, self.profile.quick_judge_s)  # the kernel confirms it waits for input
         elif tty == "busy":
             after *= BUSY_FACTOR  # not waiting on its terminal as far as the kernel can see: a while longer, not forever
+        if self.waits_in_a_row:  # the model said WAIT: the next judgement backs off from the full deadline
+            after = max(after, self.profile.undecided_after_s)
         return min(after * 2 ** min(self.waits_in_a_row, 6), max(WAIT_BACKOFF_CAP, after))
 
     def _waited(self, now: float, a: _Asking, d: Decision) -> list[Effect]:
