@@ -56,7 +56,10 @@ def _existing(path: Path | None, what: str) -> Path | None:
     return path
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+# Options end at `--` or at the first word that is not an option: that word is the program, and everything after it
+# is the program's own (`run --rules r.yaml bash -c 'read x'`). Before it, an unknown option is a typo (--timout),
+# refused with a suggestion, never taken for the program's name.
+@app.command(context_settings={"allow_interspersed_args": False})
 def run(
     ctx: typer.Context,
     command: Optional[list[str]] = typer.Argument(None, help="The program to drive, after --."),
