@@ -81,7 +81,8 @@ def run(
     keep_ci_env: bool = typer.Option(False, "--keep-ci-env",
                                      help="Pass CI=true and the like on to the program (by default hidden: it has a user, the pilot)."),
     prices: Optional[Path] = typer.Option(None, "--prices", help="YAML {model: [usd_per_1M_in, usd_per_1M_out]}."),
-    rules: Optional[Path] = typer.Option(None, "--rules", help="Rules YAML ({match, reply} list); the mock's script."),
+    rules: Optional[Path] = typer.Option(None, "--rules", help="Rules YAML ({match, reply} list); the script's replies."),
+    answer: Optional[list[str]] = typer.Option(None, "--answer", help="A rule in one line, REGEX=REPLY (repeatable; before --rules)."),
     profile: str = typer.Option("auto", "--profile", help="Detector profile name (detectors/), or auto."),
     detectors: Optional[Path] = typer.Option(None, "--detectors", help="YAML/JSON file adding or overriding rules."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Preview: classify each step's first question, type nothing."),
@@ -123,7 +124,7 @@ def demo(
         command=["cursor-pilot", "sim", "cursor", "demo", DEMO_TASK, "--record", record],
         prompt=str(PACKAGE / "demo" / "prompt.md"), plan=None, cursor="cursor-agent", acp=False, agent=None, task=None, cwd=None, log=log,
         provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
-        keep_ci_env=False, prices=None, rules=PACKAGE / "demo" / "rules.yaml", profile="cursor", detectors=None, dry_run=False, max_steps=20,
+        keep_ci_env=False, prices=None, rules=PACKAGE / "demo" / "rules.yaml", answer=None, profile="cursor", detectors=None, dry_run=False, max_steps=20,
         timeout="5m", resume=None, force=False, cols=120, rows=40, quiet=quiet, debug=debug,
     ))
 
@@ -214,7 +215,8 @@ def _guard(debug: bool, fn) -> None:
 
 PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume")
 RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "task", "cwd", "provider", "model", "base_url", "llm_retries", "llm_timeout",
-             "context_tokens", "no_upload", "keep_ci_env", "prices", "rules", "profile", "detectors", "max_steps", "timeout", "cols", "rows")
+             "context_tokens", "no_upload", "keep_ci_env", "prices", "rules", "answer", "profile", "detectors", "max_steps", "timeout", "cols",
+             "rows")
 
 
 def _run(**o) -> int:
@@ -228,7 +230,7 @@ def _run(**o) -> int:
     from cursorpilot.providers import create as create_provider
     from cursorpilot.providers.base import ProviderConfig
     from cursorpilot.providers.llm import load_prices
-    from cursorpilot.providers.rules import RulesProvider, read_entries
+    from cursorpilot.providers.rules import RulesProvider, parse_answer, read_entries
     from cursorpilot.runner import Runner, RunSpec, check_resumable, default_run_id, single_command_plan
     from cursorpilot.ui import ConsoleSink
 
@@ -271,18 +273,21 @@ def _run(**o) -> int:
     if manifest is not None:
         check_resumable(manifest, o["plan"], governing, o["force"])
     rules = _existing(o["rules"], "rules file")
+    answers = [parse_answer(a, i + 1) for i, a in enumerate(o["answer"] or [])]
     detectors = _existing(o["detectors"], "detector file")
     interactive_steps = any(step.run is None for step in plan.steps)
-    provider_name = choose_provider(o["provider"] or (None if interactive_steps else "rules"), rules is not None or bool(plan.answers),
-                                    dict(os.environ))
+    provider_name = choose_provider(o["provider"] or (None if interactive_steps else "rules"),
+                                    rules is not None or bool(answers) or bool(plan.answers), dict(os.environ))
     pconfig = ProviderConfig(
         rules_file=rules, model=o["model"], base_url=o["base_url"], retries=o["llm_retries"],
         timeout=parse_duration(o["llm_timeout"]), prices=load_prices(_existing(o["prices"], "prices file")),
     )
-    if provider_name == "rules" and rules is None:
-        provider = RulesProvider([], "plan answers only")  # the plan's answers are consulted first; no match escalates
-    else:
+    if provider_name == "rules":  # --answer first, then --rules; with neither, the plan's answers alone (no match escalates)
+        provider = RulesProvider([*answers, *(read_entries(rules) if rules else [])], str(rules or "--answer"))
+        rule_entries = []
+    else:  # an answerer that is not rules: the rules go first, as the step's own (the script's file is its script)
         provider = create_provider(provider_name, pconfig)
+        rule_entries = [*answers, *(read_entries(rules) if rules is not None and provider.needs_prompt else [])]
     cwd = o["cwd"]
     if cwd is not None and not cwd.is_dir():
         raise BadInput(f"--cwd is not a directory: {cwd}")
@@ -291,7 +296,7 @@ def _run(**o) -> int:
     options = {k: (str(o[k]) if isinstance(o[k], Path) else o[k]) for k in RESUMABLE}
     spec = RunSpec(
         plan=plan, governing_prompt=governing, provider=provider, run_id=run_id, log_dir=log_dir, argv=o["argv"], options=options,
-        plan_path=o["plan"], rule_entries=read_entries(rules) if rules is not None and provider.needs_prompt else [],
+        plan_path=o["plan"], rule_entries=rule_entries,
         profile=o["profile"], detectors=detectors, cursor_bin=o["cursor"], cwd=str(cwd) if cwd else None,
         max_steps=o["max_steps"], timeout=timeout, dry_run=o["dry_run"],
         interactive=is_interactive() and os.environ.get("CI") is None, context_tokens=o["context_tokens"],

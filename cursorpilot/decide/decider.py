@@ -43,6 +43,8 @@ class Decider:
         self.filer = filer
         self.guards = Guards()
         self.history: deque[QA] = deque(maxlen=10)
+        self.previous = ""  # who chose the last answer delivered (a rules: after: reads it)
+        self._offered: tuple[str, str, str] | None = None  # (prompt, text, source) of the last answer handed out
 
     @property
     def provider(self) -> Provider:
@@ -95,6 +97,7 @@ class Decider:
         return AnswerRequest(
             governing_prompt=self.governing_prompt, kind=q.kind, rule_id=q.source, prompt_block=q.text,
             screen="\n".join(q.live), history=tuple(self.history), multiline=q.multiline, may_wait=q.may_wait,
+            previous=self.previous,
         )
 
     def request(self, q: Question) -> AnswerRequest:
@@ -165,6 +168,7 @@ class Decider:
                 d = replace(d, choices=chosen)
         if self.guards.looping(q.text, d.text):
             return Decision.escalate(f"loop: this question was already answered {d.text!r} {self.guards.repeat_limit} times", d.source)
+        self._offered = (q.text, d.text, d.source)
         return d
 
     def _chosen(self, q: Question, text: str) -> tuple[Choice, ...] | None:
@@ -182,4 +186,6 @@ class Decider:
         """The channel typed or sent this answer to this prompt: count it for the loop breaker and the history."""
         self.guards.answered(prompt, text)
         self.history.append(QA(prompt, text))
+        offered, self._offered = self._offered, None
+        self.previous = offered[2] if offered is not None and offered[:2] == (prompt, text) else "human"
 

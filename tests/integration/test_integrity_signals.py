@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from cursorpilot.events import NullSink
-from cursorpilot.providers.mock import MockProvider
+from cursorpilot.providers.script import ScriptProvider
 from cursorpilot.runner import Runner, RunSpec, single_command_plan
 
 pytestmark = pytest.mark.timeout(120)
 
 
 def run_inprocess(tmp_path: Path, command: list[str], name: str):
-    spec = RunSpec(plan=single_command_plan(command), governing_prompt="", provider=MockProvider([]), run_id=name,
+    spec = RunSpec(plan=single_command_plan(command), governing_prompt="", provider=ScriptProvider([]), run_id=name,
                    log_dir=tmp_path / name, argv=[], options={}, profile="generic")
     return Runner(spec, NullSink()).run(), spec.log_dir
 
