@@ -66,7 +66,10 @@ class Decider:
         if not self.provider.needs_prompt:  # rules or mock as the run's provider: no prompt, no thread needed
             if judging and self.provider.name == "rules":
                 return Decision.escalate("no rule explains this screen, and it has been quiet: is it waiting for someone?", "rules")
-            return self.after(q, self.provider.answer(self._bare_request(q)))
+            reply = self.provider.answer(self._bare_request(q))
+            if reply.text is not None and self.provider.name == "rules":
+                self.run.usage["rule_hits"] += 1  # the run's own rules answered: a rule hit like any other
+            return self.after(q, reply)
         return None
 
     def _policy(self, q: Question) -> Decision | None:

@@ -27,6 +27,7 @@ def test_pdb_prompts_that_look_alike_are_told_apart_by_screen_and_after(pilot, t
     assert [(a["source"], a["reply"]) for a in r.of("answer")] == [
         ("rules:next", "n"), ("rules:next", "n"), ("rules:look", "p y"), ("rules:cont", "c"), ("rules:quit", "q")]
     assert b"y is 2" in (r.log / "session.raw").read_bytes()
+    assert r.of("run_finished")[0]["counters"]["rule_hits"] == 5
 
 
 def test_answer_option_answers_without_a_file_and_goes_before_the_rules_file(pilot):

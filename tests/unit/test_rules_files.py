@@ -116,3 +116,17 @@ def test_after_reads_only_an_answer_that_was_delivered(tmp_path):
     assert d.first(q).source == "rules:two"
     d.delivered(q.text, "a human's words")  # a human answered instead of the rule's "2"
     assert d.previous == "human" and d.first(q).source == "rules:one"
+
+
+def test_rule_answers_count_as_rule_hits_when_rules_are_the_provider(tmp_path):
+    """rule_hits stayed 0 after nine rule answers when --provider rules answered: the summary did not add up."""
+    d = decider(tmp_path, RulesProvider([RuleEntry(id="one", match="Go", reply="1")], "test"))
+    d.first(Question(kind=Kind.INPUT, text="Go>", key="k", source="r"))
+    d.first(Question(kind=Kind.INPUT, text="Stop>", key="k2", source="r"))
+    assert d.run.usage["rule_hits"] == 1 and d.run.usage["llm_calls"] == 0
+
+
+def test_script_provider_does_not_count_as_rule_hits(tmp_path):
+    d = decider(tmp_path, ScriptProvider(["a"]))  # type: ignore[arg-type]
+    d.first(Question(kind=Kind.INPUT, text="Go>", key="k", source="r"))
+    assert d.run.usage["rule_hits"] == 0
