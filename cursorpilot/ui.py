@@ -3,24 +3,38 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from cursorpilot.events import Outcome, Status
 from cursorpilot.detect.snapshot import Snapshot
+from cursorpilot.events import BaseSink, Outcome, Status
+
+LOG_TAIL = 200  # at most this many of a step's last lines go to a log at its end (all of them are in session.raw)
 
 
-class ConsoleSink:
-    """Mirror the program's screen live with a status line (on a terminal); print answers; summarise."""
+class ConsoleSink(BaseSink):
+    """On a terminal: the program's screen mirrored live, cropped to the terminal (the program keeps its own
+    --cols/--rows), under a status line. Elsewhere (a CI log, a file): the program's new lines are printed at each
+    answer, escalation and step end, so the log explains itself; the read loop only hands over snapshots it rendered
+    anyway, and nothing is formatted until one of those events. --quiet: the summary only."""
 
     def __init__(self, console: Console, *, quiet: bool = False, mirror: bool | None = None):
         self.console = console
         self.quiet = quiet
-        self.wants_screen = (console.is_terminal if mirror is None else mirror) and not quiet
+        self.mirror = (console.is_terminal if mirror is None else mirror) and not quiet
+        self.wants_screen = not quiet
         self._live: Live | None = None
+        self._lines: list[str] = []  # the live region last handed over
+        self._status: Status | None = None
+        self._printed: list[str] = []  # log: the screen lines last printed
+        self._redact: Callable[[str], str] = lambda s: s
+
+    def redact_with(self, redact: Callable[[str], str]) -> None:
+        self._redact = redact
 
     def _ensure_live(self) -> Live:
         if self._live is None:
@@ -30,10 +44,19 @@ class ConsoleSink:
 
     def screen(self, snap: Snapshot, status: Status) -> None:
         last = max((i for i, line in enumerate(snap.lines) if line.strip()), default=0)
-        body = Text("\n".join(snap.lines[: last + 1]))
-        bar = Text(f" {status.state} · answers {status.answers} · {status.elapsed:5.1f}s {status.detail}", style="reverse")
-        live = self._ensure_live()
-        live.update(Group(body, bar), refresh=True)
+        self._lines, self._status = list(snap.lines[: last + 1]), status
+        if self.mirror:
+            self._mirror()
+
+    def _mirror(self) -> None:
+        """The live region's last rows that fit the terminal, each cropped to its width: a 120-column program on an
+        80-column terminal is cut at the edge, not wrapped into a screen that no longer looks like it."""
+        height = max(1, self.console.height - 2)  # the status line, and a row for the cursor
+        body = Text("\n".join(self._lines[-height:]), no_wrap=True, overflow="ellipsis")
+        s = self._status
+        bar = Text(f" {s.state} · answers {s.answers} · {s.elapsed:5.1f}s {s.detail}" if s else "", style="reverse",
+                   no_wrap=True, overflow="ellipsis")
+        self._ensure_live().update(Group(body, bar), refresh=True)
 
     def _print(self, *args, **kwargs) -> None:
         if self._live is not None:
@@ -41,16 +64,40 @@ class ConsoleSink:
         else:
             self.console.print(*args, **kwargs)
 
+    def _log_screen(self, lines: list[str], tail: int = LOG_TAIL) -> None:
+        """Not on a terminal: print what the program showed since the last time, once."""
+        if self.mirror or self.quiet:
+            return
+        fresh = fresh_lines(self._printed, lines)
+        self._printed = lines
+        if len(fresh) > tail:
+            self.console.print(Text(f"│ … {len(fresh) - tail} earlier lines (all of them are in session.raw)", style="dim"))
+            fresh = fresh[-tail:]
+        if fresh:
+            self.console.print(Text("\n".join("│ " + line for line in self._redact("\n".join(fresh)).split("\n")), style="dim"),
+                               soft_wrap=True)
+
     def answer(self, prompt: str, typed: str, source: str) -> None:
         if self.quiet:
             return
+        self._log_screen(self._lines)
         self._print(Text.assemble(("answer ", "bold green"), (repr(typed), "bold"), (f"  [{source}]  ", "cyan"), (prompt[:80], "dim")))
 
     def note(self, text: str) -> None:
         if not self.quiet:
+            self._log_screen(self._lines)
             self._print(Text(text, style="yellow"))
 
+    def step_ended(self, name: str, text: str) -> None:
+        lines = text.split("\n") if text else []
+        if self.mirror and self._live is not None and lines:
+            self._lines = lines[-(self.console.height or 24):]  # what came after the last mirrored frame (the exit drain)
+            self._mirror()
+        self._log_screen(lines)
+        self._lines, self._printed, self._status = [], [], None  # the next step is another program
+
     def ask_human(self, prompt: str, why: str) -> str | None:
+        self._log_screen(self._lines)
         self._stop_live()
         self.console.print(Text(f"cursor-pilot needs you ({why}). The program shows:", style="bold yellow"))
         self.console.print(Text(prompt))
@@ -92,3 +139,24 @@ class ConsoleSink:
 
 def error_line(message: str) -> None:
     sys.stderr.write(f"cursor-pilot: error: {message}\n")
+
+
+def fresh_lines(printed: list[str], lines: list[str]) -> list[str]:
+    """The lines of `lines` that come after what was printed last. The printed block is found again in the new one
+    (the longest tail of it first, searched from the end: the screen has scrolled, or it is now the end of a longer
+    text) without its last line, onto which an answer may have been typed ("Continue? [y/n] y"); that line is not
+    printed again. Found nowhere (a full-screen program redrew everything): all of `lines`."""
+    if not printed:
+        return lines
+    anchor, start = printed[:-1], None if len(printed) > 1 else 0
+    for m in range(len(anchor), 0, -1):
+        target = anchor[-m:]
+        if not any(line.strip() for line in target):
+            continue  # blank rows are everywhere: they place nothing
+        start = next((end for end in range(len(lines), m - 1, -1) if lines[end - m:end] == target), None)
+        if start is not None:
+            break
+    if start is None:
+        return lines
+    rest = lines[start:]
+    return rest[1:] if rest and printed[-1].strip() and rest[0].startswith(printed[-1]) else rest
