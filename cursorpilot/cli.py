@@ -293,6 +293,9 @@ def _run(**o) -> int:
         raise BadInput(f"--cwd is not a directory: {cwd}")
     run_id = o.get("run_id") or default_run_id()
     log_dir: Path = o["log"] or Path("runs") / run_id
+    if manifest is None:
+        _check_new_log_dir(log_dir)
+        _check_startable(plan, o["cursor"])
     options = {k: (str(o[k]) if isinstance(o[k], Path) else o[k]) for k in RESUMABLE}
     spec = RunSpec(
         plan=plan, governing_prompt=governing, provider=provider, run_id=run_id, log_dir=log_dir, argv=o["argv"], options=options,
@@ -307,6 +310,31 @@ def _run(**o) -> int:
     runner.check_profiles()
     configure_logging(log_dir, debug=o["debug"])
     return runner.run().exit_code
+
+
+def _check_new_log_dir(log_dir: Path) -> None:
+    """A folder that holds a run is not written into: a second run would be appended to its transcript."""
+    if (log_dir / "manifest.json").exists() or (log_dir / "transcript.jsonl").exists():
+        raise BadInput(f"--log {log_dir} already holds a run: give another folder, or continue that run with "
+                       f"--resume {log_dir / 'manifest.json'}")
+
+
+def _check_startable(plan, cursor_bin: str) -> None:
+    """The first program is looked up before anything is recorded, so a typo in its name leaves no run folder behind.
+    (A later step's program may be installed by an earlier step: it is looked up when its step starts.)"""
+    import shutil
+
+    from cursorpilot import resources
+
+    step = plan.steps[0]
+    if step.run is not None:
+        return
+    name = resources.self_command(step.command(cursor_bin))[0]
+    if os.sep in name:
+        if not (os.path.isfile(name) and os.access(name, os.X_OK)):
+            raise BadInput(f"cannot start {name!r}: no such executable file")
+    elif shutil.which(name, path={**os.environ, **step.env}.get("PATH")) is None:
+        raise BadInput(f"cannot start {name!r}: not found on PATH")
 
 
 def _plan_path(value: Path) -> Path:

@@ -45,3 +45,16 @@ def test_bare_command_after_options_takes_everything_after_it(tmp_path, ok_rules
     assert p.returncode == 0, p.stdout + p.stderr
     raw = (tmp_path / "log" / "session.raw").read_bytes()
     assert b"args:--timeout --quiet" in raw and b"got:y" in raw
+
+
+# -- item 9: run folders ------------------------------------------------------------------------------------------------
+def test_reused_log_folder_is_refused_not_appended_to(tmp_path, ok_rules):
+    """A second run into the same --log was appended to the first one's transcript."""
+    args = ("run", "--quiet", "--rules", str(ok_rules), "--log", "log", "--", "bash", "-c", ASK)
+    assert cp(*args, cwd=tmp_path).returncode == 0
+    before = (tmp_path / "log" / "transcript.jsonl").read_text()
+    p = cp(*args, cwd=tmp_path)
+    assert p.returncode == 2
+    assert p.stderr.strip() == ("cursor-pilot: error: --log log already holds a run: give another folder, "
+                                "or continue that run with --resume log/manifest.json")
+    assert (tmp_path / "log" / "transcript.jsonl").read_text() == before
