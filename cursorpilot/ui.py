@@ -12,6 +12,7 @@ from rich.text import Text
 
 from cursorpilot.detect.snapshot import Snapshot
 from cursorpilot.events import BaseSink, Outcome, Status
+from cursorpilot.pastruns import PastRun
 
 LOG_TAIL = 200  # at most this many of a step's last lines go to a log at its end (all of them are in session.raw)
 
@@ -135,6 +136,49 @@ class ConsoleSink(BaseSink):
         if self._live is not None:
             self._live.stop()
             self._live = None
+
+
+def _when(iso: str) -> str:
+    return iso.replace("T", " ")[:19] + "Z" if iso else ""
+
+
+def runs_table(console: Console, runs: list[PastRun], root: str) -> None:
+    table = Table(box=None, pad_edge=False)
+    for col in ("run", "started", "status", "exit", "answers", "escalations", "program"):
+        table.add_column(col, no_wrap=col != "program")
+    for r in runs:
+        m = r.manifest
+        table.add_row(*(Text(str(v)) for v in (r.folder.name, _when(m.created), r.status, "" if m.exit_code is None else m.exit_code,
+                                                m.counters.get("answers", 0), m.counters.get("escalations", 0), r.what)))
+    with console.capture() as captured:
+        console.print(table)
+    console.file.write(f"runs in {root}\n" + "\n".join(line.rstrip() for line in captured.get().splitlines()) + "\n")
+
+
+def run_summary(console: Console, r: PastRun) -> None:
+    """One run, as its summary said when it ended, and what to do with it next."""
+    m, c = r.manifest, r.manifest.counters
+    lines = [
+        f"run {m.run_id}  ({r.folder})",
+        f"  program: {r.what}",
+        f"  started {_when(m.created)}, last written {_when(m.updated)}" + (f", resumed {m.resumes}x" if m.resumes else ""),
+        f"  status: {r.status}" + ("" if m.exit_code is None else f", exit {m.exit_code}") + (f": {m.reason}" if m.reason else ""),
+    ]
+    for i, step in enumerate(m.steps, 1):
+        last = step.attempts[-1] if step.attempts else None
+        ended = f" (exit code {last.exit_code})" if last and last.exit_code is not None else ""
+        why = f": {last.reason}" if last and last.reason else ""
+        lines.append(f"  step {i} {step.name} [{step.kind}]: {step.status}{ended}{why}")
+    cost = f" · est. cost ${c['cost_usd']:.4f}" if isinstance(c.get("cost_usd"), (int, float)) else ""
+    lines.append(f"  answers: {c.get('answers', 0)} · escalations: {c.get('escalations', 0)} · rule hits: {c.get('rule_hits', 0)}"
+                 f" · llm calls: {c.get('llm_calls', 0)} · tokens in/out: {c.get('tokens_in', 0)}/{c.get('tokens_out', 0)}{cost}")
+    lines.append(f"  transcript: {r.folder / 'transcript.jsonl'}")
+    cast = r.folder / "session.cast"
+    if cast.exists():
+        lines.append(f"  replay: asciinema play {cast}")
+    if m.status != "completed":
+        lines.append(f"  continue: cursor-pilot run --resume {r.folder / 'manifest.json'}")
+    console.print(Text("\n".join(lines)))
 
 
 def error_line(message: str) -> None:
