@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from cursorpilot import __version__
+from cursorpilot import __version__, completion
 from cursorpilot.errors import BadInput, ExitCode, PilotError
 
 app = typer.Typer(
@@ -57,32 +57,6 @@ def _existing(path: Path | None, what: str) -> Path | None:
     return path
 
 
-# -- completion: values a shell can offer (cursor-pilot --install-completion) --------------------------------------------
-def _complete_provider(incomplete: str) -> list[str]:
-    from cursorpilot.providers import ALIASES, names
-
-    return [n for n in [*names(), *ALIASES] if n.startswith(incomplete)]
-
-
-def _complete_profile(incomplete: str) -> list[str]:
-    from cursorpilot.detect.profiles import available
-
-    return [n for n in ["auto", *available()] if n.startswith(incomplete)]
-
-
-def _complete_plan(incomplete: str) -> list[str]:
-    from cursorpilot import resources
-
-    files = sorted(str(p) for p in Path(".").glob(f"{incomplete}*") if p.suffix in (".yaml", ".yml"))
-    return [p.stem for p in resources.listing("plans") if p.stem.startswith(incomplete)] + files
-
-
-def _complete_agent(incomplete: str) -> list[str]:
-    from cursorpilot.acp.launchers import LAUNCHERS
-
-    return [n for n in LAUNCHERS if n.startswith(incomplete)]
-
-
 PROGRAM, ANSWERS, LIMITS, OUTPUT, PLANS, ACP = "Program", "Answers", "Limits", "Output", "Plans and runs", "ACP"
 LOG_HELP = "Where the run's records go (default runs/<run-id>/); a folder that holds a run is refused."
 QUIET_HELP = "Show only the final summary: no live screen, no answers, no program output."
@@ -101,7 +75,7 @@ def run(
     cols: int = typer.Option(120, "--cols", min=20, max=1000, help="The program's terminal width (the live view is cropped to yours).",
                              rich_help_panel=PROGRAM),
     rows: int = typer.Option(40, "--rows", min=5, max=1000, help="The program's terminal height.", rich_help_panel=PROGRAM),
-    profile: str = typer.Option("auto", "--profile", autocompletion=_complete_profile, rich_help_panel=PROGRAM,
+    profile: str = typer.Option("auto", "--profile", autocompletion=completion.profiles, rich_help_panel=PROGRAM,
                                 help="How its screens are read: a detector profile (cursor-pilot profiles), a profile file, or auto."),
     detectors: Optional[Path] = typer.Option(None, "--detectors", help="A YAML/JSON file adding or overriding detector rules.",
                                              rich_help_panel=PROGRAM),
@@ -113,7 +87,7 @@ def run(
                                          help="A rules file: a YAML list of {match, reply} (docs/rules.md); the script's replies."),
     answer: Optional[list[str]] = typer.Option(None, "--answer", rich_help_panel=ANSWERS,
                                                help="A rule in one line, 'REGEX=REPLY' (repeatable; checked before --rules)."),
-    provider: Optional[str] = typer.Option(None, "--provider", autocompletion=_complete_provider, rich_help_panel=ANSWERS,
+    provider: Optional[str] = typer.Option(None, "--provider", autocompletion=completion.providers, rich_help_panel=ANSWERS,
                                            help="rules | script | openai | anthropic (default: from the API key that is set)."),
     model: Optional[str] = typer.Option(None, "--model", rich_help_panel=ANSWERS,
                                         help="The model (openai: gpt-4o-mini, anthropic: claude-haiku-4-5)."),
@@ -137,7 +111,7 @@ def run(
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP, rich_help_panel=OUTPUT),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit.",
                                  rich_help_panel=OUTPUT),
-    plan: Optional[Path] = typer.Option(None, "--plan", autocompletion=_complete_plan, rich_help_panel=PLANS,
+    plan: Optional[Path] = typer.Option(None, "--plan", autocompletion=completion.plans, rich_help_panel=PLANS,
                                         help="A YAML plan of steps, or a bundled one by name (cursor-pilot plans)."),
     cursor: str = typer.Option("cursor-agent", "--cursor", help="The Cursor binary for a plan's cursor: steps.", rich_help_panel=PLANS),
     dry_run: bool = typer.Option(False, "--dry-run", help="Preview: classify each step's first question, type nothing.",
@@ -146,7 +120,7 @@ def run(
     force: bool = typer.Option(False, "--force", help="Resume even if the plan or the governing prompt changed.", rich_help_panel=PLANS),
     acp: bool = typer.Option(False, "--acp", help="Drive the agent over the Agent Client Protocol (JSON-RPC on stdio), not a screen.",
                              rich_help_panel=ACP),
-    agent: Optional[str] = typer.Option(None, "--agent", autocompletion=_complete_agent, rich_help_panel=ACP,
+    agent: Optional[str] = typer.Option(None, "--agent", autocompletion=completion.agents, rich_help_panel=ACP,
                                         help="A known ACP agent: cursor, gemini, claude, codex (implies --acp)."),
     task: Optional[str] = typer.Option(None, "--task", help="The task, sent as the first prompt.", rich_help_panel=ACP),
 ) -> None:
@@ -316,8 +290,8 @@ def _guard(debug: bool, fn) -> None:
 
 PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume")
 RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "task", "cwd", "provider", "model", "base_url", "llm_retries", "llm_timeout",
-             "context_tokens", "no_upload", "keep_ci_env", "prices", "rules", "answer", "profile", "detectors", "max_steps", "timeout", "cols",
-             "rows")
+             "context_tokens", "no_upload", "keep_ci_env", "prices", "rules", "answer", "profile", "detectors", "max_steps", "timeout",
+             "cols", "rows")
 
 
 def _run(**o) -> int:
@@ -332,6 +306,7 @@ def _run(**o) -> int:
     from cursorpilot.providers.base import ProviderConfig
     from cursorpilot.providers.llm import load_prices
     from cursorpilot.providers.rules import RulesProvider, parse_answer, read_entries
+    from cursorpilot.preflight import check_new_log_dir, check_startable
     from cursorpilot.runner import Runner, RunSpec, check_resumable, default_run_id, single_command_plan
     from cursorpilot.ui import ConsoleSink
 
@@ -395,8 +370,8 @@ def _run(**o) -> int:
     run_id = o.get("run_id") or default_run_id()
     log_dir: Path = o["log"] or Path("runs") / run_id
     if manifest is None:
-        _check_new_log_dir(log_dir)
-        _check_startable(plan, o["cursor"])
+        check_new_log_dir(log_dir)
+        check_startable(plan, o["cursor"])
     options = {k: (str(o[k]) if isinstance(o[k], Path) else o[k]) for k in RESUMABLE}
     spec = RunSpec(
         plan=plan, governing_prompt=governing, provider=provider, run_id=run_id, log_dir=log_dir, argv=o["argv"], options=options,
@@ -411,31 +386,6 @@ def _run(**o) -> int:
     runner.check_profiles()
     configure_logging(log_dir, debug=o["debug"])
     return runner.run().exit_code
-
-
-def _check_new_log_dir(log_dir: Path) -> None:
-    """A folder that holds a run is not written into: a second run would be appended to its transcript."""
-    if (log_dir / "manifest.json").exists() or (log_dir / "transcript.jsonl").exists():
-        raise BadInput(f"--log {log_dir} already holds a run: give another folder, or continue that run with "
-                       f"--resume {log_dir / 'manifest.json'}")
-
-
-def _check_startable(plan, cursor_bin: str) -> None:
-    """The first program is looked up before anything is recorded, so a typo in its name leaves no run folder behind.
-    (A later step's program may be installed by an earlier step: it is looked up when its step starts.)"""
-    import shutil
-
-    from cursorpilot import resources
-
-    step = plan.steps[0]
-    if step.run is not None:
-        return
-    name = resources.self_command(step.command(cursor_bin))[0]
-    if os.sep in name:
-        if not (os.path.isfile(name) and os.access(name, os.X_OK)):
-            raise BadInput(f"cannot start {name!r}: no such executable file")
-    elif shutil.which(name, path={**os.environ, **step.env}.get("PATH")) is None:
-        raise BadInput(f"cannot start {name!r}: not found on PATH")
 
 
 def _plan_path(value: Path) -> Path:
