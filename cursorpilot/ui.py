@@ -12,8 +12,10 @@ from rich.text import Text
 
 from cursorpilot.detect.snapshot import Snapshot
 from cursorpilot.events import BaseSink, Outcome, Status
+from cursorpilot.logview import ScreenLog
 from cursorpilot.pastruns import PastRun
 
+CHOSEN_BY = {"rules": "rules", "policy": "the deny policy", "human": "you", "script": "the script", "plan": "the plan"}  # else a model
 LOG_TAIL = 200  # at most this many of a step's last lines go to a log at its end (all of them are in session.raw)
 
 
@@ -30,8 +32,10 @@ class ConsoleSink(BaseSink):
         self.wants_screen = not quiet
         self._live: Live | None = None
         self._lines: list[str] = []  # the live region last handed over
+        self._top = 0  # the absolute number of its first row (rows scrolled off before it)
         self._status: Status | None = None
-        self._printed: list[str] = []  # log: the screen lines last printed
+        self._log = ScreenLog()  # not on a terminal: what was printed of the program
+        self._chosen_by: dict[str, int] = {}  # who chose the answers: rules, the deny policy, the model, you
         self._redact: Callable[[str], str] = lambda s: s
 
     def redact_with(self, redact: Callable[[str], str]) -> None:
@@ -45,7 +49,7 @@ class ConsoleSink(BaseSink):
 
     def screen(self, snap: Snapshot, status: Status) -> None:
         last = max((i for i, line in enumerate(snap.lines) if line.strip()), default=0)
-        self._lines, self._status = list(snap.lines[: last + 1]), status
+        self._lines, self._top, self._status = list(snap.lines[: last + 1]), snap.scrolled, status
         if self.mirror:
             self._mirror()
 
@@ -65,28 +69,35 @@ class ConsoleSink(BaseSink):
         else:
             self.console.print(*args, **kwargs)
 
-    def _log_screen(self, lines: list[str], tail: int = LOG_TAIL) -> None:
-        """Not on a terminal: print what the program showed since the last time, once."""
+    def _log_screen(self, text: str | None = None) -> None:
+        """Not on a terminal: print the rows the program showed since the last time (the live region, or at a step's
+        end its whole text), each once."""
         if self.mirror or self.quiet:
             return
-        fresh = fresh_lines(self._printed, lines)
-        self._printed = lines
-        if len(fresh) > tail:
-            self.console.print(Text(f"│ … {len(fresh) - tail} earlier lines (all of them are in session.raw)", style="dim"))
-            fresh = fresh[-tail:]
+        if text is None:
+            skipped, fresh = self._log.fresh(self._lines, self._top)
+        else:
+            skipped, fresh = 0, self._log.fresh_text(text.split("\n") if text else [])
+        if len(fresh) > LOG_TAIL:
+            skipped, fresh = skipped + len(fresh) - LOG_TAIL, fresh[-LOG_TAIL:]
+        if skipped:
+            self.console.print(Text(f"│ … {skipped} rows not shown (all of them are in session.raw)", style="dim"))
         if fresh:
             self.console.print(Text("\n".join("│ " + line for line in self._redact("\n".join(fresh)).split("\n")), style="dim"),
                                soft_wrap=True)
 
     def answer(self, prompt: str, typed: str, source: str) -> None:
+        who = CHOSEN_BY.get(source.split(":")[0], "the model")
+        self._chosen_by[who] = self._chosen_by.get(who, 0) + 1
         if self.quiet:
             return
-        self._log_screen(self._lines)
-        self._print(Text.assemble(("answer ", "bold green"), (repr(typed), "bold"), (f"  [{source}]  ", "cyan"), (prompt[:80], "dim")))
+        self._log_screen()
+        self._print(Text.assemble(("answer ", "bold green"), (repr(typed), "bold"), (f"  [{source}]  ", "cyan"),
+                                  (" ".join(prompt.split())[:80], "dim"), no_wrap=True, overflow="ellipsis"))
 
     def note(self, text: str) -> None:
         if not self.quiet:
-            self._log_screen(self._lines)
+            self._log_screen()
             self._print(Text(text, style="yellow"))
 
     def step_ended(self, name: str, text: str) -> None:
@@ -94,11 +105,11 @@ class ConsoleSink(BaseSink):
         if self.mirror and self._live is not None and lines:
             self._lines = lines[-(self.console.height or 24):]  # what came after the last mirrored frame (the exit drain)
             self._mirror()
-        self._log_screen(lines)
-        self._lines, self._printed, self._status = [], [], None  # the next step is another program
+        self._log_screen(text)
+        self._lines, self._top, self._status, self._log = [], 0, None, ScreenLog()  # the next step is another program
 
     def ask_human(self, prompt: str, why: str) -> str | None:
-        self._log_screen(self._lines)
+        self._log_screen()
         self._stop_live()
         self.console.print(Text(f"cursor-pilot needs you ({why}). The program shows:", style="bold yellow"))
         self.console.print(Text(prompt))
@@ -122,15 +133,21 @@ class ConsoleSink(BaseSink):
         self.console.print(Text(f"cursor-pilot: {outcome.reason} (exit {outcome.exit_code})", style=style))
         c = outcome.counters
         llm = ""
-        if c.get("llm_calls") or c.get("rule_hits"):
+        if c.get("llm_calls"):  # rules answered before the model was asked: their hits beside its calls
             cost = f" · est. cost ${outcome.cost_usd:.4f}" if outcome.cost_usd is not None else ""
             waits = f" · waits: {c['waits']}" if c.get("waits") else ""
             llm = (f"\n  llm calls: {c.get('llm_calls', 0)} · tokens in/out: {c.get('tokens_in', 0)}/{c.get('tokens_out', 0)}"
                    f" · rule hits: {c.get('rule_hits', 0)}{waits}{cost}")
         self.console.print(Text(
-            f"  answers: {outcome.answers} · escalations: {outcome.escalations} · program: {outcome.child}{llm}\n"
-            f"  transcript: {outcome.transcript}"
+            f"  answers: {outcome.answers}{self._by_whom(outcome.answers)} · escalations: {outcome.escalations}"
+            f" · program: {outcome.child}{llm}\n  transcript: {outcome.transcript}"
         ))
+
+    def _by_whom(self, answers: int) -> str:
+        """' (4 by rules, 1 by the deny policy)': who chose this session's answers, when they are all of the run's."""
+        if not answers or sum(self._chosen_by.values()) != answers:
+            return ""  # a resumed run: earlier sessions' answers are counted, not seen here
+        return " (" + ", ".join(f"{n} by {who}" for who, n in self._chosen_by.items()) + ")"
 
     def _stop_live(self) -> None:
         if self._live is not None:
@@ -183,24 +200,3 @@ def run_summary(console: Console, r: PastRun) -> None:
 
 def error_line(message: str) -> None:
     sys.stderr.write(f"cursor-pilot: error: {message}\n")
-
-
-def fresh_lines(printed: list[str], lines: list[str]) -> list[str]:
-    """The lines of `lines` that come after what was printed last. The printed block is found again in the new one
-    (the longest tail of it first, searched from the end: the screen has scrolled, or it is now the end of a longer
-    text) without its last line, onto which an answer may have been typed ("Continue? [y/n] y"); that line is not
-    printed again. Found nowhere (a full-screen program redrew everything): all of `lines`."""
-    if not printed:
-        return lines
-    anchor, start = printed[:-1], None if len(printed) > 1 else 0
-    for m in range(len(anchor), 0, -1):
-        target = anchor[-m:]
-        if not any(line.strip() for line in target):
-            continue  # blank rows are everywhere: they place nothing
-        start = next((end for end in range(len(lines), m - 1, -1) if lines[end - m:end] == target), None)
-        if start is not None:
-            break
-    if start is None:
-        return lines
-    rest = lines[start:]
-    return rest[1:] if rest and printed[-1].strip() and rest[0].startswith(printed[-1]) else rest
