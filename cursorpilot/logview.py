@@ -20,7 +20,7 @@ class ScreenLog:
         """(rows that scrolled past unseen since the last print, the rows to print) for a screen whose row 0 is
         absolute row `top`; the screen becomes what was printed."""
         end = self.top + len(self.rows)  # the first absolute row never printed
-        skipped = max(0, top - end) if self.rows else 0
+        skipped = max(0, top - end)
         out = [line for i, line in enumerate(lines) if self._changed(top + i, line)]
         self.rows, self.top = list(lines), top
         return skipped, out

@@ -31,8 +31,7 @@ class ConsoleSink(BaseSink):
         self.mirror = (console.is_terminal if mirror is None else mirror) and not quiet
         self.wants_screen = not quiet
         self._live: Live | None = None
-        self._lines: list[str] = []  # the live region last handed over
-        self._top = 0  # the absolute number of its first row (rows scrolled off before it)
+        self._snap: Snapshot | None = None  # the screen last handed over (kept as it is: a log reads it only at an event)
         self._status: Status | None = None
         self._log = ScreenLog()  # not on a terminal: what was printed of the program
         self._chosen_by: dict[str, int] = {}  # who chose the answers: rules, the deny policy, the model, you
@@ -48,16 +47,15 @@ class ConsoleSink(BaseSink):
         return self._live
 
     def screen(self, snap: Snapshot, status: Status) -> None:
-        last = max((i for i, line in enumerate(snap.lines) if line.strip()), default=0)
-        self._lines, self._top, self._status = list(snap.lines[: last + 1]), snap.scrolled, status
+        self._snap, self._status = snap, status
         if self.mirror:
-            self._mirror()
+            self._mirror(_live_region(snap))
 
-    def _mirror(self) -> None:
+    def _mirror(self, lines: list[str]) -> None:
         """The live region's last rows that fit the terminal, each cropped to its width: a 120-column program on an
         80-column terminal is cut at the edge, not wrapped into a screen that no longer looks like it."""
         height = max(1, self.console.height - 2)  # the status line, and a row for the cursor
-        body = Text("\n".join(self._lines[-height:]), no_wrap=True, overflow="ellipsis")
+        body = Text("\n".join(lines[-height:]), no_wrap=True, overflow="ellipsis")
         s = self._status
         bar = Text(f" {s.state} · answers {s.answers} · {s.elapsed:5.1f}s {s.detail}" if s else "", style="reverse",
                    no_wrap=True, overflow="ellipsis")
@@ -75,13 +73,14 @@ class ConsoleSink(BaseSink):
         if self.mirror or self.quiet:
             return
         if text is None:
-            skipped, fresh = self._log.fresh(self._lines, self._top)
+            snap = self._snap
+            skipped, fresh = self._log.fresh(_live_region(snap), snap.scrolled) if snap is not None else (0, [])
         else:
             skipped, fresh = 0, self._log.fresh_text(text.split("\n") if text else [])
         if len(fresh) > LOG_TAIL:
             skipped, fresh = skipped + len(fresh) - LOG_TAIL, fresh[-LOG_TAIL:]
         if skipped:
-            self.console.print(Text(f"│ … {skipped} rows not shown (all of them are in session.raw)", style="dim"))
+            self.console.print(Text(f"│ … {skipped}+ rows above were not shown (session.raw has them all)", style="dim"))
         if fresh:
             self.console.print(Text("\n".join("│ " + line for line in self._redact("\n".join(fresh)).split("\n")), style="dim"),
                                soft_wrap=True)
@@ -103,10 +102,9 @@ class ConsoleSink(BaseSink):
     def step_ended(self, name: str, text: str) -> None:
         lines = text.split("\n") if text else []
         if self.mirror and self._live is not None and lines:
-            self._lines = lines[-(self.console.height or 24):]  # what came after the last mirrored frame (the exit drain)
-            self._mirror()
+            self._mirror(lines[-(self.console.height or 24):])  # what came after the last mirrored frame (the exit drain)
         self._log_screen(text)
-        self._lines, self._top, self._status, self._log = [], 0, None, ScreenLog()  # the next step is another program
+        self._snap, self._status, self._log = None, None, ScreenLog()  # the next step is another program
 
     def ask_human(self, prompt: str, why: str) -> str | None:
         self._log_screen()
@@ -153,6 +151,12 @@ class ConsoleSink(BaseSink):
         if self._live is not None:
             self._live.stop()
             self._live = None
+
+
+def _live_region(snap: Snapshot) -> list[str]:
+    """The screen's rows down to its last non-blank one."""
+    last = max((i for i, line in enumerate(snap.lines) if line.strip()), default=0)
+    return list(snap.lines[: last + 1])
 
 
 def _when(iso: str) -> str:
