@@ -43,7 +43,7 @@ class Decider:
         self.filer = filer
         self.guards = Guards()
         self.history: deque[QA] = deque(maxlen=10)
-        self.previous = ""  # who chose the last answer delivered (a rules: after: reads it)
+        self.previous = ""  # who chose the last answer delivered (a rule's after: reads it)
         self._offered: tuple[str, str, str] | None = None  # (prompt, text, source) of the last answer handed out
 
     @property
@@ -63,7 +63,7 @@ class Decider:
             if reply.text is not None:
                 self.run.usage["rule_hits"] += 1
                 return self.check(q, self._from_text(reply.text, reply.source))
-        if not self.provider.needs_prompt:  # rules or mock as the run's provider: no prompt, no thread needed
+        if not self.provider.needs_prompt:  # rules or the script as the run's provider: no prompt, no thread needed
             if judging and self.provider.name == "rules":
                 return Decision.escalate("no rule explains this screen, and it has been quiet: is it waiting for someone?", "rules")
             reply = self.provider.answer(self._bare_request(q))
@@ -190,5 +190,5 @@ class Decider:
         self.guards.answered(prompt, text)
         self.history.append(QA(prompt, text))
         offered, self._offered = self._offered, None
-        self.previous = offered[2] if offered is not None and offered[:2] == (prompt, text) else "human"
+        self.previous = offered[2] if offered is not None and offered[:2] == (prompt, text) else ""  # "": not one it chose
 

@@ -115,7 +115,7 @@ def test_after_reads_only_an_answer_that_was_delivered(tmp_path):
     d.delivered(q.text, "1")
     assert d.first(q).source == "rules:two"
     d.delivered(q.text, "a human's words")  # a human answered instead of the rule's "2"
-    assert d.previous == "human" and d.first(q).source == "rules:one"
+    assert d.previous == "" and d.first(q).source == "rules:one"
 
 
 def test_rule_answers_count_as_rule_hits_when_rules_are_the_provider(tmp_path):
