@@ -65,5 +65,6 @@ def find_run(root: Path, ref: str) -> PastRun:
     if len(hits) == 1:
         return hits[0]
     if not hits:
-        raise BadInput(f"no run {ref!r} in {root}/ (cursor-pilot runs --dir {root} lists them)")
+        listing = "cursor-pilot runs" + ("" if root == Path("runs") else f" --dir {root}")
+        raise BadInput(f"no run {ref!r} in {root}/ ({listing} lists them)")
     raise BadInput(f"{ref!r} names {len(hits)} runs in {root}/: {', '.join(r.manifest.run_id for r in hits[:5])}")

@@ -91,8 +91,10 @@ class ConsoleSink(BaseSink):
         if self.quiet:
             return
         self._log_screen()
-        self._print(Text.assemble(("answer ", "bold green"), (repr(typed), "bold"), (f"  [{source}]  ", "cyan"),
-                                  (" ".join(prompt.split())[:80], "dim"), no_wrap=True, overflow="ellipsis"))
+        question = " ".join(prompt.split())
+        question = question if len(question) <= 80 else question[:79] + "…"
+        self._print(Text.assemble(("answer ", "bold green"), (repr(typed), "bold"), (f"  [{source}]  ", "cyan"), (question, "dim"),
+                                  no_wrap=True, overflow="ellipsis"))
 
     def note(self, text: str) -> None:
         if not self.quiet:

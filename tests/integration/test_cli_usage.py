@@ -131,5 +131,6 @@ def test_runs_lists_past_runs_and_shows_one(tmp_path, ok_rules):
     p = cp("runs", "show", first[:-2], cwd=tmp_path)
     assert "answers: 1 · escalations: 0 · rule hits: 1" in p.stdout and "continue:" not in p.stdout
     p = cp("runs", "show", "nope", cwd=tmp_path)
-    assert p.returncode == 2 and p.stderr.strip() == "cursor-pilot: error: no run 'nope' in runs/ (cursor-pilot runs --dir runs lists them)"
+    assert p.returncode == 2 and p.stderr.strip() == "cursor-pilot: error: no run 'nope' in runs/ (cursor-pilot runs lists them)"
     assert cp("runs", "--dir", "elsewhere", cwd=tmp_path).stdout.startswith("no runs in elsewhere/")
+
