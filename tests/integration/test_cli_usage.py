@@ -134,3 +134,24 @@ def test_runs_lists_past_runs_and_shows_one(tmp_path, ok_rules):
     assert p.returncode == 2 and p.stderr.strip() == "cursor-pilot: error: no run 'nope' in runs/ (cursor-pilot runs lists them)"
     assert cp("runs", "--dir", "elsewhere", cwd=tmp_path).stdout.startswith("no runs in elsewhere/")
 
+
+# -- item 11: the docs --------------------------------------------------------------------------------------------------
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_run_option_is_documented_in_usage():
+    import typer.main
+
+    from cursorpilot.cli import app
+
+    usage = (ROOT / "docs" / "usage.md").read_text()
+    options = [o for p in typer.main.get_command(app).commands["run"].params if p.param_type_name == "option" for o in p.opts]
+    assert [o for o in options if f"`{o}" not in usage and o not in ("-h", "--help")] == []
+
+
+def test_links_between_the_readme_and_the_docs_lead_somewhere():
+    import re
+
+    for page in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
+        for target in re.findall(r"\]\(([^)#:]+\.md)(?:#[^)]*)?\)", page.read_text()):
+            assert (page.parent / target).is_file(), f"{page.name} links to {target}"
