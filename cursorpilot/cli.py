@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from cursorpilot import __version__
+from cursorpilot import __version__, completion
 from cursorpilot.errors import BadInput, ExitCode, PilotError
 
 app = typer.Typer(
@@ -17,6 +17,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     no_args_is_help=True,
     help="Drive interactive command-line programs (Cursor CLI first) headlessly, under a governing prompt.",
+    epilog="Start with: cursor-pilot demo. Then your own program: cursor-pilot run --answer 'Continue=y' -- ./your-program",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -56,43 +57,77 @@ def _existing(path: Path | None, what: str) -> Path | None:
     return path
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+PROGRAM, ANSWERS, LIMITS, OUTPUT, PLANS, ACP = "Program", "Answers", "Limits", "Output", "Plans and runs", "ACP"
+LOG_HELP = "Where the run's records go (default runs/<run-id>/); a folder that holds a run is refused."
+QUIET_HELP = "Show only the final summary: no live screen, no answers, no program output."
+DEBUG_HELP = "Diagnostics on stderr as well, and a traceback on errors."
+
+
+# Options end at `--` or at the first word that is not an option: that word is the program, and everything after it
+# is the program's own (`run --rules r.yaml bash -c 'read x'`). Before it, an unknown option is a typo (--timout),
+# refused with a suggestion, never taken for the program's name.
+@app.command(context_settings={"allow_interspersed_args": False})
 def run(
     ctx: typer.Context,
-    command: Optional[list[str]] = typer.Argument(None, help="The program to drive, after --."),
-    prompt: Optional[str] = typer.Option(None, "--prompt", help="Governing prompt: a file path if it exists, else literal text."),
-    plan: Optional[Path] = typer.Option(None, "--plan", help="YAML plan of steps, or the name of a bundled one (cursor-pilot plans)."),
-    cursor: str = typer.Option("cursor-agent", "--cursor", help="Cursor binary for plan cursor: steps."),
-    acp: bool = typer.Option(False, "--acp", help="Drive the agent over the Agent Client Protocol (JSON-RPC on stdio), not a screen."),
-    agent: Optional[str] = typer.Option(None, "--agent", help="A known ACP agent: cursor, gemini, claude, codex (implies --acp)."),
-    task: Optional[str] = typer.Option(None, "--task", help="ACP: the task, sent as the first prompt."),
-    cwd: Optional[Path] = typer.Option(None, "--cwd", help="Working directory of the program."),
-    log: Optional[Path] = typer.Option(None, "--log", help="Artifacts folder (default runs/<run-id>/)."),
-    provider: Optional[str] = typer.Option(None, "--provider", help="rules | mock | openai | anthropic (default: from the API key set)."),
-    model: Optional[str] = typer.Option(None, "--model", help="Model name (openai: gpt-4o-mini, anthropic: claude-haiku-4-5)."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="Server URL, e.g. an OpenAI-compatible one."),
-    llm_retries: int = typer.Option(4, "--llm-retries", min=0, help="Retries on 429, 5xx, timeouts, connection errors."),
-    llm_timeout: str = typer.Option("60s", "--llm-timeout", help="Per-call timeout."),
-    context_tokens: int = typer.Option(3000, "--context-tokens", min=200, help="Token budget of each prompt."),
-    no_upload: bool = typer.Option(False, "--no-upload", help="Send only terminal text: no environment snapshot."),
-    keep_ci_env: bool = typer.Option(False, "--keep-ci-env",
+    command: Optional[list[str]] = typer.Argument(None, metavar="-- COMMAND [ARGS]",
+                                                  help="The program to drive and its arguments (after -- or after the options)."),
+    cwd: Optional[Path] = typer.Option(None, "--cwd", help="The program's working directory.", rich_help_panel=PROGRAM),
+    cols: int = typer.Option(120, "--cols", min=20, max=1000, help="The program's terminal width (the live view is cropped to yours).",
+                             rich_help_panel=PROGRAM),
+    rows: int = typer.Option(40, "--rows", min=5, max=1000, help="The program's terminal height.", rich_help_panel=PROGRAM),
+    profile: str = typer.Option("auto", "--profile", autocompletion=completion.profiles, rich_help_panel=PROGRAM,
+                                help="How its screens are read: a detector profile (cursor-pilot profiles), a profile file, or auto."),
+    detectors: Optional[Path] = typer.Option(None, "--detectors", help="A YAML/JSON file adding or overriding detector rules.",
+                                             rich_help_panel=PROGRAM),
+    keep_ci_env: bool = typer.Option(False, "--keep-ci-env", rich_help_panel=PROGRAM,
                                      help="Pass CI=true and the like on to the program (by default hidden: it has a user, the pilot)."),
-    prices: Optional[Path] = typer.Option(None, "--prices", help="YAML {model: [usd_per_1M_in, usd_per_1M_out]}."),
-    rules: Optional[Path] = typer.Option(None, "--rules", help="Rules YAML ({match, reply} list); the mock's script."),
-    profile: str = typer.Option("auto", "--profile", help="Detector profile name (detectors/), or auto."),
-    detectors: Optional[Path] = typer.Option(None, "--detectors", help="YAML/JSON file adding or overriding rules."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Preview: classify each step's first question, type nothing."),
-    max_steps: Optional[int] = typer.Option(None, "--max-steps", min=1, help="Stop (exit 4) before answer N+1."),
-    timeout: Optional[str] = typer.Option(None, "--timeout", help="Cap the whole run: 90s, 45m, 1h30m."),
-    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue a run from its manifest.json."),
-    force: bool = typer.Option(False, "--force", help="Resume even if the plan or governing prompt changed."),
-    cols: int = typer.Option(120, "--cols", min=20, max=1000),
-    rows: int = typer.Option(40, "--rows", min=5, max=1000),
-    quiet: bool = typer.Option(False, "--quiet", help="Only the final summary."),
-    debug: bool = typer.Option(False, "--debug", help="Diagnostics on stderr; tracebacks on errors."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True),
+    prompt: Optional[str] = typer.Option(None, "--prompt", rich_help_panel=ANSWERS,
+                                         help="The governing prompt: a file if that path exists, else literal text."),
+    rules: Optional[Path] = typer.Option(None, "--rules", rich_help_panel=ANSWERS,
+                                         help="A rules file: a YAML list of {match, reply} (docs/rules.md); the script's replies."),
+    answer: Optional[list[str]] = typer.Option(None, "--answer", rich_help_panel=ANSWERS,
+                                               help="A rule in one line, 'REGEX=REPLY' (repeatable; checked before --rules)."),
+    provider: Optional[str] = typer.Option(None, "--provider", autocompletion=completion.providers, rich_help_panel=ANSWERS,
+                                           help="rules | script | openai | anthropic (default: from the API key that is set)."),
+    model: Optional[str] = typer.Option(None, "--model", rich_help_panel=ANSWERS,
+                                        help="The model (openai: gpt-4o-mini, anthropic: claude-haiku-4-5)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="The model's server, e.g. an OpenAI-compatible one.",
+                                           rich_help_panel=ANSWERS),
+    llm_retries: int = typer.Option(4, "--llm-retries", min=0, help="Retries on 429, 5xx, timeouts, connection errors.",
+                                    rich_help_panel=ANSWERS),
+    llm_timeout: str = typer.Option("60s", "--llm-timeout", help="The timeout of each model call.", rich_help_panel=ANSWERS),
+    context_tokens: int = typer.Option(3000, "--context-tokens", min=200, help="The token budget of each prompt to the model.",
+                                       rich_help_panel=ANSWERS),
+    no_upload: bool = typer.Option(False, "--no-upload", help="Send the model only terminal text: no git snapshot.",
+                                   rich_help_panel=ANSWERS),
+    prices: Optional[Path] = typer.Option(None, "--prices", rich_help_panel=ANSWERS,
+                                          help="YAML {model: \\[usd_per_1M_in, usd_per_1M_out]} for the cost estimate."),
+    max_steps: Optional[int] = typer.Option(None, "--max-steps", min=1, help="Answer at most N prompts (then exit 4).",
+                                            rich_help_panel=LIMITS),
+    timeout: Optional[str] = typer.Option(None, "--timeout", help="Cap the whole run: 90s, 45m, 1h30m (then exit 4).",
+                                          rich_help_panel=LIMITS),
+    log: Optional[Path] = typer.Option(None, "--log", help=LOG_HELP, rich_help_panel=OUTPUT),
+    quiet: bool = typer.Option(False, "--quiet", help=QUIET_HELP, rich_help_panel=OUTPUT),
+    debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP, rich_help_panel=OUTPUT),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit.",
+                                 rich_help_panel=OUTPUT),
+    plan: Optional[Path] = typer.Option(None, "--plan", autocompletion=completion.plans, rich_help_panel=PLANS,
+                                        help="A YAML plan of steps, or a bundled one by name (cursor-pilot plans)."),
+    cursor: str = typer.Option("cursor-agent", "--cursor", help="The Cursor binary for a plan's cursor: steps.", rich_help_panel=PLANS),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Preview: classify each step's first question, type nothing.",
+                                 rich_help_panel=PLANS),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue a run from its manifest.json.", rich_help_panel=PLANS),
+    force: bool = typer.Option(False, "--force", help="Resume even if the plan or the governing prompt changed.", rich_help_panel=PLANS),
+    acp: bool = typer.Option(False, "--acp", help="Drive the agent over the Agent Client Protocol (JSON-RPC on stdio), not a screen.",
+                             rich_help_panel=ACP),
+    agent: Optional[str] = typer.Option(None, "--agent", autocompletion=completion.agents, rich_help_panel=ACP,
+                                        help="A known ACP agent: cursor, gemini, claude, codex (implies --acp)."),
+    task: Optional[str] = typer.Option(None, "--task", help="The task, sent as the first prompt.", rich_help_panel=ACP),
 ) -> None:
-    """Drive COMMAND (or a --plan) under a pseudo-terminal: cursor-pilot run [OPTIONS] -- COMMAND [ARGS...]"""
+    """Drive a program (or a --plan of steps) unattended: cursor-pilot run [OPTIONS] [--] COMMAND [ARGS]...
+
+    It watches what the program asks, decides (deny policy, then your rules, then a model) and types the answer.
+    """
     argv = ["cursor-pilot", *sys.argv[1:]]
     values = {k: v for k, v in ctx.params.items() if k not in ("ctx", "version")}
     # by name: typer vendors its own click now, and the enum's home moved with it
@@ -104,9 +139,9 @@ def run(
 
 @app.command()
 def demo(
-    log: Optional[Path] = typer.Option(None, "--log", help="Artifacts folder (default runs/<run-id>/)."),
-    quiet: bool = typer.Option(False, "--quiet"),
-    debug: bool = typer.Option(False, "--debug"),
+    log: Optional[Path] = typer.Option(None, "--log", help=LOG_HELP),
+    quiet: bool = typer.Option(False, "--quiet", help=QUIET_HELP),
+    debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Run the bundled demo: the Cursor simulator driven offline by rules under a demo governing prompt."""
     from cursorpilot.runner import default_run_id
@@ -120,8 +155,8 @@ def demo(
         command=["cursor-pilot", "sim", "cursor", "demo", DEMO_TASK, "--record", record],
         prompt=str(PACKAGE / "demo" / "prompt.md"), plan=None, cursor="cursor-agent", acp=False, agent=None, task=None, cwd=None, log=log,
         provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
-        keep_ci_env=False, prices=None, rules=PACKAGE / "demo" / "rules.yaml", profile="cursor", detectors=None, dry_run=False, max_steps=20,
-        timeout="5m", resume=None, force=False, cols=120, rows=40, quiet=quiet, debug=debug,
+        keep_ci_env=False, prices=None, rules=PACKAGE / "demo" / "rules.yaml", answer=None, profile="cursor", detectors=None, dry_run=False,
+        max_steps=20, timeout="5m", resume=None, force=False, cols=120, rows=40, quiet=quiet, debug=debug,
     ))
 
 
@@ -153,16 +188,60 @@ def profiles() -> None:
 
 @app.command()
 def plans() -> None:
-    """List the bundled example plans (run one with: cursor-pilot run --plan NAME)."""
+    """List the bundled example plans, what each does, and its file (run one with: cursor-pilot run --plan NAME)."""
     from cursorpilot import resources
 
     for path in resources.listing("plans"):
-        typer.echo(f"{path.stem:14} {path}")
+        typer.echo(f"{path.stem:12} {resources.summary(path)}\n{'':12} {path}")
+
+
+runs_app = typer.Typer(help="List past runs (in runs/, or --dir), or show one: cursor-pilot runs show ID.", invoke_without_command=True,
+                       context_settings={"help_option_names": ["-h", "--help"]})
+app.add_typer(runs_app, name="runs")
+RUNS_DIR_HELP = "The folder holding the run folders."
+
+
+def _complete_run(ctx: typer.Context, incomplete: str) -> list[str]:
+    from cursorpilot.pastruns import past_runs
+
+    root = Path(ctx.params.get("dir") or "runs")
+    return [r.folder.name for r in past_runs(root) if r.folder.name.startswith(incomplete)]
+
+
+@runs_app.callback()
+def runs(ctx: typer.Context, dir: Path = typer.Option(Path("runs"), "--dir", help=RUNS_DIR_HELP)) -> None:
+    """List past runs: id, start, status, exit code, answers, escalations, program (cursor-pilot runs show ID for one)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from rich.console import Console
+
+    from cursorpilot.pastruns import past_runs
+    from cursorpilot.ui import runs_table
+
+    found = past_runs(Path(dir))
+    if not found:
+        typer.echo(f"no runs in {dir}/ (cursor-pilot run makes them there; --dir DIR looks elsewhere)")
+        return
+    runs_table(Console(width=None if sys.stdout.isatty() else 200), found, f"{dir}/")
+
+
+@runs_app.command("show")
+def runs_show(
+    run: str = typer.Argument(..., help="A run id (or its unique beginning), or a run folder.", autocompletion=_complete_run),
+    dir: Path = typer.Option(Path("runs"), "--dir", help=RUNS_DIR_HELP),
+) -> None:
+    """Show one run's summary: what ran, how it ended, each step, the counters, and where its records are."""
+    from rich.console import Console
+
+    from cursorpilot.pastruns import find_run
+    from cursorpilot.ui import run_summary
+
+    _guard(False, lambda: run_summary(Console(width=None if sys.stdout.isatty() else 200), find_run(Path(dir), run)) or 0)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, add_help_option=False)
 def sim(ctx: typer.Context) -> None:
-    """The bundled simulators: cursor-pilot sim {cursor|line|menu} SCENARIO [TASK...] (--help for theirs)."""
+    """The bundled simulators: cursor-pilot sim {cursor|line|menu|acp} SCENARIO [TASK...] (--help lists the scenarios)."""
     from cursorpilot.sim.__main__ import main as sim_main
 
     raise typer.Exit(sim_main(list(ctx.args), prog="cursor-pilot sim"))
@@ -211,7 +290,8 @@ def _guard(debug: bool, fn) -> None:
 
 PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume")
 RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "task", "cwd", "provider", "model", "base_url", "llm_retries", "llm_timeout",
-             "context_tokens", "no_upload", "keep_ci_env", "prices", "rules", "profile", "detectors", "max_steps", "timeout", "cols", "rows")
+             "context_tokens", "no_upload", "keep_ci_env", "prices", "rules", "answer", "profile", "detectors", "max_steps", "timeout",
+             "cols", "rows")
 
 
 def _run(**o) -> int:
@@ -225,7 +305,8 @@ def _run(**o) -> int:
     from cursorpilot.providers import create as create_provider
     from cursorpilot.providers.base import ProviderConfig
     from cursorpilot.providers.llm import load_prices
-    from cursorpilot.providers.rules import RulesProvider, read_entries
+    from cursorpilot.providers.rules import RulesProvider, parse_answer, read_entries
+    from cursorpilot.preflight import check_new_log_dir, check_startable
     from cursorpilot.runner import Runner, RunSpec, check_resumable, default_run_id, single_command_plan
     from cursorpilot.ui import ConsoleSink
 
@@ -268,27 +349,33 @@ def _run(**o) -> int:
     if manifest is not None:
         check_resumable(manifest, o["plan"], governing, o["force"])
     rules = _existing(o["rules"], "rules file")
+    answers = [parse_answer(a, i + 1) for i, a in enumerate(o["answer"] or [])]
     detectors = _existing(o["detectors"], "detector file")
     interactive_steps = any(step.run is None for step in plan.steps)
-    provider_name = choose_provider(o["provider"] or (None if interactive_steps else "rules"), rules is not None or bool(plan.answers),
-                                    dict(os.environ))
+    provider_name = choose_provider(o["provider"] or (None if interactive_steps else "rules"),
+                                    rules is not None or bool(answers) or bool(plan.answers), dict(os.environ))
     pconfig = ProviderConfig(
         rules_file=rules, model=o["model"], base_url=o["base_url"], retries=o["llm_retries"],
         timeout=parse_duration(o["llm_timeout"]), prices=load_prices(_existing(o["prices"], "prices file")),
     )
-    if provider_name == "rules" and rules is None:
-        provider = RulesProvider([], "plan answers only")  # the plan's answers are consulted first; no match escalates
-    else:
+    if provider_name == "rules":  # --answer first, then --rules; with neither, the plan's answers alone (no match escalates)
+        provider = RulesProvider([*answers, *(read_entries(rules) if rules else [])], str(rules or "--answer"))
+        rule_entries = []
+    else:  # an answerer that is not rules: the rules go first, as the step's own (the script's file is its script)
         provider = create_provider(provider_name, pconfig)
+        rule_entries = [*answers, *(read_entries(rules) if rules is not None and provider.needs_prompt else [])]
     cwd = o["cwd"]
     if cwd is not None and not cwd.is_dir():
         raise BadInput(f"--cwd is not a directory: {cwd}")
     run_id = o.get("run_id") or default_run_id()
     log_dir: Path = o["log"] or Path("runs") / run_id
+    if manifest is None:
+        check_new_log_dir(log_dir)
+        check_startable(plan, o["cursor"])
     options = {k: (str(o[k]) if isinstance(o[k], Path) else o[k]) for k in RESUMABLE}
     spec = RunSpec(
         plan=plan, governing_prompt=governing, provider=provider, run_id=run_id, log_dir=log_dir, argv=o["argv"], options=options,
-        plan_path=o["plan"], rule_entries=read_entries(rules) if rules is not None and provider.needs_prompt else [],
+        plan_path=o["plan"], rule_entries=rule_entries,
         profile=o["profile"], detectors=detectors, cursor_bin=o["cursor"], cwd=str(cwd) if cwd else None,
         max_steps=o["max_steps"], timeout=timeout, dry_run=o["dry_run"],
         interactive=is_interactive() and os.environ.get("CI") is None, context_tokens=o["context_tokens"],

@@ -6,6 +6,7 @@ Nothing below the CLI knows how events are shown.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -36,7 +37,9 @@ class Outcome:
 
 
 class Sink(Protocol):
-    wants_screen: bool
+    wants_screen: bool  # the PTY loop hands screen() a snapshot (at most every 0.1 s) only when this is set
+
+    def redact_with(self, redact: Callable[[str], str]) -> None: ...  # the run's redaction, for text the sink prints
 
     def screen(self, snap: Snapshot, status: Status) -> None: ...
 
@@ -46,30 +49,51 @@ class Sink(Protocol):
 
     def ask_human(self, prompt: str, why: str) -> str | None: ...
 
+    def step_ended(self, name: str, text: str) -> None: ...  # what the program showed last (scrollback and screen)
+
     def finished(self, outcome: Outcome) -> None: ...
 
 
-class NullSink:
-    """Collects events; used by tests and --quiet wiring."""
+class BaseSink:
+    """Does nothing: a sink overrides what it shows, and a new event costs the others nothing."""
 
     wants_screen = False
+
+    def redact_with(self, redact: Callable[[str], str]) -> None:
+        pass
+
+    def screen(self, snap: Snapshot, status: Status) -> None:
+        pass
+
+    def answer(self, prompt: str, typed: str, source: str) -> None:
+        pass
+
+    def note(self, text: str) -> None:
+        pass
+
+    def ask_human(self, prompt: str, why: str) -> str | None:
+        return None
+
+    def step_ended(self, name: str, text: str) -> None:
+        pass
+
+    def finished(self, outcome: Outcome) -> None:
+        pass
+
+
+class NullSink(BaseSink):
+    """Collects events; used by tests."""
 
     def __init__(self) -> None:
         self.answers: list[tuple[str, str, str]] = []
         self.notes: list[str] = []
         self.outcome: Outcome | None = None
 
-    def screen(self, snap: Snapshot, status: Status) -> None:  # pragma: no cover - not wanted
-        pass
-
     def answer(self, prompt: str, typed: str, source: str) -> None:
         self.answers.append((prompt, typed, source))
 
     def note(self, text: str) -> None:
         self.notes.append(text)
-
-    def ask_human(self, prompt: str, why: str) -> str | None:
-        return None
 
     def finished(self, outcome: Outcome) -> None:
         self.outcome = outcome

@@ -43,3 +43,23 @@ def self_command(argv: list[str]) -> list[str]:
     if argv and argv[0] == SELF:
         return [sys.executable, "-m", "cursorpilot", *argv[1:]]
     return argv
+
+
+def summary(path: Path, width: int = 110) -> str:
+    """What a bundled file is for, from its leading comment (its first sentence): `plans` and `sim --help` list
+    them with it, so the description lives in one place, beside what it describes."""
+    words: list[str] = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return ""
+    for line in lines:
+        if not line.startswith("#"):
+            break
+        text = line.lstrip("#").strip()
+        words.append(text.rstrip(":"))
+        if text.endswith((":", ".")):
+            break
+    text = " ".join(words)
+    text = text.split(". ")[0].rstrip(".")
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"

@@ -118,6 +118,7 @@ class Runner:
         spec = self.spec
         spec.log_dir.mkdir(parents=True, exist_ok=True)
         redactor = Redactor(cwd=spec.cwd)
+        self.sink.redact_with(redactor.text)  # what the sink prints of the program is redacted like the transcript
         tx = Transcript(spec.log_dir / "transcript.jsonl", spec.run_id, self.clock, redactor)
         self.manifest_path = spec.log_dir / "manifest.json"
         t0 = self.clock.monotonic()
@@ -228,6 +229,7 @@ class Runner:
 
     def _ended(self, step: Step, result: StepResult) -> tuple[ExitCode, str, int | None]:
         """Either channel's step result: its preview row, and the step's expect checked on what the program showed."""
+        self.sink.step_ended(step.name, result.text)
         if result.preview is not None:
             self.preview.append({"step": step.name, **result.preview})
         elif self.spec.dry_run:

@@ -3,24 +3,42 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from cursorpilot.events import Outcome, Status
 from cursorpilot.detect.snapshot import Snapshot
+from cursorpilot.events import BaseSink, Outcome, Status
+from cursorpilot.logview import ScreenLog
+from cursorpilot.pastruns import PastRun
+
+CHOSEN_BY = {"rules": "rules", "policy": "the deny policy", "human": "you", "script": "the script", "plan": "the plan"}  # else a model
+LOG_TAIL = 200  # at most this many of a step's last lines go to a log at its end (all of them are in session.raw)
 
 
-class ConsoleSink:
-    """Mirror the program's screen live with a status line (on a terminal); print answers; summarise."""
+class ConsoleSink(BaseSink):
+    """On a terminal: the program's screen mirrored live, cropped to the terminal (the program keeps its own
+    --cols/--rows), under a status line. Elsewhere (a CI log, a file): the program's new lines are printed at each
+    answer, escalation and step end, so the log explains itself; the read loop only hands over snapshots it rendered
+    anyway, and nothing is formatted until one of those events. --quiet: the summary only."""
 
     def __init__(self, console: Console, *, quiet: bool = False, mirror: bool | None = None):
         self.console = console
         self.quiet = quiet
-        self.wants_screen = (console.is_terminal if mirror is None else mirror) and not quiet
+        self.mirror = (console.is_terminal if mirror is None else mirror) and not quiet
+        self.wants_screen = not quiet
         self._live: Live | None = None
+        self._snap: Snapshot | None = None  # the screen last handed over (kept as it is: a log reads it only at an event)
+        self._status: Status | None = None
+        self._log = ScreenLog()  # not on a terminal: what was printed of the program
+        self._chosen_by: dict[str, int] = {}  # who chose the answers: rules, the deny policy, the model, you
+        self._redact: Callable[[str], str] = lambda s: s
+
+    def redact_with(self, redact: Callable[[str], str]) -> None:
+        self._redact = redact
 
     def _ensure_live(self) -> Live:
         if self._live is None:
@@ -29,11 +47,19 @@ class ConsoleSink:
         return self._live
 
     def screen(self, snap: Snapshot, status: Status) -> None:
-        last = max((i for i, line in enumerate(snap.lines) if line.strip()), default=0)
-        body = Text("\n".join(snap.lines[: last + 1]))
-        bar = Text(f" {status.state} · answers {status.answers} · {status.elapsed:5.1f}s {status.detail}", style="reverse")
-        live = self._ensure_live()
-        live.update(Group(body, bar), refresh=True)
+        self._snap, self._status = snap, status
+        if self.mirror:
+            self._mirror(_live_region(snap))
+
+    def _mirror(self, lines: list[str]) -> None:
+        """The live region's last rows that fit the terminal, each cropped to its width: a 120-column program on an
+        80-column terminal is cut at the edge, not wrapped into a screen that no longer looks like it."""
+        height = max(1, self.console.height - 2)  # the status line, and a row for the cursor
+        body = Text("\n".join(lines[-height:]), no_wrap=True, overflow="ellipsis")
+        s = self._status
+        bar = Text(f" {s.state} · answers {s.answers} · {s.elapsed:5.1f}s {s.detail}" if s else "", style="reverse",
+                   no_wrap=True, overflow="ellipsis")
+        self._ensure_live().update(Group(body, bar), refresh=True)
 
     def _print(self, *args, **kwargs) -> None:
         if self._live is not None:
@@ -41,16 +67,49 @@ class ConsoleSink:
         else:
             self.console.print(*args, **kwargs)
 
+    def _log_screen(self, text: str | None = None) -> None:
+        """Not on a terminal: print the rows the program showed since the last time (the live region, or at a step's
+        end its whole text), each once."""
+        if self.mirror or self.quiet:
+            return
+        if text is None:
+            snap = self._snap
+            skipped, fresh = self._log.fresh(_live_region(snap), snap.scrolled) if snap is not None else (0, [])
+        else:
+            skipped, fresh = 0, self._log.fresh_text(text.split("\n") if text else [])
+        if len(fresh) > LOG_TAIL:
+            skipped, fresh = skipped + len(fresh) - LOG_TAIL, fresh[-LOG_TAIL:]
+        if skipped:
+            self.console.print(Text(f"│ … {skipped}+ rows above were not shown (session.raw has them all)", style="dim"))
+        if fresh:
+            self.console.print(Text("\n".join("│ " + line for line in self._redact("\n".join(fresh)).split("\n")), style="dim"),
+                               soft_wrap=True)
+
     def answer(self, prompt: str, typed: str, source: str) -> None:
+        who = CHOSEN_BY.get(source.split(":")[0], "the model")
+        self._chosen_by[who] = self._chosen_by.get(who, 0) + 1
         if self.quiet:
             return
-        self._print(Text.assemble(("answer ", "bold green"), (repr(typed), "bold"), (f"  [{source}]  ", "cyan"), (prompt[:80], "dim")))
+        self._log_screen()
+        question = " ".join(prompt.split())
+        question = question if len(question) <= 80 else question[:79] + "…"
+        self._print(Text.assemble(("answer ", "bold green"), (repr(typed), "bold"), (f"  [{source}]  ", "cyan"), (question, "dim"),
+                                  no_wrap=True, overflow="ellipsis"))
 
     def note(self, text: str) -> None:
         if not self.quiet:
+            self._log_screen()
             self._print(Text(text, style="yellow"))
 
+    def step_ended(self, name: str, text: str) -> None:
+        lines = text.split("\n") if text else []
+        if self.mirror and self._live is not None and lines:
+            self._mirror(lines[-(self.console.height or 24):])  # what came after the last mirrored frame (the exit drain)
+        self._log_screen(text)
+        self._snap, self._status, self._log = None, None, ScreenLog()  # the next step is another program
+
     def ask_human(self, prompt: str, why: str) -> str | None:
+        self._log_screen()
         self._stop_live()
         self.console.print(Text(f"cursor-pilot needs you ({why}). The program shows:", style="bold yellow"))
         self.console.print(Text(prompt))
@@ -74,20 +133,75 @@ class ConsoleSink:
         self.console.print(Text(f"cursor-pilot: {outcome.reason} (exit {outcome.exit_code})", style=style))
         c = outcome.counters
         llm = ""
-        if c.get("llm_calls") or c.get("rule_hits"):
+        if c.get("llm_calls"):  # rules answered before the model was asked: their hits beside its calls
             cost = f" · est. cost ${outcome.cost_usd:.4f}" if outcome.cost_usd is not None else ""
             waits = f" · waits: {c['waits']}" if c.get("waits") else ""
             llm = (f"\n  llm calls: {c.get('llm_calls', 0)} · tokens in/out: {c.get('tokens_in', 0)}/{c.get('tokens_out', 0)}"
                    f" · rule hits: {c.get('rule_hits', 0)}{waits}{cost}")
         self.console.print(Text(
-            f"  answers: {outcome.answers} · escalations: {outcome.escalations} · program: {outcome.child}{llm}\n"
-            f"  transcript: {outcome.transcript}"
+            f"  answers: {outcome.answers}{self._by_whom(outcome.answers)} · escalations: {outcome.escalations}"
+            f" · program: {outcome.child}{llm}\n  transcript: {outcome.transcript}"
         ))
+
+    def _by_whom(self, answers: int) -> str:
+        """' (4 by rules, 1 by the deny policy)': who chose this session's answers, when they are all of the run's."""
+        if not answers or sum(self._chosen_by.values()) != answers:
+            return ""  # a resumed run: earlier sessions' answers are counted, not seen here
+        return " (" + ", ".join(f"{n} by {who}" for who, n in self._chosen_by.items()) + ")"
 
     def _stop_live(self) -> None:
         if self._live is not None:
             self._live.stop()
             self._live = None
+
+
+def _live_region(snap: Snapshot) -> list[str]:
+    """The screen's rows down to its last non-blank one."""
+    last = max((i for i, line in enumerate(snap.lines) if line.strip()), default=0)
+    return list(snap.lines[: last + 1])
+
+
+def _when(iso: str) -> str:
+    return iso.replace("T", " ")[:19] + "Z" if iso else ""
+
+
+def runs_table(console: Console, runs: list[PastRun], root: str) -> None:
+    table = Table(box=None, pad_edge=False)
+    for col in ("run", "started", "status", "exit", "answers", "escalations", "program"):
+        table.add_column(col, no_wrap=col != "program")
+    for r in runs:
+        m = r.manifest
+        table.add_row(*(Text(str(v)) for v in (r.folder.name, _when(m.created), r.status, "" if m.exit_code is None else m.exit_code,
+                                                m.counters.get("answers", 0), m.counters.get("escalations", 0), r.what)))
+    with console.capture() as captured:
+        console.print(table)
+    console.file.write(f"runs in {root}\n" + "\n".join(line.rstrip() for line in captured.get().splitlines()) + "\n")
+
+
+def run_summary(console: Console, r: PastRun) -> None:
+    """One run, as its summary said when it ended, and what to do with it next."""
+    m, c = r.manifest, r.manifest.counters
+    lines = [
+        f"run {m.run_id}  ({r.folder})",
+        f"  program: {r.what}",
+        f"  started {_when(m.created)}, last written {_when(m.updated)}" + (f", resumed {m.resumes}x" if m.resumes else ""),
+        f"  status: {r.status}" + ("" if m.exit_code is None else f", exit {m.exit_code}") + (f": {m.reason}" if m.reason else ""),
+    ]
+    for i, step in enumerate(m.steps, 1):
+        last = step.attempts[-1] if step.attempts else None
+        ended = f" (exit code {last.exit_code})" if last and last.exit_code is not None else ""
+        why = f": {last.reason}" if last and last.reason else ""
+        lines.append(f"  step {i} {step.name} [{step.kind}]: {step.status}{ended}{why}")
+    cost = f" · est. cost ${c['cost_usd']:.4f}" if isinstance(c.get("cost_usd"), (int, float)) else ""
+    lines.append(f"  answers: {c.get('answers', 0)} · escalations: {c.get('escalations', 0)} · rule hits: {c.get('rule_hits', 0)}"
+                 f" · llm calls: {c.get('llm_calls', 0)} · tokens in/out: {c.get('tokens_in', 0)}/{c.get('tokens_out', 0)}{cost}")
+    lines.append(f"  transcript: {r.folder / 'transcript.jsonl'}")
+    cast = r.folder / "session.cast"
+    if cast.exists():
+        lines.append(f"  replay: asciinema play {cast}")
+    if m.status != "completed":
+        lines.append(f"  continue: cursor-pilot run --resume {r.folder / 'manifest.json'}")
+    console.print(Text("\n".join(lines)))
 
 
 def error_line(message: str) -> None:

@@ -43,6 +43,8 @@ class Decider:
         self.filer = filer
         self.guards = Guards()
         self.history: deque[QA] = deque(maxlen=10)
+        self.previous = ""  # who chose the last answer delivered (a rule's after: reads it)
+        self._offered: tuple[str, str, str] | None = None  # (prompt, text, source) of the last answer handed out
 
     @property
     def provider(self) -> Provider:
@@ -61,10 +63,12 @@ class Decider:
             if reply.text is not None:
                 self.run.usage["rule_hits"] += 1
                 return self.check(q, self._from_text(reply.text, reply.source))
-        if not self.provider.needs_prompt:  # rules or mock as the run's provider: no prompt, no thread needed
+        if not self.provider.needs_prompt:  # rules or the script as the run's provider: no prompt, no thread needed
             reply = self.provider.answer(self._bare_request(q))
             if judging and reply.text is None:
                 return Decision.escalate("no rule explains this screen, and it has been quiet: is it waiting for someone?", reply.source)
+            if reply.text is not None and self.provider.name == "rules":
+                self.run.usage["rule_hits"] += 1  # the run's own rules answered: a rule hit like any other
             return self.after(q, reply)
         return None
 
@@ -96,6 +100,7 @@ class Decider:
         return AnswerRequest(
             governing_prompt=self.governing_prompt, kind=q.kind, rule_id=q.source, prompt_block=q.text,
             screen="\n".join(q.live), history=tuple(self.history), multiline=q.multiline, may_wait=q.may_wait,
+            previous=self.previous,
         )
 
     def request(self, q: Question) -> AnswerRequest:
@@ -166,6 +171,7 @@ class Decider:
                 d = replace(d, choices=chosen)
         if self.guards.looping(q.text, d.text):
             return Decision.escalate(f"loop: this question was already answered {d.text!r} {self.guards.repeat_limit} times", d.source)
+        self._offered = (q.text, d.text, d.source)
         return d
 
     def _chosen(self, q: Question, text: str) -> tuple[Choice, ...] | None:
@@ -183,4 +189,6 @@ class Decider:
         """The channel typed or sent this answer to this prompt: count it for the loop breaker and the history."""
         self.guards.answered(prompt, text)
         self.history.append(QA(prompt, text))
+        offered, self._offered = self._offered, None
+        self.previous = offered[2] if offered is not None and offered[:2] == (prompt, text) else ""  # "": not one it chose
 

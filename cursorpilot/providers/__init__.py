@@ -1,4 +1,4 @@
-"""Answerers: rules, mock, and (later) LLM providers behind one interface.
+"""Answerers: rules, a script, LLM providers, behind one interface.
 
 The registry maps a name to a factory; vendor SDKs are imported only inside their
 own module, and only when that provider is chosen.
@@ -15,10 +15,13 @@ from cursorpilot.providers.base import Provider, ProviderConfig
 # name -> "module:factory"; imported lazily so unused SDKs are never loaded.
 REGISTRY: dict[str, str] = {
     "rules": "cursorpilot.providers.rules:create",
-    "mock": "cursorpilot.providers.mock:create",
+    "script": "cursorpilot.providers.script:create",
     "openai": "cursorpilot.providers.openai:create",
     "anthropic": "cursorpilot.providers.anthropic:create",
 }
+
+
+ALIASES = {"mock": "script"}  # old names, still accepted
 
 
 def names() -> list[str]:
@@ -26,7 +29,7 @@ def names() -> list[str]:
 
 
 def create(name: str, config: ProviderConfig) -> Provider:
-    target = REGISTRY.get(name)
+    target = REGISTRY.get(ALIASES.get(name, name))
     if target is None:
         raise BadInput(f"unknown provider {name!r}; choose one of: {', '.join(names())}")
     module, attr = target.split(":")
@@ -37,7 +40,7 @@ def create(name: str, config: ProviderConfig) -> Provider:
 def choose(name: str | None, has_rules: bool, env: dict[str, str]) -> str:
     """--provider, else openai if OPENAI_API_KEY is set, else anthropic if ANTHROPIC_API_KEY is, else rules with --rules."""
     if name:
-        return name
+        return ALIASES.get(name, name)
     if env.get("OPENAI_API_KEY"):
         return "openai"
     if env.get("ANTHROPIC_API_KEY"):
@@ -46,5 +49,5 @@ def choose(name: str | None, has_rules: bool, env: dict[str, str]) -> str:
         return "rules"
     raise BadInput(
         "no provider chosen: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or answer offline with --rules FILE "
-        "(or say --provider rules|mock|openai|anthropic)"
+        f"(or say --provider {'|'.join(names())})"
     )

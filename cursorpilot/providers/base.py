@@ -35,6 +35,7 @@ class AnswerRequest:
     user: str = ""
     multiline: bool = False  # the prompt takes several lines
     may_wait: bool = False  # nothing known is asking: the answerer may say WAIT
+    previous: str = ""  # who chose the last answer delivered in this step ("rules:<id>", a model, "human"): a rule's after:
 
 
 @dataclass(slots=True, frozen=True)

@@ -1,19 +1,26 @@
 """The offline provider: a YAML list of {match: regex, reply: text}; first match wins.
 
-Checked against the prompt block only (not the whole screen), so text elsewhere on
-screen cannot trigger an answer. No match means "I don't know": escalate.
+`match` is checked against the prompt block only, so text elsewhere on screen cannot trigger an answer by itself.
+Where one prompt looks like the next (pdb's `(Pdb)`), a rule may also require `screen:` (a regex over the whole
+live screen) and `after:` (the id of the rule whose answer was the last one delivered). No match means "I don't
+know": escalate.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import AnswerRequest, ProviderConfig, Reply
+from cursorpilot.yamlpos import explain, load_with_positions, where
+
+EXAMPLE = "- {id: go, match: 'Continue\\?', reply: y}"
+SHAPE = f"; a rules file is a list of rules like: {EXAMPLE}"
+FLAGS = re.MULTILINE | re.IGNORECASE
 
 
 class RuleEntry(BaseModel):
@@ -22,36 +29,87 @@ class RuleEntry(BaseModel):
     match: str
     reply: str
     id: str | None = None
-    kind: str | None = None  # only for prompts of this kind (question, input, menu)
+    kind: Literal["question", "input", "menu", "permission", "form"] | None = None  # only prompts of this kind
+    screen: str | None = None  # a regex that must also be found anywhere on the live screen
+    after: str | None = None  # only when the last answer delivered came from the rule with this id
 
 
-def compile_rules(entries: list[RuleEntry], origin: str) -> list[tuple[str, re.Pattern[str], RuleEntry]]:
+def rule_id(entry: RuleEntry, i: int) -> str:
+    return entry.id or f"#{i + 1}"
+
+
+def _regex_error(entry: RuleEntry) -> tuple[str, str] | None:
+    """(the field, what is wrong) for the first regex that does not compile."""
+    for field in ("match", "screen"):
+        pattern = getattr(entry, field)
+        try:
+            if pattern is not None:
+                re.compile(pattern, FLAGS)
+        except re.error as exc:
+            return field, f"invalid regex in {field}: {pattern!r}: {exc}"
+    return None
+
+
+def compile_rules(entries: list[RuleEntry], origin: str) -> list[tuple[str, re.Pattern[str], re.Pattern[str] | None, RuleEntry]]:
     out = []
     for i, entry in enumerate(entries):
-        rid = entry.id or f"#{i + 1}"
-        try:
-            out.append((rid, re.compile(entry.match, re.MULTILINE | re.IGNORECASE), entry))
-        except re.error as exc:
-            raise BadInput(f"{origin}: rule {rid}: invalid regex {entry.match!r}: {exc}") from None
+        bad = _regex_error(entry)
+        if bad is not None:
+            raise BadInput(f"{origin}: rule {rule_id(entry, i)}: {bad[1]}")
+        out.append((rule_id(entry, i), re.compile(entry.match, FLAGS), re.compile(entry.screen, FLAGS) if entry.screen else None, entry))
     return out
 
 
 def read_entries(path: Path) -> list[RuleEntry]:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadInput(f"{path}: rules file not found") from None
-    except yaml.YAMLError as exc:
-        raise BadInput(f"{path}: invalid YAML: {exc}".splitlines()[0]) from None
+    """A rules file, every error with its line and column, the key at fault, and the shape expected."""
+    data, positions = load_with_positions(path, hint=SHAPE, text_scalars=True)
+    prefix: tuple = ()
     if isinstance(data, dict) and set(data) == {"rules"}:
-        data = data["rules"]
+        data, prefix = data["rules"], ("rules",)
+    if data is None:
+        raise BadInput(f"{path}:1:1: no rules in the file{SHAPE}")
+    if not isinstance(data, list):
+        single = isinstance(data, dict) and "match" in data
+        what = "one rule without its '- ' (a list item)" if single else f"{_kind(data)}, not a list"
+        raise BadInput(f"{path}{where(positions, prefix)}: the file holds {what}{SHAPE}")
+    for i, item in enumerate(data):
+        if not isinstance(item, dict):
+            raise BadInput(f"{path}{where(positions, (*prefix, i))}: rule {i + 1} is {_kind(item)}, not a mapping{SHAPE}")
     try:
         entries = TypeAdapter(list[RuleEntry]).validate_python(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        raise BadInput(f"{path}: {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
-    compile_rules(entries, str(path))  # fail early on a bad regex, naming the file
+        msg, loc = explain(exc, positions, RuleEntry.model_fields, prefix)
+        n = loc[len(prefix)] if len(loc) > len(prefix) else None
+        named = f" ({data[n]['id']})" if isinstance(n, int) and isinstance(data[n].get("id"), str) else ""
+        rule = f"rule {n + 1}{named}: " if isinstance(n, int) else ""
+        raise BadInput(f"{path}{where(positions, loc)}: {rule}{msg}{SHAPE}") from None
+    ids = {rule_id(e, i) for i, e in enumerate(entries)}
+    for i, entry in enumerate(entries):
+        bad = _regex_error(entry)
+        if bad is not None:
+            raise BadInput(f"{path}{where(positions, (*prefix, i, bad[0]))}: rule {rule_id(entry, i)}: {bad[1]}")
+        if entry.after is not None and entry.after not in ids:
+            raise BadInput(f"{path}{where(positions, (*prefix, i, 'after'))}: rule {rule_id(entry, i)}: after: no rule has the id "
+                           f"{entry.after!r} (ids: {', '.join(sorted(ids))})")
     return entries
+
+
+def _kind(value: object) -> str:
+    return {dict: "a mapping", list: "a list", str: "text", int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def parse_answer(value: str, n: int) -> RuleEntry:
+    """--answer 'REGEX=REPLY': split at the first '=' that is not part of the regex (written \\= there, or a
+    (?=, (?<=, (?!= group)."""
+    for i, ch in enumerate(value):
+        if ch == "=" and not value[:i].endswith(("\\", "(?", "(?<", "(?<!", "(?!")):
+            pattern, reply = value[:i], value[i + 1:]
+            break
+    else:
+        raise BadInput(f"--answer {value!r}: expected REGEX=REPLY, e.g. --answer 'Continue\\?=y'")
+    entry = RuleEntry(match=pattern, reply=reply, id=f"answer{n}")
+    compile_rules([entry], f"--answer {value!r}")
+    return entry
 
 
 class RulesProvider:
@@ -67,15 +125,17 @@ class RulesProvider:
         return cls(entries, origin)
 
     def answer(self, request: AnswerRequest) -> Reply:
-        for rid, rx, entry in self.rules:
+        for rid, rx, screen, entry in self.rules:
             if entry.kind and entry.kind != request.kind:
                 continue
-            if rx.search(request.prompt_block):
+            if entry.after is not None and request.previous != f"rules:{entry.after}":
+                continue
+            if rx.search(request.prompt_block) and (screen is None or screen.search(request.screen)):
                 return Reply(text=entry.reply, source=f"rules:{rid}")
         return Reply(text=None, source="rules", reason="no rule matches this prompt")
 
 
 def create(config: ProviderConfig) -> RulesProvider:
     if config.rules_file is None:
-        raise BadInput("--provider rules needs --rules FILE (a YAML list of {match, reply})")
+        raise BadInput(f"--provider rules needs --rules FILE or --answer 'REGEX=REPLY' (a rules file looks like: {EXAMPLE})")
     return RulesProvider(read_entries(config.rules_file), str(config.rules_file))

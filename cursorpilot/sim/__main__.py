@@ -6,11 +6,24 @@ import argparse
 import os
 import sys
 
-from cursorpilot.sim.common import Recorder, load_scenario
+from cursorpilot.sim.common import SCENARIOS, Recorder, load_scenario
+
+
+def scenarios_help() -> str:
+    """The bundled scenarios by simulator, each with its first comment line: --help says what there is to run."""
+    from cursorpilot.resources import summary
+
+    groups: dict[str, list[str]] = {}
+    for path in sorted(SCENARIOS.glob("*.yaml")):
+        kind = path.stem.split("-")[0] if path.stem.split("-")[0] in ("acp", "line", "menu") else "cursor"
+        groups.setdefault(kind, []).append(f"  {path.stem:24} {summary(path, 90)}")
+    return "\n".join(f"{kind} scenarios:\n" + "\n".join(rows) for kind, rows in groups.items())
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m cursorpilot.sim") -> int:
-    ap = argparse.ArgumentParser(prog=prog)
+    ap = argparse.ArgumentParser(prog=prog, description="Simulated programs to drive: the Cursor CLI (cursor), a line-mode "
+                                 "program (line), an Ink-style select (menu), an ACP agent (acp).",
+                                 epilog=scenarios_help(), formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("kind", choices=["cursor", "line", "menu", "acp"])
     ap.add_argument("--record", default=os.environ.get("CURSORPILOT_SIM_RECORD"))
     ap.add_argument("--version", action="store_true")

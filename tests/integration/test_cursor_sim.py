@@ -129,8 +129,9 @@ def test_max_steps_stops_before_the_next_answer_with_exit_4(pilot):
     assert "max-steps" in r.of("run_finished")[0]["reason"]
 
 
-def test_mock_provider_answers_from_its_script(pilot):
-    r = pilot(cursor("approvals"), "--profile", "cursor", "--provider", "mock", rules="replies: [a, y, y]\n")
+@pytest.mark.parametrize("name", ["script", "mock"])
+def test_script_provider_answers_from_its_script_under_its_old_name_too(pilot, name):
+    r = pilot(cursor("approvals"), "--profile", "cursor", "--provider", name, rules="replies: [a, y, y]\n")
     assert r.code == 0, r.stdout + r.stderr
     assert [e["result"] for e in r.sim_events("approval")] == ["approved", "approved", "rejected"]
-    assert [a["source"] for a in r.of("answer")] == ["mock", "mock", "mock", "policy:delete"]
+    assert [a["source"] for a in r.of("answer")] == ["script", "script", "script", "policy:delete"]

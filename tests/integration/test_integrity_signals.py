@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from cursorpilot.events import NullSink
-from cursorpilot.providers.mock import MockProvider
+from cursorpilot.providers.script import ScriptProvider
 from cursorpilot.runner import Runner, RunSpec, single_command_plan
 
 pytestmark = pytest.mark.timeout(120)
 
 
 def run_inprocess(tmp_path: Path, command: list[str], name: str):
-    spec = RunSpec(plan=single_command_plan(command), governing_prompt="", provider=MockProvider([]), run_id=name,
+    spec = RunSpec(plan=single_command_plan(command), governing_prompt="", provider=ScriptProvider([]), run_id=name,
                    log_dir=tmp_path / name, argv=[], options={}, profile="generic")
     return Runner(spec, NullSink()).run(), spec.log_dir
 
@@ -130,19 +130,17 @@ def test_version_is_fast_to_reach_and_imports_no_vendor_sdk():
     assert "cursor-pilot 0.1.0" in out and out.strip().endswith("[]")
 
 
-def test_a_program_that_cannot_start_ends_the_run_with_exit_2_and_records_it(tmp_path):
-    import json
-
+@pytest.mark.parametrize("program, why", [("/no/such/program", "no such executable file"), ("no-such-program", "not found on PATH")])
+def test_a_program_that_cannot_start_exits_2_and_leaves_no_run_folder(tmp_path, program, why):
+    """A failed start created runs/<id>/ with a transcript of nothing; a later step that can't start is recorded
+    (test_plans.py::test_faults_end_clearly_with_valid_records)."""
     rules = tmp_path / "rules.yaml"
     rules.write_text("- {match: x, reply: y}\n")
-    log = tmp_path / "log"
-    p = subprocess.run([sys.executable, "-m", "cursorpilot", "run", "--quiet", "--log", str(log), "--rules", str(rules), "--", "/no/such/program"],
+    p = subprocess.run([sys.executable, "-m", "cursorpilot", "run", "--quiet", "--rules", str(rules), "--", program],
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30, cwd=tmp_path)
     assert p.returncode == 2 and "Traceback" not in p.stderr
-    assert [line for line in p.stdout.splitlines() if "cannot start" in line][0].startswith("cursor-pilot: cannot start")
-    last = json.loads((log / "transcript.jsonl").read_text().splitlines()[-1])
-    assert last["type"] == "run_finished" and last["exit_code"] == 2
-    assert json.loads((log / "manifest.json").read_text())["steps"][0]["status"] == "failed"
+    assert p.stderr.strip() == f"cursor-pilot: error: cannot start {program!r}: {why}"
+    assert not (tmp_path / "runs").exists()
 
 
 def test_a_pilot_killed_in_a_flood_leaves_a_valid_cast_and_every_flushed_byte(tmp_path):

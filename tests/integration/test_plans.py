@@ -162,7 +162,7 @@ def test_missing_plan_file(tmp_path):
 @pytest.mark.parametrize("step,code,needle", [
     ("{name: fails, run: ['echo oops; exit 3']}", 1, "exited 3"),
     ("{name: tolerated, run: ['exit 3'], allow_failure: true}", 0, "failure allowed: `exit 3` exited 3"),
-    ("{name: missing, drive: /no/such/program}", 2, "cannot start"),
+    ("{name: ok, run: ['true']}\n  - {name: missing, drive: /no/such/program}", 2, "cannot start"),
     ("{name: crash, drive: \"bash -c 'echo hi; kill -SEGV $$'\"}", 1, "SIGSEGV"),
     ("{name: slow, run: ['sleep 30'], timeout: 1s}", 4, "timed out"),
 ])
@@ -171,7 +171,7 @@ def test_faults_end_clearly_with_valid_records(tmp_path, step, code, needle):
     assert p.returncode == code, p.stdout + p.stderr
     assert needle in p.stdout
     m = manifest(log)
-    assert m["exit_code"] == code and needle in (m["reason"] + m["steps"][0]["attempts"][-1]["reason"] + m["steps"][0]["status"])
+    assert m["exit_code"] == code and needle in (m["reason"] + m["steps"][-1]["attempts"][-1]["reason"] + m["steps"][-1]["status"])
     records = read_transcript(log / "transcript.jsonl")
     assert records[-1].type == "run_finished" and records[-1].exit_code == code
 

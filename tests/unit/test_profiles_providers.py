@@ -85,11 +85,12 @@ def test_rules_file_errors_are_bad_input(tmp_path):
         create("rules", ProviderConfig(rules_file=f))
 
 
-def test_mock_replies_in_order_then_runs_out(tmp_path):
+@pytest.mark.parametrize("name", ["script", "mock"])
+def test_script_replies_in_order_then_runs_out(tmp_path, name):
     f = tmp_path / "script.yaml"
-    f.write_text("replies: [first, second]\n")
-    p = create("mock", ProviderConfig(rules_file=f))
-    assert [p.answer(request("q")).text for _ in range(3)] == ["first", "second", None]
+    f.write_text("replies: [first, yes, 2]\n")
+    p = create(name, ProviderConfig(rules_file=f))
+    assert [p.answer(request("q")).text for _ in range(4)] == ["first", "yes", "2", None]
 
 
 def test_unknown_provider_is_bad_input():

@@ -1,0 +1,32 @@
+"""What is checked before a run makes its folder, so a mistake costs one line and leaves nothing behind."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from cursorpilot import resources
+from cursorpilot.errors import BadInput
+from cursorpilot.plan import Plan
+
+
+def check_new_log_dir(log_dir: Path) -> None:
+    """A folder that holds a run is not written into: a second run would be appended to its transcript."""
+    if (log_dir / "manifest.json").exists() or (log_dir / "transcript.jsonl").exists():
+        raise BadInput(f"--log {log_dir} already holds a run: give another folder, or continue that run with "
+                       f"--resume {log_dir / 'manifest.json'}")
+
+
+def check_startable(plan: Plan, cursor_bin: str) -> None:
+    """The first program is looked up before anything is recorded, so a typo in its name leaves no run folder behind.
+    (A later step's program may be installed by an earlier step: it is looked up when its step starts.)"""
+    step = plan.steps[0]
+    if step.run is not None:
+        return
+    name = resources.self_command(step.command(cursor_bin))[0]
+    if os.sep in name:
+        if not (os.path.isfile(name) and os.access(name, os.X_OK)):
+            raise BadInput(f"cannot start {name!r}: no such executable file")
+    elif shutil.which(name, path={**os.environ, **step.env}.get("PATH")) is None:
+        raise BadInput(f"cannot start {name!r}: not found on PATH")
