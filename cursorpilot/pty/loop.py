@@ -236,8 +236,13 @@ class PtyStep:
             self._last_change = self._last_output
             self._look_at = now
         if self.sink.wants_screen and now - self._last_mirror >= RENDER_EVERY:
-            self._last_mirror = now
-            self.sink.screen(snap, Status(self.pilot.state.value, self.counts.answers, now - self.t0, f"step {self.step.index}/{self.step.total}"))
+            self._mirror(now)
+
+    def _mirror(self, now: float) -> None:
+        """The screen for the person watching (a live mirror, or the rows a CI log has not shown yet)."""
+        self._last_mirror = now
+        self.sink.screen(self.screen.snapshot(), Status(self.pilot.state.value, self.counts.answers, now - self.t0,
+                                                        f"step {self.step.index}/{self.step.total}"))
 
     # -- looking ---------------------------------------------------------------------------------------------------------
     def _kernel(self, now: float) -> str | None:
@@ -290,6 +295,8 @@ class PtyStep:
             elif isinstance(e, Delivered):
                 self.decider.delivered(e.prompt, e.text)
             elif isinstance(e, Tell):
+                if self.sink.wants_screen:
+                    self._mirror(self.clock.monotonic())  # what was asked shows before what was answered
                 if e.what == "answer":
                     self.sink.answer(e.prompt, e.text, e.source)
                 else:

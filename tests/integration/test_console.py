@@ -65,9 +65,6 @@ def test_ci_log_shows_the_screen_a_human_is_needed_for(tmp_path, rules):
     assert lines[:human] == ["│ about to ask", "│ Release name:"]
 
 
-@pytest.mark.xfail(strict=False, reason="the PTY loop hands the sink at most one frame per 0.1 s and none at an answer or escalation: "
-                                        "a question that follows output at once is logged after its answer line until the loop "
-                                        "calls sink.screen() before each Tell (i22 report)")
 def test_ci_log_question_that_follows_output_at_once_is_shown_before_its_answer(tmp_path, rules):
     p = cp("run", "--rules", str(rules), "--log", "log", "--", "bash", "-c", CHATTY, cwd=tmp_path)
     lines = p.stdout.splitlines()
