@@ -12,6 +12,8 @@ import typer
 from cursorpilot import __version__
 from cursorpilot.errors import BadInput, ExitCode, PilotError
 
+REPORT_HELP = "When the run ends (also a failed one), write report.html, report.json and report.md beside the transcript."
+
 app = typer.Typer(
     add_completion=True,
     pretty_exceptions_enable=False,
@@ -89,6 +91,7 @@ def run(
     cols: int = typer.Option(120, "--cols", min=20, max=1000),
     rows: int = typer.Option(40, "--rows", min=5, max=1000),
     quiet: bool = typer.Option(False, "--quiet", help="Only the final summary."),
+    report: bool = typer.Option(False, "--report", help=REPORT_HELP),
     debug: bool = typer.Option(False, "--debug", help="Diagnostics on stderr; tracebacks on errors."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True),
 ) -> None:
@@ -106,6 +109,7 @@ def run(
 def demo(
     log: Optional[Path] = typer.Option(None, "--log", help="Artifacts folder (default runs/<run-id>/)."),
     quiet: bool = typer.Option(False, "--quiet"),
+    report: bool = typer.Option(False, "--report", help=REPORT_HELP),
     debug: bool = typer.Option(False, "--debug"),
 ) -> None:
     """Run the bundled demo: the Cursor simulator driven offline by rules under a demo governing prompt."""
@@ -121,8 +125,18 @@ def demo(
         prompt=str(PACKAGE / "demo" / "prompt.md"), plan=None, cursor="cursor-agent", acp=False, agent=None, task=None, cwd=None, log=log,
         provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
         keep_ci_env=False, prices=None, rules=PACKAGE / "demo" / "rules.yaml", profile="cursor", detectors=None, dry_run=False, max_steps=20,
-        timeout="5m", resume=None, force=False, cols=120, rows=40, quiet=quiet, debug=debug,
+        timeout="5m", resume=None, force=False, cols=120, rows=40, quiet=quiet, report=report, debug=debug,
     ))
+
+
+@app.command()
+def report(
+    run_dir: Path = typer.Argument(..., help="A run's folder (runs/<run-id>/), or its transcript.jsonl."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the report here (default: the run's folder)."),
+    debug: bool = typer.Option(False, "--debug", help="Tracebacks on errors."),
+) -> None:
+    """Write report.html (verdict, decisions, files changed, terminal replay), report.json and report.md for a run."""
+    _guard(debug, lambda: _report(Path(run_dir), Path(out) if out else None))
 
 
 @app.command()
@@ -178,6 +192,27 @@ def _detect(recording: Path, profile_name: str, detectors: Path | None, cols: in
     for d in decisions(rec, profile):
         typer.echo(d.describe())
     return 0
+
+
+def _report(run_dir: Path, out: Path | None) -> int:
+    from cursorpilot.report import write
+
+    written = write(run_dir, out)
+    typer.echo(f"report: {written.html}\n        {written.json}\n        {written.md}")
+    return 0
+
+
+def _report_at_exit(log_dir: Path) -> None:
+    """--report: written whatever the run's outcome; a report that fails says so and changes no exit code."""
+    from cursorpilot.report import write
+    from cursorpilot.ui import error_line
+
+    if not (log_dir / "transcript.jsonl").is_file():
+        return
+    try:
+        typer.echo(f"  report: {write(log_dir).html}")
+    except Exception as exc:  # noqa: BLE001 - the run's own outcome stands
+        error_line(f"the report could not be written: {type(exc).__name__}: {exc} (cursor-pilot report {log_dir} tries again)")
 
 
 def _guard(debug: bool, fn) -> None:
@@ -298,7 +333,11 @@ def _run(**o) -> int:
     runner = Runner(spec, ConsoleSink(console, quiet=o["quiet"]), resume=manifest)
     runner.check_profiles()
     configure_logging(log_dir, debug=o["debug"])
-    return runner.run().exit_code
+    try:
+        return runner.run().exit_code
+    finally:
+        if o.get("report"):
+            _report_at_exit(log_dir)
 
 
 def _plan_path(value: Path) -> Path:
