@@ -88,6 +88,7 @@ class Opened:
         folder = Path(os.environ.get("CURSORPILOT_REPORT_SHOTS") or folder)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{name}.png"
+        self.page.evaluate("window.scrollTo(0, 0)")  # the page from its top (the ledger keeps its own scroll)
         self.page.screenshot(path=str(path), full_page=True)
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         return path

@@ -50,14 +50,15 @@ def changes(d: Draft, log_dir: Path) -> Changes:
         files.append(FileChange(path=f"{old} → {path}" if old else path, status=STATUS.get(status[:1], status), added=added,
                                 removed=removed, diff=diff, cut=len(text or "") > allowed or allowed <= 0))
     stat = git.run("diff", "--stat=100", "-M", base["tree"], end["tree"]) or ""
-    where = base["top"] + (f" (since commit {base['commit'][:12]}" + ", with what was uncommitted then)" if base.get("commit") else "")
+    where = base["top"]
+    during = f"during the run (its files at the start, on commit {base['commit'][:12]}, against its files at the end)" \
+        if base.get("commit") else "during the run"
     left_out = sorted({*(base.get("left_out") or []), *(end.get("left_out") or [])})
     if left_out:
         note += f" Untracked files over 10 MB are not compared: {', '.join(left_out[:5])}."
     if len(entries) > d.caps.files:
         note += f" {len(entries) - d.caps.files} more files changed; the stat lists them all."
-    summary = f"{len(entries)} file(s) changed in {where} between the run's start and end." if entries else \
-        f"The run changed no file in {where}."
+    summary = f"{len(entries)} file(s) changed in {where} {during}." if entries else f"No file changed in {where} {during}."
     return Changes(source="git", note=(summary + note).strip(), stat=stat, files=files, files_total=len(entries))
 
 

@@ -85,4 +85,4 @@ def html(report: Report, cast: str) -> Iterator[str]:
 
 
 def markdown(report: Report, rows: int = 10) -> str:
-    return environment().get_template("report.md.j2").render(r=report, rows=report.ledger[:rows])
+    return environment().get_template("report.md.j2").render(r=report, rows=report.ledger[:rows]).rstrip("\n") + "\n"
