@@ -128,6 +128,21 @@ def test_a_run_killed_mid_way_still_has_a_report_that_says_so(tmp_path, browser)
     page.shot(tmp_path, "killed-report")
 
 
+def test_a_plans_steps_follow_each_other_in_one_replay(tmp_path, browser):
+    run = pilot("run", "--quiet", "--plan", "line-tools", "--provider", "rules", "--report", "--log", "plan", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    data = valid(tmp_path / "plan")
+    assert data["replay"]["casts"] == ["session.cast", "session-02.cast"]
+    second = data["steps"][1]["replay_start_s"]
+    assert second > 0 and [m["label"] for m in data["replay"]["markers"] if m["row"] is None] == ["step 2: bash prompt"]
+    last = data["ledger"][-1]
+    assert last["step"] == 2 and last["replay_s"] >= second
+    page = Opened(browser, tmp_path / "plan" / "report.html")
+    page.click_and_wait_for_time(f"#row-{last['n']} .seek")
+    page.terminal_shows("Continue? [y/n]")
+    page.terminal_shows("step 2: bash prompt")  # the banner between the steps' recordings
+
+
 def test_an_acp_runs_report_has_no_terminal_but_every_request_and_write(tmp_path):
     (tmp_path / "rules.yaml").write_text("- {id: allow, match: '.', reply: allow}\n")
     run = pilot("run", "--quiet", "--rules", "rules.yaml", "--log", "acp", "--acp", "--task", "Add a /health endpoint", "--",

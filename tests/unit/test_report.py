@@ -132,6 +132,23 @@ def test_a_crashed_run_still_renders_and_says_it_did_not_finish(run):
     assert "Did not finish" in written.html.read_text() and "Did not finish" in written.md.read_text()
 
 
+def test_turn_ends_of_both_channels_are_on_the_timeline(run):
+    run.start("claude")
+    run.at(5.0).emit("turn_end", verdict="continue", why="the tests still fail", turn=1, sent="Fix the failing test.",
+                     check={"command": "npm test", "exit_code": 1, "output_tail": "1 failing"})
+    run.at(9.0).emit("turn_end", verdict="done", why="the goal check passed", turn=2, sent=None,
+                     check={"command": "npm test", "exit_code": 0, "output_tail": "ok"})
+    run.at(12.0).emit("turn_end", stop_reason="end_turn", usage={"inputTokens": 120, "outputTokens": 30})  # ACP's shape
+    run.output("bye")
+    run.finish()
+    report, _ = build(run.save())
+    assert [(t.n, t.verdict, t.stop_reason, t.check, t.sent) for t in report.turns] == [
+        (1, "continue", None, "`npm test` exited 1", "Fix the failing test."), (2, "done", None, "`npm test` exited 0", None),
+        (3, None, "end_turn", None, None)]
+    assert report.turns[2].tokens_in == 120 and report.verdict.turns == 3
+    assert report.turns[0].replay_s == pytest.approx(5.0, abs=0.01)  # nothing typed: program_started stands for time 0
+
+
 def test_unknown_types_and_fields_from_another_version_are_counted_not_fatal(run):
     run.start()
     run.emit("from_a_newer_version", anything=1)
