@@ -39,8 +39,10 @@ def worktree_snapshot(cwd: str | None, objects: Path, exclude: Path | None = Non
     read as alternates. A snapshot at the run's start and one at its end give the files the run changed, even in a
     tree that was dirty before. None outside a git work tree, or when git fails or takes too long."""
     top = _git(cwd, "rev-parse", "--show-toplevel")
+    if not top:
+        return None
     repo_objects, index = _git(top, "rev-parse", "--git-path", "objects"), _git(top, "rev-parse", "--git-path", "index")
-    if not top or not repo_objects or not index:
+    if not repo_objects or not index:
         return None
     objects.mkdir(parents=True, exist_ok=True)
     env = snapshot_env(top, objects, os.path.join(top, repo_objects))
