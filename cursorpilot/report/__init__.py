@@ -49,8 +49,9 @@ def build(target: Path, caps: Caps | None = None) -> tuple[Report, str]:
     read_prompts(d, log_dir)
     joined = join(d, log_dir)
     rows = []
-    for row, mono in d.rows.items():
-        row.replay_s = joined.at(row.step, mono)
+    for row, mono, attempt in d.rows.items():
+        step = d.steps.get(row.step or 0)
+        row.replay_s = joined.at(row.step, mono) if step is not None and step.attempt == attempt else None
         rows.append(row)
     turns = d.turns.items()
     for t in turns:

@@ -66,10 +66,15 @@ def cut(text: str | None, limit: int) -> str | None:
     return text[:limit] + f"\n[… {len(text) - limit} more characters cut]"
 
 
+def _count(value: Any) -> int:
+    """A count from a record another writer may have filled differently: anything but a number is 0."""
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+
 def source_kind(source: str | None) -> SourceKind:
     if not source:
         return "none"
-    for prefix, kind in (("rules", "rules"), ("plan", "rules"), ("policy:", "policy"), ("human", "human")):
+    for prefix, kind in (("rules", "rules"), ("plan:", "plan"), ("policy:", "policy"), ("human", "human")):
         if source.startswith(prefix):
             return kind  # type: ignore[return-value]
     return "model"
@@ -109,6 +114,7 @@ class StepDraft:
     keys: int = 0  # keys_sent in this step: the cast's input events, one for one
     secret_keys: set[int] = field(default_factory=set)
     prompts_asked: int = 0
+    attempt: int = 1
 
 
 @dataclass
@@ -124,7 +130,7 @@ class Draft:
     resumes: int = 0
     steps: dict[int, StepDraft] = field(default_factory=dict)
     turns: HeadTail[Turn] = field(default_factory=lambda: HeadTail(0, 0))
-    rows: HeadTail[tuple[Row, float]] = field(default_factory=lambda: HeadTail(0, 0))  # (row, mono)
+    rows: HeadTail[tuple[Row, float, int]] = field(default_factory=lambda: HeadTail(0, 0))  # (row, mono, the step's attempt)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
         ("answers", "escalations", "denials", "waits", "llm_calls", "tokens_in", "tokens_out"), 0))
     cost_usd: float | None = None
@@ -170,7 +176,9 @@ class Builder:
 
     def _step_started(self, r: R.StepStarted) -> None:
         n = r.step or len(self.d.steps) + 1
-        self.step = self.d.steps.get(n) or StepDraft(n)
+        again = self.d.steps.get(n)
+        # a resumed step records its terminal anew (session.cast is rewritten): only its last attempt is replayed
+        self.step = StepDraft(n, attempt=again.attempt + 1) if again else StepDraft(n)
         self.step.name, self.step.kind, self.step.start = r.name or "", r.kind or "", self.at(r.mono)
         self.step.status, self.step.end = "running", None
         self.d.steps[n] = self.step
@@ -245,16 +253,17 @@ class Builder:
 
     def _provider_reply(self, r: R.ProviderReply) -> None:
         u = r.usage or {}
-        calls, tin, tout = (int(u.get(k) or 0) for k in ("calls", "in", "out"))
+        calls, tin, tout = (_count(u.get(k)) for k in ("calls", "in", "out"))
         d, p = self.d, self.pending
         d.counts["llm_calls"] += calls
         d.counts["tokens_in"] += tin
         d.counts["tokens_out"] += tout
-        if isinstance(u.get("cost_usd"), (int, float)):
+        if isinstance(u.get("cost_usd"), (int, float)) and not isinstance(u.get("cost_usd"), bool):
             d.cost_usd = round((d.cost_usd or 0.0) + u["cost_usd"], 8)
         p.source, p.reason = r.source, r.reason or None
         if calls:
-            p.model_latency, p.tokens = u.get("latency_s"), (tin, tout)
+            latency = u.get("latency_s")
+            p.model_latency, p.tokens = (latency if isinstance(latency, (int, float)) else None), (tin, tout)
 
     def _policy_denied(self, r: R.PolicyDenied) -> None:
         self.d.counts["denials"] += 1
@@ -315,7 +324,7 @@ class Builder:
             model_latency_s=p.model_latency, tokens_in=p.tokens[0], tokens_out=p.tokens[1],
             prompt_file=p.prompt_file, prompt=None,
         )
-        self.d.rows.add((row, r.mono))
+        self.d.rows.add((row, r.mono, s.attempt))
         self.pending = _Pending()
         return row
 
@@ -323,7 +332,7 @@ class Builder:
 def read_prompts(d: Draft, log_dir: Path) -> None:
     """The prompts that were sent, from prompts/step-NN/, for the rows kept, within the budget."""
     budget = d.caps.prompts_total
-    for row, _ in d.rows.items():
+    for row, _, _ in d.rows.items():
         if not row.prompt_file:
             continue
         path = log_dir / row.prompt_file

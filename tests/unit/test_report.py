@@ -159,6 +159,34 @@ def test_unknown_types_and_fields_from_another_version_are_counted_not_fatal(run
     assert [r.answer for r in report.ledger] == ["y"]
 
 
+def test_values_of_odd_shapes_make_no_crash(run):
+    run.start()
+    run.emit("provider_reply", source="x", text="y", usage={"in": "many", "out": None, "calls": True, "latency_s": "slow", "cost_usd": "free"})
+    run.emit("turn_end", check={"command": None}, usage={"inputTokens": "lots"})
+    run.answer("Q?", "y")
+    run.finish()
+    report, _ = build(run.save())
+    assert report.verdict.llm_calls == 0 and report.ledger[0].model_latency_s is None and report.turns[0].tokens_in is None
+
+
+def test_a_resumed_step_replays_only_its_last_attempt(run):
+    """--resume starts the step's recording anew: rows of the attempt before it have no moment in the replay."""
+    run.start()
+    run.at(1.0).answer("First?", "y")
+    run.typed("y")
+    run.at(2.0).emit("run_resumed", argv=["cursor-pilot", "run", "--resume", "m"], resumes=1, from_step=1)
+    run.cast.clear()
+    run.emit("step_started", step=1, name="bash", kind="drive")
+    run.cast_zero = run.clock.now
+    run.emit("program_started", step=1, pid=2, command=["bash"], profile="generic")
+    run.at(3.0).answer("Second?", "y")
+    run.typed("y")
+    run.finish()
+    report, _ = build(run.save())
+    assert [(r.question, r.replay_s) for r in report.ledger] == [("First?", None), ("Second?", pytest.approx(1.25, abs=1e-3))]
+    assert report.run.resumes == 1
+
+
 def test_the_ledger_keeps_its_head_and_tail_and_says_what_it_left_out(run):
     run.start()
     for i in range(50):
