@@ -131,8 +131,8 @@ def demo(
 
 @app.command()
 def report(
-    run_dir: Path = typer.Argument(..., help="A run's folder (runs/<run-id>/), or its transcript.jsonl."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write the report here (default: the run's folder)."),
+    run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="A run's folder (runs/<run-id>/), or its transcript.jsonl."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="Write the report here (default: the run's folder)."),
     debug: bool = typer.Option(False, "--debug", help="Tracebacks on errors."),
 ) -> None:
     """Write report.html (verdict, decisions, files changed, terminal replay), report.json and report.md for a run."""

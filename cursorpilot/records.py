@@ -702,6 +702,10 @@ def markdown() -> str:
            "Readers ignore fields they do not know.", ""]
     for name, cls in TYPES.items():
         doc = " ".join((cls.__doc__ or "").split())
-        names = [f"`{f.alias or k}`" for k, f in cls.model_fields.items() if k not in COMMON]
+        names = [f"`{f.alias or k}` ({_type_name(f.annotation)})" for k, f in cls.model_fields.items() if k not in COMMON]
         out += [f"## `{name}`", "", doc, "", f"Fields: {', '.join(names) or '(only the common ones)'}.", ""]
     return "\n".join(out)
+
+
+def _type_name(annotation: Any) -> str:
+    return str(annotation).replace("typing.", "").replace(" | None", "").replace("NoneType", "null")
