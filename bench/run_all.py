@@ -2,7 +2,7 @@
 
     python bench/run_all.py [--quick]
 
---quick shortens the long ones (tui_load 10 s, flood 20 MB and 80 MB, one run each) for a
+--quick shortens the long ones (tui_load 10 s, flood 20 MB and 80 MB, one run each, report 10 and 40 MB) for a
 smoke check; the targets are meant for the full run.
 """
 
@@ -15,8 +15,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = ["startup", "reaction", "prompt_size", "tui_load", "flood"]
-QUICK = {"tui_load": ["--seconds", "10"], "flood": ["--sizes", "20,80", "--repeat", "1"], "reaction": ["--prompts", "20"]}
+SCRIPTS = ["startup", "reaction", "prompt_size", "tui_load", "flood", "report"]
+QUICK = {"tui_load": ["--seconds", "10"], "flood": ["--sizes", "20,80", "--repeat", "1"], "reaction": ["--prompts", "20"],
+         "report": ["--sizes", "10,40", "--cast-mb", "10"]}
 
 
 def main() -> int:

@@ -12,6 +12,8 @@ import typer
 from cursorpilot import __version__, completion
 from cursorpilot.errors import BadInput, ExitCode, PilotError
 
+REPORT_HELP = "When the run ends (also a failed one), write report.html, report.json and report.md beside the transcript."
+
 app = typer.Typer(
     add_completion=True,
     pretty_exceptions_enable=False,
@@ -108,6 +110,7 @@ def run(
                                           rich_help_panel=LIMITS),
     log: Optional[Path] = typer.Option(None, "--log", help=LOG_HELP, rich_help_panel=OUTPUT),
     quiet: bool = typer.Option(False, "--quiet", help=QUIET_HELP, rich_help_panel=OUTPUT),
+    report: bool = typer.Option(False, "--report", help=REPORT_HELP, rich_help_panel=OUTPUT),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP, rich_help_panel=OUTPUT),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit.",
                                  rich_help_panel=OUTPUT),
@@ -141,6 +144,7 @@ def run(
 def demo(
     log: Optional[Path] = typer.Option(None, "--log", help=LOG_HELP),
     quiet: bool = typer.Option(False, "--quiet", help=QUIET_HELP),
+    report: bool = typer.Option(False, "--report", help=REPORT_HELP),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Run the bundled demo: the Cursor simulator driven offline by rules under a demo governing prompt."""
@@ -156,8 +160,18 @@ def demo(
         prompt=str(PACKAGE / "demo" / "prompt.md"), plan=None, cursor="cursor-agent", acp=False, agent=None, task=None, cwd=None, log=log,
         provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
         keep_ci_env=False, prices=None, rules=PACKAGE / "demo" / "rules.yaml", answer=None, profile="cursor", detectors=None, dry_run=False,
-        max_steps=20, timeout="5m", resume=None, force=False, cols=120, rows=40, quiet=quiet, debug=debug,
+        max_steps=20, timeout="5m", resume=None, force=False, cols=120, rows=40, quiet=quiet, report=report, debug=debug,
     ))
+
+
+@app.command()
+def report(
+    run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="A run's folder (runs/<run-id>/), or its transcript.jsonl."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="Write the report here (default: the run's folder)."),
+    debug: bool = typer.Option(False, "--debug", help="Tracebacks on errors."),
+) -> None:
+    """Write report.html (verdict, decisions, files changed, terminal replay), report.json and report.md for a run."""
+    _guard(debug, lambda: _report(Path(run_dir), Path(out) if out else None))
 
 
 @app.command()
@@ -257,6 +271,27 @@ def _detect(recording: Path, profile_name: str, detectors: Path | None, cols: in
     for d in decisions(rec, profile):
         typer.echo(d.describe())
     return 0
+
+
+def _report(run_dir: Path, out: Path | None) -> int:
+    from cursorpilot.report import write
+
+    written = write(run_dir, out)
+    typer.echo(f"report: {written.html}\n        {written.json}\n        {written.md}")
+    return 0
+
+
+def _report_at_exit(log_dir: Path) -> None:
+    """--report: written whatever the run's outcome; a report that fails says so and changes no exit code."""
+    from cursorpilot.report import write
+    from cursorpilot.ui import error_line
+
+    if not (log_dir / "transcript.jsonl").is_file():
+        return
+    try:
+        typer.echo(f"  report: {write(log_dir).html}")
+    except Exception as exc:  # noqa: BLE001 - the run's own outcome stands
+        error_line(f"the report could not be written: {type(exc).__name__}: {exc} (cursor-pilot report {log_dir} tries again)")
 
 
 def _guard(debug: bool, fn) -> None:
@@ -385,7 +420,11 @@ def _run(**o) -> int:
     runner = Runner(spec, ConsoleSink(console, quiet=o["quiet"]), resume=manifest)
     runner.check_profiles()
     configure_logging(log_dir, debug=o["debug"])
-    return runner.run().exit_code
+    try:
+        return runner.run().exit_code
+    finally:
+        if o.get("report"):
+            _report_at_exit(log_dir)
 
 
 def _plan_path(value: Path) -> Path:

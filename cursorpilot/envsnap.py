@@ -1,8 +1,12 @@
-"""A small snapshot of the working directory's git state, for the LLM's context."""
+"""The working directory's git state: a small summary for the LLM's context, and snapshots of its files for the report."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
+import tempfile
+from pathlib import Path
 
 
 def _git(cwd: str | None, *args: str) -> str | None:
@@ -23,3 +27,53 @@ def git_snapshot(cwd: str | None, max_lines: int = 30) -> str:
         status = [*status[:max_lines], f"… {len(status) - max_lines} more"]
     diff = _git(cwd, "diff", "--shortstat") or "no unstaged changes"
     return "\n".join([f"branch: {branch}", "git status --porcelain:", *(status or ["(clean)"]), f"git diff --shortstat: {diff}"])
+
+
+SNAPSHOT_TIMEOUT_S = 20.0
+SNAPSHOT_MAX_FILE = 10 << 20  # an untracked file larger than this is left out of the snapshot (and named)
+
+
+def worktree_snapshot(cwd: str | None, objects: Path, exclude: Path | None = None) -> dict | None:
+    """The working tree's files, tracked and untracked (.gitignore respected), as a git tree, without touching the
+    repository: a throwaway index, new objects written under `objects` (the run's folder) and the repository's own
+    read as alternates. A snapshot at the run's start and one at its end give the files the run changed, even in a
+    tree that was dirty before. None outside a git work tree, or when git fails or takes too long."""
+    top = _git(cwd, "rev-parse", "--show-toplevel")
+    if not top:
+        return None
+    repo_objects, index = _git(top, "rev-parse", "--git-path", "objects"), _git(top, "rev-parse", "--git-path", "index")
+    if not repo_objects or not index:
+        return None
+    objects.mkdir(parents=True, exist_ok=True)
+    env = snapshot_env(top, objects, os.path.join(top, repo_objects))
+    pathspec = ["."]
+    if exclude is not None:
+        rel = os.path.relpath(os.path.abspath(exclude), top)
+        if not rel.startswith(".."):
+            pathspec.append(f":(exclude){rel}")
+    left_out = []
+    for name in (_git(top, "ls-files", "--others", "--exclude-standard", "-z", "--", *pathspec) or "").split("\0"):
+        path = os.path.join(top, name)
+        if name and os.path.isfile(path) and os.path.getsize(path) > SNAPSHOT_MAX_FILE:
+            left_out.append(name)
+            pathspec.append(f":(exclude,literal){name}")
+    with tempfile.TemporaryDirectory() as tmp:
+        env["GIT_INDEX_FILE"] = os.path.join(tmp, "index")
+        if os.path.isfile(os.path.join(top, index)):
+            shutil.copyfile(os.path.join(top, index), env["GIT_INDEX_FILE"])  # git reuses its stat data: fast
+        try:
+            added = subprocess.run(["git", "add", "-A", "--", *pathspec], cwd=top, env=env, capture_output=True,
+                                   timeout=SNAPSHOT_TIMEOUT_S, stdin=subprocess.DEVNULL)
+            tree = subprocess.run(["git", "write-tree"], cwd=top, env=env, capture_output=True, text=True, timeout=SNAPSHOT_TIMEOUT_S)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+    if added.returncode != 0 or tree.returncode != 0:
+        return None
+    return {"top": top, "commit": _git(top, "rev-parse", "--verify", "-q", "HEAD"), "tree": tree.stdout.strip(),
+            "objects": str(objects.resolve()), "left_out": left_out or None}
+
+
+def snapshot_env(top: str, objects: Path, repo_objects: str) -> dict[str, str]:
+    """git's environment for reading (and writing) snapshots: new objects in the run's folder, the repository's read."""
+    return {**os.environ, "GIT_OBJECT_DIRECTORY": str(objects.resolve()), "GIT_ALTERNATE_OBJECT_DIRECTORIES": repo_objects,
+            "GIT_TERMINAL_PROMPT": "0"}

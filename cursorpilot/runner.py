@@ -16,6 +16,7 @@ from pathlib import Path
 
 from cursorpilot import __version__, channels, resources
 from cursorpilot.clock import Clock, SystemClock
+from cursorpilot.envsnap import worktree_snapshot
 from cursorpilot.detect.profiles import Profile, load_profile, resolve_name
 from cursorpilot.errors import BadInput, ExitCode, PilotError
 from cursorpilot.events import Outcome, Sink
@@ -134,7 +135,8 @@ class Runner:
             tx.emit("run_started", argv=spec.argv, plan=spec.plan.name, plan_path=str(spec.plan_path) if spec.plan_path else None,
                     versions={"cursor_pilot": __version__, "python": platform.python_version()},
                     provider=spec.provider.name, model=getattr(spec.provider, "model", None),
-                    steps=[s.name for s in spec.plan.steps], dry_run=spec.dry_run, governing_prompt=spec.governing_prompt)
+                    steps=[s.name for s in spec.plan.steps], dry_run=spec.dry_run, governing_prompt=spec.governing_prompt,
+                    cwd=os.path.abspath(spec.cwd or os.getcwd()), git=self._snapshot())
         else:
             self.manifest = self.resume
             self.manifest.resumes += 1
@@ -287,7 +289,7 @@ class Runner:
         if ended:
             session.tx.emit("descendants_ended", step=None, processes=[e.record() for e in ended])
         session.tx.emit("run_finished", exit_code=int(code), reason=reason, counters=session.counters(), cost_usd=session.cost_usd,
-                        **self._last_child(session))
+                        **self._last_child(session), git=self._snapshot())
         session.tx.close()
         outcome = Outcome(
             exit_code=int(code), reason=reason, answers=session.answers, escalations=session.escalations,
@@ -299,6 +301,10 @@ class Runner:
         return outcome
 
     _child_text = "not started"
+
+    def _snapshot(self) -> dict | None:
+        """The working tree's files at the run's start and end: what the run changed, for the report (envsnap.py)."""
+        return worktree_snapshot(self.spec.cwd, self.spec.log_dir / "git-objects", exclude=self.spec.log_dir)
 
     def _last_child(self, session: RunSession) -> dict:
         from cursorpilot.transcript import read_transcript

@@ -12,22 +12,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from cursorpilot.clock import Clock
+from cursorpilot.records import Rec as Record
+from cursorpilot.records import parse
 from cursorpilot.redact import Redactor
-
-
-class Record(BaseModel):
-    """What every line must carry; other fields depend on the type."""
-
-    model_config = ConfigDict(extra="allow")
-
-    type: str
-    seq: int
-    ts: str
-    mono: float
-    run_id: str
 
 
 class Transcript:
@@ -84,12 +72,13 @@ def repair(path: Path) -> int:
 
 
 def read_transcript(path: Path) -> list[Record]:
-    """Parse a transcript; a last line torn by a crash is dropped, anything else torn is an error."""
+    """Parse a transcript into typed records (cursorpilot/records.py); a last line torn by a crash is dropped, anything
+    else torn is an error. (The report streams with records.read instead, and forgives more.)"""
     lines = path.read_text(encoding="utf-8").splitlines()
     out: list[Record] = []
     for i, line in enumerate(lines):
         try:
-            out.append(Record.model_validate(json.loads(line)))
+            out.append(parse(json.loads(line)))
         except (json.JSONDecodeError, ValueError):
             if i == len(lines) - 1:
                 break

@@ -15,6 +15,16 @@ ROOT = Path(__file__).resolve().parents[1]
 SIM = [sys.executable, "-m", "cursorpilot.sim"]
 
 
+def checked(written: list[dict]) -> list[dict]:
+    """Every record a test reads is checked against its declaration (cursorpilot/records.py): a writer that drifts
+    from it fails the test that made it write."""
+    from cursorpilot.records import problems
+
+    wrong = [p for r in written for p in problems(r)]
+    assert not wrong, f"records that do not fit cursorpilot/records.py: {wrong[:5]}"
+    return written
+
+
 @dataclass
 class PilotRun:
     code: int
@@ -25,7 +35,8 @@ class PilotRun:
 
     def records(self) -> list[dict]:
         path = self.log / "transcript.jsonl"
-        return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+        out = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+        return checked(out)
 
     def of(self, type_: str) -> list[dict]:
         return [r for r in self.records() if r["type"] == type_]

@@ -25,6 +25,7 @@ class PromptFiler:
         self.count = 0
         self._answer_file: Path | None = None
         self.last_tokens = 0
+        self.last_file: str | None = None  # the last prompt's file, relative to the run's folder (for the transcript)
 
     def fill(self, request: AnswerRequest, q: Question, history: tuple[QA, ...]) -> AnswerRequest:
         live = list(q.live)
@@ -51,7 +52,9 @@ class PromptFiler:
         self.run.usage["questions_to_llm"] += 1
         self.run.usage["prompt_tokens_est"] += built.tokens
         self.folder.mkdir(parents=True, exist_ok=True)
-        (self.folder / f"{self.count:03d}-prompt.md").write_text(f"<!-- system -->\n{system}\n<!-- user -->\n{user}\n", encoding="utf-8")
+        prompt_file = self.folder / f"{self.count:03d}-prompt.md"
+        prompt_file.write_text(f"<!-- system -->\n{system}\n<!-- user -->\n{user}\n", encoding="utf-8")
+        self.last_file = str(prompt_file.relative_to(self.run.log_dir))
         self._answer_file = self.folder / f"{self.count:03d}-answer.md"
         return replace(request, system=system, user=user)
 

@@ -107,7 +107,7 @@ class Decider:
         """The provider's request, its prompt built within the budget, redacted and filed."""
         request = self.filer.fill(self._bare_request(q), q, tuple(self.history))
         self.tx.emit("provider_request", provider=self.provider.name, kind=q.kind, rule_id=q.source, prompt=q.text,
-                     prompt_tokens_est=self.filer.last_tokens)
+                     prompt_tokens_est=self.filer.last_tokens, prompt_file=self.filer.last_file)
         return request
 
     def call(self, request: AnswerRequest) -> Reply:

@@ -19,6 +19,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import agentlab  # noqa: E402
 
+from tests.conftest import checked  # noqa: E402
 from tests.fakes.llm_server import FakeLLM  # noqa: E402
 
 pytestmark = pytest.mark.timeout(300)
@@ -36,7 +37,7 @@ class AgentRun:
 
     def records(self) -> list[dict]:
         path = self.log / "transcript.jsonl"
-        return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+        return checked([json.loads(line) for line in path.read_text().splitlines()] if path.exists() else [])
 
     def of(self, type_: str) -> list[dict]:
         return [r for r in self.records() if r["type"] == type_]

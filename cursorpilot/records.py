@@ -1,0 +1,733 @@
+"""Every transcript record type, once: its name, its fields and what it means.
+
+The transcript (transcript.py) is written with `tx.emit("<type>", **fields)` from all over the package; this module
+is the one place that says which types exist and what they carry, so its readers (the report, the README, the
+tests) can't drift from what is written. `tests/unit/test_records.py` scans the package's source: every `emit`
+uses a type declared here with fields declared here; `docs/records.md` is generated from this module.
+
+Reading is forgiving, writing is checked: old transcripts may lack fields (every field but the common five is
+optional) and newer ones may carry fields this version does not know (kept, `extra="allow"`); a record whose
+shape does not fit its declaration, or whose type is unknown, is read as a plain `Rec` and counted, never a crash.
+A record flagged `secret: true` is masked when read, whatever its writer left in it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class Rec(BaseModel):
+    """What every record carries. A record of an unknown type, or one that does not fit its declaration, is read as this."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    type: str
+    seq: int
+    ts: str  # UTC, ISO 8601 with milliseconds
+    mono: float  # monotonic seconds: the clock that times everything within a run
+    run_id: str
+
+
+
+TYPES: dict[str, type[Rec]] = {}
+COMMON = tuple(Rec.model_fields)
+
+
+def declare(name: str):
+    """Register a record type under the name it is written with."""
+
+    def add(cls: type[Rec]) -> type[Rec]:
+        TYPES[name] = cls
+        return cls
+
+    return add
+
+
+# -- the run ---------------------------------------------------------------------------------------------------------
+@declare("run_started")
+class RunStarted(Rec):
+    """A run began: how it was started, its plan, its answerer, the governing prompt (redacted), and where it worked
+    (`cwd`; `git`: the working tree's commit and a snapshot of its files, the base of the report's changed files)."""
+
+    argv: list[str] | None = None
+    plan: str | None = None
+    plan_path: str | None = None
+    versions: dict[str, Any] | None = None
+    provider: str | None = None
+    model: str | None = None
+    steps: list[str] | None = None
+    dry_run: bool | None = None
+    governing_prompt: str | None = None
+    cwd: str | None = None
+    git: dict[str, Any] | None = None
+
+
+@declare("run_resumed")
+class RunResumed(Rec):
+    """`--resume` continued this run from step `from_step`; records after it append to the same transcript."""
+
+    argv: list[str] | None = None
+    resumes: int | None = None
+    from_step: int | None = None
+
+
+@declare("run_finished")
+class RunFinished(Rec):
+    """The run ended: its exit code and why, the last program's exit code or signal, the counters and the cost
+    estimate, and `git`: the working tree's snapshot at the end. A transcript without it is from a run that crashed."""
+
+    exit_code: int | None = None
+    reason: str | None = None
+    counters: dict[str, Any] | None = None
+    cost_usd: float | None = None
+    child_exit_code: int | None = None
+    child_signal: int | None = None
+    git: dict[str, Any] | None = None
+
+
+@declare("step_started")
+class StepStarted(Rec):
+    """A plan step began (`kind`: drive, cursor, acp or run)."""
+
+    step: int | None = None
+    name: str | None = None
+    kind: str | None = None
+
+
+@declare("step_finished")
+class StepFinished(Rec):
+    """A plan step ended: completed, failed, interrupted or previewed, with the exit code it gives the run and why."""
+
+    step: int | None = None
+    name: str | None = None
+    status: str | None = None
+    exit_code: int | None = None
+    reason: str | None = None
+
+
+@declare("command_finished")
+class CommandFinished(Rec):
+    """A `run:` step's shell command ended; its output is in `log`."""
+
+    step: int | None = None
+    command: str | None = None
+    exit_code: int | None = None
+    log: str | None = None
+
+
+@declare("would_run")
+class WouldRun(Rec):
+    """Dry run: a command that would have been run (a `run:` step's, or one an ACP agent asked for)."""
+
+    step: int | None = None
+    command: str | None = None
+
+
+@declare("descendants_ended")
+class DescendantsEnded(Rec):
+    """Processes the program left running, ended by the pilot: pid, command and signal of each."""
+
+    step: int | None = None
+    processes: list[dict[str, Any]] | None = None
+
+
+# -- a program on either channel ----------------------------------------------------------------------------------------
+@declare("program_started")
+class ProgramStarted(Rec):
+    """The program started: its command line, the detector profile and its hash (PTY) or `channel: acp`, whether its
+    task was given on the command line, and `hidden_env`: the CI markers kept from it."""
+
+    step: int | None = None
+    pid: int | None = None
+    command: list[str] | None = None
+    profile: str | None = None
+    profile_hash: str | None = None
+    started_with_task: bool | None = None
+    hidden_env: list[str] | None = None
+    channel: str | None = None
+
+
+@declare("program_exited")
+class ProgramExited(Rec):
+    """The program ended: exit code or signal, in words (`describe`), and when it failed by itself, `last_words`:
+    the last paragraph on its screen (over ACP, of its stderr)."""
+
+    step: int | None = None
+    code: int | None = None
+    signal: int | None = None
+    describe: str | None = None
+    last_words: str | None = None
+
+
+@declare("closing")
+class Closing(Rec):
+    """The pilot is closing the program: with the profile's quit keys (`how: keys`) or a signal."""
+
+    how: str | None = None
+    keys: list[str] | None = None
+    signal: str | None = None
+
+
+@declare("kill")
+class Kill(Rec):
+    """The program was killed: it did not exit in time, or a second interrupt came."""
+
+    reason: str | None = None
+    signal: str | None = None
+
+
+# -- the screen (PTY channel) ----------------------------------------------------------------------------------------------
+@declare("screen_state")
+class ScreenState(Rec):
+    """The classified screen changed: its state (`starting`, working, question, input, menu, idle, completed, error),
+    the detector rule, the prompt block and the evidence."""
+
+    state: str | None = None
+    rule_id: str | None = None
+    prompt: str | None = None
+    evidence: Any = None
+    error: str | None = None
+
+
+@declare("state")
+class State(Rec):
+    """A transition of the step's state machine: the event, the state before (`from`) and after (`to`)."""
+
+    event: str | None = None
+    from_: str | None = Field(None, alias="from")
+    to: str | None = None
+    rule_id: str | None = None
+
+
+@declare("agent_started")
+class AgentStarted(Rec):
+    """An agent given its task was seen working (`unseen`: it finished before it was ever seen working)."""
+
+    rule_id: str | None = None
+    unseen: bool | None = None
+
+
+@declare("asked_again")
+class AskedAgain(Rec):
+    """The same prompt came back after its answer (a new question that looks the same): it is asked again."""
+
+    rule_id: str | None = None
+    prompt: str | None = None
+
+
+@declare("wait")
+class Wait(Rec):
+    """A quiet screen judged not to be asking (the answerer said WAIT): nothing typed."""
+
+    rule_id: str | None = None
+    prompt: str | None = None
+    source: str | None = None
+    why: str | None = None
+    waits_in_a_row: int | None = None
+
+
+@declare("reply_discarded")
+class ReplyDiscarded(Rec):
+    """An answer came back for a prompt that had changed meanwhile: it was not typed."""
+
+    reason: str | None = None
+    prompt_key: Any = None
+
+
+@declare("menu_choice")
+class MenuChoice(Rec):
+    """A reply turned into moves through a menu: the options chosen, the keys (in the reply grammar), the row
+    highlighted before."""
+
+    rule_id: str | None = None
+    reply: str | None = None
+    options: list[str] | None = None
+    keys: str | None = None
+    highlighted: str | None = None
+    multi: bool | None = None
+
+
+@declare("menu_check_failed")
+class MenuCheckFailed(Rec):
+    """The highlight did not reach the chosen option: Enter was not pressed (an escalation follows)."""
+
+    expected: Any = None
+    seen: Any = None
+
+
+@declare("keys_sent")
+class KeysSent(Rec):
+    """One write to the program's terminal: the key label, the exact text and bytes (hex). `secret`: typed while
+    echo was off; `keys`, `data` and `hex` are then masked."""
+
+    keys: str | None = None
+    data: str | None = None
+    hex: str | None = None
+    secret: bool | None = None
+
+
+@declare("enter_retry")
+class EnterRetry(Rec):
+    """The prompt stayed after the answer: Enter was sent again (`attempt`)."""
+
+    prompt_key: Any = None
+    attempt: int | None = None
+
+
+@declare("enter_skipped")
+class EnterSkipped(Rec):
+    """The program took the answer without Enter (one key made the question leave): Enter was not sent."""
+
+    reason: str | None = None
+    prompt: str | None = None
+
+
+@declare("echo_not_seen")
+class EchoNotSeen(Rec):
+    """The typed text did not show near the cursor within `waited_s`: Enter went anyway."""
+
+    text: str | None = None
+    waited_s: float | None = None
+
+
+@declare("terminal_reply")
+class TerminalReply(Rec):
+    """What the pilot's terminal answered to the program's probes (cursor position, device attributes, colours)."""
+
+    data: str | None = None
+    hex: str | None = None
+
+
+@declare("terminal_ignored")
+class TerminalIgnored(Rec):
+    """Escape sequences the terminal ignored during a step, counted by kind."""
+
+    step: int | None = None
+    counts: dict[str, int] | None = None
+
+
+# -- decisions (both channels) ----------------------------------------------------------------------------------------------
+@declare("rules_checked")
+class RulesChecked(Rec):
+    """The rules were consulted before the model: whether one matched, and which (`source`)."""
+
+    hit: bool | None = None
+    source: str | None = None
+    prompt: str | None = None
+
+
+@declare("policy_denied")
+class PolicyDenied(Rec):
+    """The deny policy refused an action (`policy_rule`, with its evidence): answered with `reply` (the prompt's
+    "no"), or escalated (`reply` null). `on: reply`: the answer itself was refused."""
+
+    policy_rule: str | None = None
+    evidence: str | None = None
+    rule_id: str | None = None
+    reply: str | None = None
+    on: str | None = None
+
+
+@declare("provider_request")
+class ProviderRequest(Rec):
+    """A question went to the model: the prompt block, its kind and rule, the prompt's estimated tokens, and the
+    file (under the run's folder) holding the whole prompt that was sent."""
+
+    provider: str | None = None
+    kind: str | None = None
+    rule_id: str | None = None
+    prompt: str | None = None
+    prompt_tokens_est: int | None = None
+    prompt_file: str | None = None
+
+
+@declare("provider_retry")
+class ProviderRetry(Rec):
+    """A provider call failed and is retried after `wait_s`."""
+
+    error: str | None = None
+    wait_s: float | None = None
+
+
+@declare("provider_error")
+class ProviderError(Rec):
+    """A provider call failed for good."""
+
+    error: str | None = None
+    wait_s: float | None = None
+
+
+@declare("provider_reply")
+class ProviderReply(Rec):
+    """The answerer's reply: the text to type (or WAIT), what was removed from it (reasoning, fences), the raw reply,
+    and usage: tokens in and out, latency, calls, cost."""
+
+    source: str | None = None
+    text: str | None = None
+    wait: bool | None = None
+    submit: bool | None = None
+    raw: str | None = None
+    removed: list[Any] | None = None
+    reason: str | None = None
+    usage: dict[str, Any] | None = None
+
+
+@declare("answer")
+class Answer(Rec):
+    """A question answered: the prompt block (or the ACP request, in words), the reply as sent, who chose it
+    (`source`: `rules:<id>`, a model, `policy:<rule>`, `human`, `plan:send`), the detector rule, the answer's number in
+    the run. Over ACP also the option id and kind chosen. `secret`: typed while echo was off; `reply` is masked."""
+
+    step: int | None = None
+    rule_id: str | None = None
+    prompt: str | None = None
+    reply: str | None = None
+    source: str | None = None
+    n: int | None = None
+    kind: str | None = None
+    channel: str | None = None
+    option_id: str | None = None
+    option_kind: str | None = None
+    policy_rule: str | None = None
+    secret: bool | None = None
+
+
+@declare("would_send")
+class WouldSend(Rec):
+    """Dry run: the answer that would have been sent, and the keys."""
+
+    step: int | None = None
+    rule_id: str | None = None
+    prompt: str | None = None
+    reply: str | None = None
+    source: str | None = None
+    keys: list[str] | None = None
+    option_id: str | None = None
+    option_kind: str | None = None
+    policy_rule: str | None = None
+    secret: bool | None = None
+
+
+@declare("escalation")
+class Escalation(Rec):
+    """Nothing could answer (or the program did not react): a human is needed, and why. `interactive`: one was asked."""
+
+    rule_id: str | None = None
+    prompt: str | None = None
+    why: str | None = None
+    interactive: bool | None = None
+
+
+@declare("human_reply")
+class HumanReply(Rec):
+    """What the human at the terminal answered to an escalation."""
+
+    text: str | None = None
+
+
+@declare("turn_end")
+class TurnEnd(Rec):
+    """An agent's turn ended. ACP: the stop reason and usage. PTY (back at the composer after working): the judgement
+    of the turn (`verdict`: done, continue, blocked, impossible), why, the goal check's result
+    (`check`: command, exit_code, output_tail), the next instruction `sent`, and the turn's number."""
+
+    step: int | None = None
+    stop_reason: str | None = None
+    usage: dict[str, Any] | None = None
+    verdict: str | None = None
+    why: str | None = None
+    check: dict[str, Any] | None = None
+    sent: str | None = None
+    turn: int | None = None
+
+
+# -- the Agent Client Protocol ----------------------------------------------------------------------------------------------
+@declare("acp_initialized")
+class AcpInitialized(Rec):
+    """The agent answered `initialize`: its protocol version, whether it can load sessions, its name and version."""
+
+    protocol_version: int | None = None
+    load_session: bool | None = None
+    agent: dict[str, Any] | None = None
+
+
+@declare("acp_session")
+class AcpSession(Rec):
+    """The ACP session's id (`loaded`: an earlier session resumed)."""
+
+    session_id: str | None = None
+    loaded: bool | None = None
+
+
+@declare("acp_update")
+class AcpUpdate(Rec):
+    """A session update: message and thought chunks (`text`), other updates as they came (`data`)."""
+
+    update: str | None = None
+    text: str | None = None
+    data: dict[str, Any] | None = None
+
+
+@declare("tool_call")
+class ToolCall(Rec):
+    """The agent reported a tool call or its progress: title, kind, status, raw input."""
+
+    update: str | None = None
+    tool_call_id: str | None = None
+    title: str | None = None
+    kind: str | None = None
+    status: str | None = None
+    raw_input: Any = None
+
+
+@declare("plan")
+class Plan(Rec):
+    """The agent's plan (its entries as sent)."""
+
+    entries: list[Any] | None = None
+
+
+@declare("permission_request")
+class PermissionRequest(Rec):
+    """`session/request_permission`: the tool call, the options offered, its fingerprint and how often it was seen."""
+
+    tool_call: dict[str, Any] | None = None
+    options: list[dict[str, Any]] | None = None
+    fingerprint: str | None = None
+    seen: int | None = None
+
+
+@declare("elicitation")
+class Elicitation(Rec):
+    """`elicitation/create`: a form (or a URL) the agent asks the user to fill."""
+
+    message: str | None = None
+    mode: dict[str, Any] | None = None
+
+
+@declare("acp_extension")
+class AcpExtension(Rec):
+    """An extension request or notification (Cursor's `cursor/…`): the method and its parameters."""
+
+    method: str | None = None
+    params: Any = None
+    notification: bool | None = None
+
+
+@declare("acp_cancel")
+class AcpCancel(Rec):
+    """`session/cancel` was sent (the deadline, an escalation, a dry run)."""
+
+    session_id: str | None = None
+
+
+@declare("acp_not_json")
+class AcpNotJson(Rec):
+    """A line on the agent's stdout that is not JSON-RPC: dropped."""
+
+    line: str | None = None
+
+
+@declare("acp_refused")
+class AcpRefused(Rec):
+    """A request of the agent the client answered with a JSON-RPC error (a missing file, a path outside the working
+    directory, the deny policy, a dry run): the method, what it named, the error code and the message the agent shows."""
+
+    method: str | None = None
+    target: str | None = None
+    error: int | str | None = None
+    message: str | None = None
+
+
+@declare("acp_client_error")
+class AcpClientError(Rec):
+    """Something unforeseen failed while the client served a request: the method and the error, answered as an
+    Internal error instead of a traceback."""
+
+    method: str | None = None
+    error: str | None = None
+
+
+@declare("fs_read")
+class FsRead(Rec):
+    """The agent read a file through the pilot (`chars` read); `missing`: it did not exist and the agent got an empty
+    file (Gemini CLI 0.61 can't take ACP's Resource not found there)."""
+
+    path: str | None = None
+    chars: int | None = None
+    missing: bool | None = None
+
+
+@declare("fs_write")
+class FsWrite(Rec):
+    """The agent wrote a file through the pilot, with the unified diff."""
+
+    path: str | None = None
+    diff: str | None = None
+
+
+@declare("would_write")
+class WouldWrite(Rec):
+    """Dry run: a write the agent asked for, not made, with its diff."""
+
+    path: str | None = None
+    diff: str | None = None
+
+
+@declare("terminal_started")
+class TerminalStarted(Rec):
+    """The agent started a command in a pilot-run terminal."""
+
+    terminal_id: str | None = None
+    command: str | None = None
+
+
+@declare("terminal_exited")
+class TerminalExited(Rec):
+    """A pilot-run terminal's command ended: exit code and the tail of its output."""
+
+    terminal_id: str | None = None
+    command: str | None = None
+    exit_code: int | None = None
+    output: str | None = None
+    truncated: bool | None = None
+
+
+# -- reading ----------------------------------------------------------------------------------------------------------------
+SECRET_FIELDS = ("reply", "data", "hex", "keys", "text")
+_MASKED = "••••••"
+_KEY_TOKENS = re.compile(r"(<[a-z0-9:+\-]+>)+")
+
+
+def masked(value: str) -> str:
+    """How a secret is shown: its length and a short hash, so a run can be audited without it."""
+    if value.startswith(_MASKED):
+        return value
+    return f"{_MASKED} ({len(value)} chars, sha256:{hashlib.sha256(value.encode()).hexdigest()[:8]})"
+
+
+def mask_secrets(obj: dict[str, Any]) -> dict[str, Any]:
+    """A record flagged `secret: true` with its text masked, even where an older writer left it in clear.
+    Key names alone (`<enter>`) are no secret and stay."""
+    if obj.get("secret") is not True:
+        return obj
+    out = dict(obj)
+    for key in SECRET_FIELDS:
+        value = out.get(key)
+        if isinstance(value, str) and value and not _KEY_TOKENS.fullmatch(value):
+            out[key] = masked(value)
+        elif isinstance(value, list):
+            out[key] = [masked(v) if isinstance(v, str) and not _KEY_TOKENS.fullmatch(v) else v for v in value]
+    return out
+
+
+def parse(obj: dict[str, Any]) -> Rec:
+    """One record, typed by its declaration; forgiving (see the module's docstring). Raises ValueError only when even
+    the five common fields are missing."""
+    obj = mask_secrets(obj)
+    cls = TYPES.get(obj.get("type"))  # type: ignore[arg-type]
+    if cls is not None:
+        try:
+            return cls.model_validate(obj)
+        except ValidationError:
+            pass
+    try:
+        return Rec.model_validate(obj)
+    except ValidationError as exc:
+        raise ValueError(f"not a transcript record: {exc.errors()[0]['msg']}") from None
+
+
+def problems(obj: dict[str, Any]) -> list[str]:
+    """What a record written by this version does wrong against its declaration: the strict check tests run."""
+    cls = TYPES.get(obj.get("type"))  # type: ignore[arg-type]
+    if cls is None:
+        return [f"unknown record type {obj.get('type')!r}"]
+    try:
+        rec = cls.model_validate(obj)
+    except ValidationError as exc:
+        return [f"{obj['type']}: {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
+    return [f"{obj['type']}: undeclared field {k!r}" for k in (rec.model_extra or {})]
+
+
+def fields_of(type_name: str) -> set[str]:
+    """The field names a type declares, as written in the transcript (`from`, not `from_`)."""
+    cls = TYPES[type_name]
+    return {f.alias or k for k, f in cls.model_fields.items()}
+
+
+@dataclass
+class ReadStats:
+    """What reading a transcript met besides good records."""
+
+    lines: int = 0
+    bad_lines: int = 0  # not JSON, or not a record, before the last line
+    torn_last: bool = False  # the last line is torn (a crash mid-write)
+    misfits: int = 0  # a known type whose shape did not fit its declaration
+    unknown: dict[str, int] = field(default_factory=dict)  # types this version does not know, counted
+
+
+def read(path: Path, stats: ReadStats | None = None) -> Iterator[Rec]:
+    """Stream a transcript's records, line by line (bounded memory, whatever its size). A garbled line is counted in
+    `stats` and skipped, never an error; a last line torn by a crash (no newline, or not a record) is dropped, as
+    transcript.repair drops it: a crashed run's transcript is read up to where it stopped."""
+    stats = stats if stats is not None else ReadStats()
+    previous: str | None = None
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            stats.lines += 1
+            if previous is not None:
+                rec = _one(previous, stats)
+                if rec is not None:
+                    yield rec
+            previous = line
+    if previous is not None:
+        rec = _one(previous, stats, last=True) if previous.endswith("\n") else None
+        if rec is None:
+            stats.torn_last = True
+        else:
+            yield rec
+
+
+def _one(line: str, stats: ReadStats, last: bool = False) -> Rec | None:
+    try:
+        obj = json.loads(line)
+        rec = parse(obj) if isinstance(obj, dict) else None
+    except (json.JSONDecodeError, ValueError):
+        rec = None
+    if rec is None:
+        if not last:
+            stats.bad_lines += 1
+        return None
+    if type(rec) is Rec:
+        if rec.type in TYPES:
+            stats.misfits += 1
+        else:
+            stats.unknown[rec.type] = stats.unknown.get(rec.type, 0) + 1
+    return rec
+
+
+def markdown() -> str:
+    """docs/records.md: every type, what it means and its fields (generated; a test keeps it equal)."""
+    out = ["# Transcript records", "",
+           "<!-- generated from cursorpilot/records.py: python -c 'from cursorpilot import records; "
+           "print(records.markdown(), end=\"\")' > docs/records.md -->", "",
+           "`transcript.jsonl` holds one JSON object per line. Every record has `type`, `seq` (1, 2, …), `ts` (UTC, ISO 8601), "
+           "`mono` (monotonic seconds) and `run_id`; the other fields depend on the type and may be absent or null. "
+           "Readers ignore fields they do not know.", ""]
+    for name, cls in TYPES.items():
+        doc = " ".join((cls.__doc__ or "").split())
+        names = [f"`{f.alias or k}` ({_type_name(f.annotation)})" for k, f in cls.model_fields.items() if k not in COMMON]
+        out += [f"## `{name}`", "", doc, "", f"Fields: {', '.join(names) or '(only the common ones)'}.", ""]
+    return "\n".join(out)
+
+
+def _type_name(annotation: Any) -> str:
+    return str(annotation).replace("typing.", "").replace(" | None", "").replace("NoneType", "null")
