@@ -413,6 +413,7 @@ class WouldSend(Rec):
     option_id: str | None = None
     option_kind: str | None = None
     policy_rule: str | None = None
+    channel: str | None = None
     secret: bool | None = None
 
 

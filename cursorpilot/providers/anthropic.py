@@ -1,15 +1,14 @@
-"""Anthropic Messages API. The SDK is imported here only, when this provider is chosen."""
+"""Anthropic Messages API. The SDK is imported here only, when this provider is chosen (in the background: SdkImport)."""
 
 from __future__ import annotations
 
 import json
 import os
-
-import anthropic
+from types import ModuleType
 
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import ProviderConfig
-from cursorpilot.providers.llm import REPLY_SCHEMA, ChatProvider, Failure, status_failure
+from cursorpilot.providers.llm import REPLY_SCHEMA, ChatProvider, Failure, SdkImport, status_failure
 
 DEFAULT_MODEL = "claude-haiku-4-5"
 ANSWER_TOOL = {"name": "answer", "description": "Give the answer to deliver to the program.", "input_schema": REPLY_SCHEMA}
@@ -19,6 +18,12 @@ class MalformedResponse(Exception):
     pass
 
 
+def _import() -> ModuleType:
+    import anthropic
+
+    return anthropic
+
+
 class AnthropicProvider(ChatProvider):
     name = "anthropic"
     key_env = "ANTHROPIC_API_KEY"
@@ -26,7 +31,15 @@ class AnthropicProvider(ChatProvider):
     def __init__(self, config: ProviderConfig, api_key: str, **kw):
         super().__init__(config.model or DEFAULT_MODEL, config.retries, config.timeout, config.prices, **kw)
         base_url = config.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
-        self.client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout)
+        self._sdk = SdkImport(_import)
+        self._client_args = {"api_key": api_key, "base_url": base_url, "max_retries": 0, "timeout": config.timeout}
+        self._client = None
+
+    @property
+    def client(self):
+        if self._client is None:
+            self._client = self._sdk.get().Anthropic(**self._client_args)
+        return self._client
 
     def _send(self, system: str, user: str):
         extra = {"tools": [ANSWER_TOOL], "tool_choice": {"type": "tool", "name": "answer"}} if self.structured else {}
@@ -57,14 +70,15 @@ class AnthropicProvider(ChatProvider):
         return "".join(texts), tuple(reasoning), getattr(usage, "input_tokens", 0) or 0, getattr(usage, "output_tokens", 0) or 0
 
     def _classify(self, exc: Exception) -> Failure | None:
+        if isinstance(exc, MalformedResponse):
+            return Failure(str(exc), False)
+        anthropic = self._sdk.get()
         if isinstance(exc, anthropic.APITimeoutError):
             return Failure("timeout", True)
         if isinstance(exc, anthropic.APIConnectionError):
             return Failure(f"connection error: {exc}", True)
         if isinstance(exc, anthropic.APIStatusError):
             return status_failure(exc.status_code, str(exc.message), exc.response.headers.get("retry-after"))
-        if isinstance(exc, MalformedResponse):
-            return Failure(str(exc), False)
         return None
 
 

@@ -10,9 +10,11 @@ import email.utils
 import json
 import random
 import re
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 
 from cursorpilot.providers.base import Attempt
 
@@ -30,6 +32,31 @@ DEFAULT_PRICES: dict[str, tuple[float, float]] = {
     "claude-haiku-4-5": (1.00, 5.00),
     "claude-sonnet-4-5": (3.00, 15.00),
 }
+
+
+class SdkImport:
+    """A vendor SDK imported on a background thread from the moment its provider is chosen. Importing openai takes
+    1-2 s and anthropic 2-3 s (their pydantic types): on the main thread that delayed the program's start, on the
+    first call the first answer; in the background it overlaps the program's start-up and its first prompt."""
+
+    def __init__(self, load: Callable[[], ModuleType]):
+        self._module: ModuleType | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._load, args=(load,), name="sdk-import", daemon=True)
+        self._thread.start()
+
+    def _load(self, load: Callable[[], ModuleType]) -> None:
+        try:
+            self._module = load()
+        except BaseException as exc:  # noqa: BLE001 - raised where the SDK is used, as a provider error
+            self._error = exc
+
+    def get(self) -> ModuleType:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._module is not None
+        return self._module
 
 
 @dataclass(slots=True, frozen=True)

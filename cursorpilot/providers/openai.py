@@ -1,18 +1,17 @@
 """OpenAI Chat Completions (and any OpenAI-compatible server: Ollama, vLLM, LM Studio, llama.cpp, OpenRouter).
 
-The SDK is imported here only, when this provider is chosen. Its own retries are off:
+The SDK is imported here only, when this provider is chosen (in the background: SdkImport). Its own retries are off:
 ours honour Retry-After and are recorded in the transcript.
 """
 
 from __future__ import annotations
 
 import os
-
-import openai
+from types import ModuleType
 
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import ProviderConfig
-from cursorpilot.providers.llm import REPLY_SCHEMA, ChatProvider, Failure, status_failure
+from cursorpilot.providers.llm import REPLY_SCHEMA, ChatProvider, Failure, SdkImport, status_failure
 
 DEFAULT_MODEL = "gpt-4o-mini"
 
@@ -24,7 +23,15 @@ class OpenAIProvider(ChatProvider):
     def __init__(self, config: ProviderConfig, api_key: str, **kw):
         super().__init__(config.model or DEFAULT_MODEL, config.retries, config.timeout, config.prices, **kw)
         base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or None
-        self.client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout)
+        self._sdk = SdkImport(_import)
+        self._client_args = {"api_key": api_key, "base_url": base_url, "max_retries": 0, "timeout": config.timeout}
+        self._client = None
+
+    @property
+    def client(self):
+        if self._client is None:
+            self._client = self._sdk.get().OpenAI(**self._client_args)
+        return self._client
 
     def _send(self, system: str, user: str):
         extra = {"response_format": {"type": "json_schema", "json_schema": {"name": "answer", "strict": True, "schema": REPLY_SCHEMA}}} \
@@ -49,19 +56,26 @@ class OpenAIProvider(ChatProvider):
         return text, reasoning, getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0
 
     def _classify(self, exc: Exception) -> Failure | None:
+        if isinstance(exc, MalformedResponse):
+            return Failure(str(exc), False)
+        openai = self._sdk.get()
         if isinstance(exc, openai.APITimeoutError):
             return Failure("timeout", True)
         if isinstance(exc, openai.APIConnectionError):
             return Failure(f"connection error: {exc}", True)
         if isinstance(exc, openai.APIStatusError):
             return status_failure(exc.status_code, str(exc.message), exc.response.headers.get("retry-after"))
-        if isinstance(exc, MalformedResponse):
-            return Failure(str(exc), False)
         return None
 
 
 class MalformedResponse(Exception):
     pass
+
+
+def _import() -> ModuleType:
+    import openai
+
+    return openai
 
 
 def create(config: ProviderConfig) -> OpenAIProvider:
