@@ -1,0 +1,104 @@
+"""The yardstick in one sitting: ten real programs driven by the hand-written ideal driver (the speed limit), the naive
+pilot (the baseline: asks the model after 1 s of quiet) and cursor-pilot itself, against the same fake model.
+
+    python bench/yardstick.py [--install wheel|editable|none] [--check] [SCENARIO ...]
+
+bench/yardstick/ is the shared yardstick (its README says how it works); bootstrap.sh is run when its venv is missing.
+--install puts this checkout into the yardstick's venv as a user would (a built wheel, no extras: the default), or
+editable. Prints the three-way table (wall time of each driver, the pilot's ratios to both, calls/expected, unmatched)
+and the targets: every scenario passes with calls = expected and 0 unmatched (--check: exit 1 otherwise), and its wall
+time is no worse than the naive pilot's and at most 2x the ideal's (figures: printed, never an exit code).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+YARD = ROOT / "bench" / "yardstick"
+PY = YARD / ".venv" / "bin" / "python"
+NAIVE = ("{bin}/python {eval}/naive_pilot.py run --prompt {prompt_file} --provider openai --model oracle --log {log_dir} "
+         "--timeout {timeout}s --cwd {workdir} -- {command}")
+
+
+def sh(cmd: list[str], **kw) -> int:
+    print("+", " ".join(cmd), flush=True)
+    return subprocess.call(cmd, **kw)
+
+
+def install(how: str) -> None:
+    if how == "none":
+        return
+    if how == "editable":
+        target = ["-e", str(ROOT)]
+    else:
+        dist = Path(tempfile.mkdtemp(prefix="yardstick-wheel-"))
+        if sh([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(ROOT), "-w", str(dist)]) != 0:
+            raise SystemExit("the wheel could not be built")
+        shutil.rmtree(ROOT / "build", ignore_errors=True)
+        target = [str(next(dist.glob("cursor_pilot-*.whl")))]
+    if sh([str(PY), "-m", "pip", "install", "--quiet", "--force-reinstall", *target]) != 0:
+        raise SystemExit("cursor-pilot could not be installed into the yardstick's venv")
+
+
+def run(driver: str, scenarios: list[str], label: str = "", template: str | None = None) -> dict:
+    before = set((YARD / "results").glob("*.json")) if (YARD / "results").exists() else set()
+    cmd = [str(PY), str(YARD / "run_eval.py"), "--driver", driver, *scenarios]
+    if label:
+        cmd += ["--label", label]
+    if template:
+        cmd += ["--template", template]
+    sh(cmd, cwd=YARD)
+    new = sorted(set((YARD / "results").glob("*.json")) - before)
+    if not new:
+        raise SystemExit(f"the {driver} {label} run wrote no results")
+    return {r["scenario"]: r for r in json.loads(new[-1].read_text())["results"]}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("scenarios", nargs="*")
+    ap.add_argument("--install", choices=["wheel", "editable", "none"], default="wheel")
+    ap.add_argument("--check", action="store_true", help="exit 1 unless every scenario passes with calls = expected, 0 unmatched")
+    args = ap.parse_args()
+    if not PY.exists() and sh(["bash", str(YARD / "bootstrap.sh")]) != 0:
+        raise SystemExit("bench/yardstick/bootstrap.sh failed")
+    install(args.install)
+    ideal = run("ideal", args.scenarios)
+    naive = run("pilot", args.scenarios, label="naive", template=NAIVE)
+    pilot = run("pilot", args.scenarios)
+    rows, wrong, slow = [], [], []
+    head = ["scenario", "ideal s", "naive s", "pilot s", "pilot/ideal", "pilot/naive", "naive", "pilot", "calls/expected", "unmatched"]
+    for name, p in pilot.items():
+        i, n = ideal.get(name, {}), naive.get(name, {})
+        pw, iw, nw = p.get("wall_s"), i.get("wall_s"), n.get("wall_s")
+        calls, expected, unmatched = p.get("llm_calls"), p.get("expected_questions"), p.get("unmatched")
+        ri = pw / iw if pw and iw else None
+        rn = pw / nw if pw and nw else None
+        rows.append([name, iw, nw, pw, f"{ri:.2f}" if ri else "-", f"{rn:.2f}" if rn else "-", n.get("result", "-"),
+                     p.get("result"), f"{calls}/{expected}", unmatched])
+        if p.get("result") != "PASS" or calls != expected or unmatched:
+            wrong.append(name)
+        if ri is None or ri > 2.0 or (rn is not None and rn > 1.0 and n.get("result") == "PASS"):
+            slow.append(name)
+    widths = [max(len(str(h)), *(len(str(r[k])) for r in rows)) for k, h in enumerate(head)]
+    line = lambda r: "| " + " | ".join(str(v).ljust(w) for v, w in zip(r, widths)) + " |"  # noqa: E731
+    print("\n# yardstick: ideal (the limit), naive (the baseline), cursor-pilot, in one sitting")
+    print("\n".join([line(head), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(line, rows)]))
+    passed = sum(r[7] == "PASS" for r in rows)
+    print(f"\npilot: {passed}/{len(rows)} passed; calls = expected and 0 unmatched on {len(rows) - len(wrong)}/{len(rows)}")
+    print(("target met" if not wrong else "target MISSED") + ": every scenario passes, calls = expected, 0 unmatched"
+          + (f" ({', '.join(wrong)})" if wrong else ""))
+    print(("target met" if not slow else "target MISSED") + ": no slower than the naive pilot, at most 2x the ideal"
+          + (f" ({', '.join(slow)})" if slow else ""))
+    return 1 if args.check and wrong else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
