@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cursorpilot.clock import Clock
-from cursorpilot.records import Rec as Record
-from cursorpilot.records import parse
 from cursorpilot.redact import Redactor
+
+if TYPE_CHECKING:
+    from cursorpilot.records import Rec as Record
 
 
 class Transcript:
@@ -71,11 +72,13 @@ def repair(path: Path) -> int:
     return int(last.get("seq", 0))
 
 
-def read_transcript(path: Path) -> list[Record]:
+def read_transcript(path: Path) -> list["Record"]:
     """Parse a transcript into typed records (cursorpilot/records.py); a last line torn by a crash is dropped, anything
     else torn is an error. (The report streams with records.read instead, and forgives more.)"""
     lines = path.read_text(encoding="utf-8").splitlines()
-    out: list[Record] = []
+    from cursorpilot.records import parse  # the typed records (52 pydantic models): only readers pay for them
+
+    out: list = []
     for i, line in enumerate(lines):
         try:
             out.append(parse(json.loads(line)))
