@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from cursorpilot.records import Rec as Record
 
 
+REMEMBERED = {"program_exited"}  # what the run's end needs to know without reading the whole transcript back
+
+
 class Transcript:
     def __init__(self, path: Path, run_id: str, clock: Clock, redactor: Redactor):
         self.path = path
@@ -26,6 +29,7 @@ class Transcript:
         self._clock = clock
         self._redact = redactor
         self._seq = repair(path)
+        self.latest: dict[str, dict[str, Any]] = {}  # the last record of each REMEMBERED type this process wrote
         self._fh = open(path, "a", encoding="utf-8", buffering=1)
 
     def emit(self, type_: str, **fields: Any) -> dict[str, Any]:
@@ -41,6 +45,8 @@ class Transcript:
         if not self._fh.closed:
             self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
             self._fh.flush()
+        if type_ in REMEMBERED:
+            self.latest[type_] = record
         return record
 
     def close(self) -> None:
