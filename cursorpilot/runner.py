@@ -307,12 +307,14 @@ class Runner:
         return worktree_snapshot(self.spec.cwd, self.spec.log_dir / "git-objects", exclude=self.spec.log_dir)
 
     def _last_child(self, session: RunSession) -> dict:
-        from cursorpilot.transcript import read_transcript
+        last = session.tx.latest.get("program_exited")
+        if last is None:  # a resumed run whose steps ran before: read it back (only then)
+            from cursorpilot.transcript import read_transcript
 
-        exited = [r for r in read_transcript(session.tx.path) if r.type == "program_exited"]
-        if not exited:
+            exited = [r for r in read_transcript(session.tx.path) if r.type == "program_exited"]
+            last = exited[-1].model_dump() if exited else None
+        if last is None:
             return {"child_exit_code": None, "child_signal": None}
-        last = exited[-1].model_dump()
         self._child_text = last.get("describe", "")
         return {"child_exit_code": last.get("code"), "child_signal": last.get("signal")}
 

@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cursorpilot.clock import Clock
-from cursorpilot.records import Rec as Record
-from cursorpilot.records import parse
 from cursorpilot.redact import Redactor
+
+if TYPE_CHECKING:
+    from cursorpilot.records import Rec as Record
+
+
+REMEMBERED = {"program_exited"}  # what the run's end needs to know without reading the whole transcript back
 
 
 class Transcript:
@@ -25,6 +29,7 @@ class Transcript:
         self._clock = clock
         self._redact = redactor
         self._seq = repair(path)
+        self.latest: dict[str, dict[str, Any]] = {}  # the last record of each REMEMBERED type this process wrote
         self._fh = open(path, "a", encoding="utf-8", buffering=1)
 
     def emit(self, type_: str, **fields: Any) -> dict[str, Any]:
@@ -40,6 +45,8 @@ class Transcript:
         if not self._fh.closed:
             self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
             self._fh.flush()
+        if type_ in REMEMBERED:
+            self.latest[type_] = record
         return record
 
     def close(self) -> None:
@@ -71,11 +78,13 @@ def repair(path: Path) -> int:
     return int(last.get("seq", 0))
 
 
-def read_transcript(path: Path) -> list[Record]:
+def read_transcript(path: Path) -> list["Record"]:
     """Parse a transcript into typed records (cursorpilot/records.py); a last line torn by a crash is dropped, anything
     else torn is an error. (The report streams with records.read instead, and forgives more.)"""
     lines = path.read_text(encoding="utf-8").splitlines()
-    out: list[Record] = []
+    from cursorpilot.records import parse  # the typed records (52 pydantic models): only readers pay for them
+
+    out: list = []
     for i, line in enumerate(lines):
         try:
             out.append(parse(json.loads(line)))

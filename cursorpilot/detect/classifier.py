@@ -28,7 +28,7 @@ UNKNOWN = "unknown"
 
 
 READING_SETTLE = 0.05  # a program blocked reading the terminal has written its prompt: this much quiet is enough
-POLLING_SETTLE = 0.15  # a program waiting for a key on its terminal (poll/select/epoll on it): a short settle
+POLLING_SETTLE = 0.08  # a program waiting for a key on its terminal (poll/select/epoll on it): a short settle
 BUSY_RECHECK = 0.25  # a screen judged while the program was busy is looked at again this soon
 
 
@@ -218,6 +218,7 @@ def _result(rule: Rule, region: _Region, m: re.Match[str], snap: Snapshot) -> Cl
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _PREFILLED = re.compile(r"^.*[?:>›»]\s+(?P<value>[^\s\[(<][^\[\]()<>]{0,60}?)$")
 QUESTION_ROWS = 3  # rows above a wordless input row that are read as its question, at most
+_QUESTION_END = re.compile(r"[?:]\s*(?:\([^()]*\)|\[[^\[\]]*\])?\s*$")  # "...?", "...:", "...? (y/n)", "...: [default]"
 
 
 def _prefill(row: str) -> str:
@@ -245,6 +246,10 @@ def _question_top(rows: tuple[str, ...], cols: int, prefill: str = "") -> int:
         top -= 1
         if _WORD.search(rows[top].translate(_NO_CHROME)):
             break  # the nearest row with words is the question; rows above it are history
+    else:
+        return i
+    if not _QUESTION_END.search(rows[top].translate(_NO_CHROME)):
+        return i  # a row that does not end as a question does (an earlier prompt with its answer, output): history
     while top > 0 and cols and len(rows[top - 1]) >= cols - 1:
         top -= 1
     return top

@@ -232,11 +232,19 @@ def resolve_name(name: str, command: list[str] | None = None) -> str:
         prog = Path(command[0]).name
         line = " ".join(command)
         for candidate in available():
-            for entry in load_profile(candidate).commands:
+            for entry in _commands(candidate):
                 # a bare name is the program; an entry with a space is a phrase of the command line
                 if entry == prog or (" " in entry and entry in line):
                     return candidate
     return "generic"
+
+
+def _commands(name: str) -> list[str]:
+    """A bundled profile's `commands`, read without validating the whole profile (that is done for the one chosen)."""
+    path = where(name)
+    data = _read(path) if path is not None else {}
+    commands = data.get("commands") or []
+    return [c for c in commands if isinstance(c, str)] if isinstance(commands, list) else []
 
 
 def load_profile(name: str, overlay: Path | None = None) -> Profile:

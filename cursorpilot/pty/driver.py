@@ -206,6 +206,8 @@ class PtyDriver:
         return self._status
 
     def close(self) -> None:
+        if self._status is not None:  # reaped already: ptyprocess's 0.1 s "give the kernel time" would buy nothing
+            self._child.ptyproc.delayafterclose = 0
         try:
             self._child.close(force=True)
         except Exception:  # noqa: BLE001 - closing must never mask the real outcome

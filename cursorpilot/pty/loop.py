@@ -42,9 +42,10 @@ HIGHLIGHT_WAIT = 1.5  # how long the highlight may take to reach the chosen opti
 ECHO_WAIT = 1.5  # how long typed text may take to show before Enter goes anyway
 ASK_POLL = 0.005  # how often a pending answer is looked at (the reply is typed this much late at most)
 RENDER_EVERY = 0.1  # re-render a screen that keeps changing at most this often
+RENDER_PAUSE = 0.02  # ...and whenever output has paused this long (a prompt is complete; not every 20 ms of a stream)
 FLOOD_BYTES = 1 << 20  # more output than this since the last render is a flood:
 FLOOD_RENDER_EVERY = 0.5  # render it less often (each render then costs a pass over the flood)
-KERNEL_EVERY = 0.05  # how often the kernel is asked whether the program waits on its terminal
+KERNEL_EVERY = 0.03  # how often the kernel is asked whether the program waits on its terminal
 STOP_GRACE = 3.0  # SIGINT, then SIGKILL after this long
 
 
@@ -198,7 +199,7 @@ class PtyStep:
         if wake is not None:
             deadlines.append(wake)
         if self._dirty:
-            deadlines.append(max(self._last_render + RENDER_EVERY, self._last_output + self._profile.settle_ms / 1000))
+            deadlines.append(min(self._last_render + RENDER_EVERY, self._last_output + RENDER_PAUSE))
         if self._pending is not None:
             deadlines.append(now + ASK_POLL)
         if self.recorder.due is not None:
@@ -220,7 +221,7 @@ class PtyStep:
     def _render_if_due(self, now: float) -> None:
         """Render when output paused or every RENDER_EVERY; a repaint with equal content is no change."""
         every = FLOOD_RENDER_EVERY if self._unrendered > FLOOD_BYTES else RENDER_EVERY
-        if not self._dirty or (now - self._last_render < every and now - self._last_output < self._profile.settle_ms / 1000):
+        if not self._dirty or (now - self._last_render < every and now - self._last_output < RENDER_PAUSE):
             return
         self._render(now)
 

@@ -357,3 +357,11 @@ def test_polling_the_terminal_shortens_the_settle_of_prompts_not_of_finishes():
     claude = load_profile("claude")
     idle = snapshot_from_text((CAPTURES / "claude-4.txt").read_text())
     assert classify(claude, idle, Timing(quiet_for=0.2, tty="polling")).state in ("settling", "unknown")
+
+
+def test_an_earlier_prompt_with_its_answer_is_not_the_question_of_a_wordless_prompt_below_it():
+    """'a: 1' above 'b: ' was taken for b's question: the new prompt looked like the old one and Enter was re-sent."""
+    c = classify(GENERIC, screen_of("a: 1\r\nb: "), Timing(quiet_for=5.0, tty="reading"))
+    assert c.block == "b:"
+    c = classify(GENERIC, screen_of(">>> x = 1\r\n>>> "), Timing(quiet_for=5.0, tty="reading"))
+    assert c.block == ">>>"

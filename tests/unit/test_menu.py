@@ -158,3 +158,15 @@ def test_a_highlight_in_its_own_colour_counts_but_a_menu_in_one_colour_has_none(
     screen.feed(b"? Which framework?\r\n\x1b[36m  React\r\n  Vue\r\n  Svelte\x1b[39m\r\n")  # every option cyan: no highlight
     snap = screen.snapshot()
     assert parse(list(snap.lines), snap.styled) is None
+
+
+def test_a_dialogs_buttons_are_a_menu_across_focused_where_the_cursor_is():
+    """newt's <Yes> <No>: 'no' was typed as n-o-Enter; newt ignores letters, and Enter pressed the focused <Yes>."""
+    from cursorpilot.detect.menu import buttons
+
+    rows = ["   Keep the existing settings?", "", "      <Yes>          <No>  "]
+    menu = buttons(rows, 7, 2)
+    assert menu is not None and [o.label for o in menu.options] == ["Yes", "No"] and menu.current.label == "Yes"
+    assert keys_for(menu, "no") == ("<right><enter>", [menu.options[1]])
+    assert keys_for(buttons(rows, 21, 2), "yes")[0] == "<left><enter>"
+    assert buttons(rows, 0, 0) is None  # the cursor on no button: nothing is focused, nothing to move from
