@@ -8,7 +8,7 @@ from types import ModuleType
 
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import ProviderConfig
-from cursorpilot.providers.llm import REPLY_SCHEMA, ChatProvider, Failure, SdkImport, status_failure
+from cursorpilot.providers.llm import REPLY_SCHEMA, ChatProvider, Failure, SdkClient, status_failure
 
 DEFAULT_MODEL = "claude-haiku-4-5"
 ANSWER_TOOL = {"name": "answer", "description": "Give the answer to deliver to the program.", "input_schema": REPLY_SCHEMA}
@@ -31,15 +31,11 @@ class AnthropicProvider(ChatProvider):
     def __init__(self, config: ProviderConfig, api_key: str, **kw):
         super().__init__(config.model or DEFAULT_MODEL, config.retries, config.timeout, config.prices, **kw)
         base_url = config.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
-        self._sdk = SdkImport(_import)
-        self._client_args = {"api_key": api_key, "base_url": base_url, "max_retries": 0, "timeout": config.timeout}
-        self._client = None
+        self._sdk = SdkClient(_import, lambda sdk: sdk.Anthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout))
 
     @property
     def client(self):
-        if self._client is None:
-            self._client = self._sdk.get().Anthropic(**self._client_args)
-        return self._client
+        return self._sdk.get()
 
     def _send(self, system: str, user: str):
         extra = {"tools": [ANSWER_TOOL], "tool_choice": {"type": "tool", "name": "answer"}} if self.structured else {}
@@ -72,7 +68,7 @@ class AnthropicProvider(ChatProvider):
     def _classify(self, exc: Exception) -> Failure | None:
         if isinstance(exc, MalformedResponse):
             return Failure(str(exc), False)
-        anthropic = self._sdk.get()
+        anthropic = self._sdk.sdk
         if isinstance(exc, anthropic.APITimeoutError):
             return Failure("timeout", True)
         if isinstance(exc, anthropic.APIConnectionError):

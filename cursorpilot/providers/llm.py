@@ -59,6 +59,24 @@ class SdkImport:
         return self._module
 
 
+class SdkClient:
+    """A provider's SDK client, made on first use from the SDK imported in the background (SdkImport)."""
+
+    def __init__(self, load: Callable[[], ModuleType], make: Callable[[ModuleType], object]):
+        self._import = SdkImport(load)
+        self._make = make
+        self._client: object | None = None
+
+    @property
+    def sdk(self) -> ModuleType:
+        return self._import.get()
+
+    def get(self):
+        if self._client is None:
+            self._client = self._make(self.sdk)
+        return self._client
+
+
 @dataclass(slots=True, frozen=True)
 class Failure:
     """An SDK error, classified by the provider module."""

@@ -11,7 +11,7 @@ from types import ModuleType
 
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import ProviderConfig
-from cursorpilot.providers.llm import REPLY_SCHEMA, ChatProvider, Failure, SdkImport, status_failure
+from cursorpilot.providers.llm import REPLY_SCHEMA, ChatProvider, Failure, SdkClient, status_failure
 
 DEFAULT_MODEL = "gpt-4o-mini"
 
@@ -23,15 +23,11 @@ class OpenAIProvider(ChatProvider):
     def __init__(self, config: ProviderConfig, api_key: str, **kw):
         super().__init__(config.model or DEFAULT_MODEL, config.retries, config.timeout, config.prices, **kw)
         base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or None
-        self._sdk = SdkImport(_import)
-        self._client_args = {"api_key": api_key, "base_url": base_url, "max_retries": 0, "timeout": config.timeout}
-        self._client = None
+        self._sdk = SdkClient(_import, lambda sdk: sdk.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout))
 
     @property
     def client(self):
-        if self._client is None:
-            self._client = self._sdk.get().OpenAI(**self._client_args)
-        return self._client
+        return self._sdk.get()
 
     def _send(self, system: str, user: str):
         extra = {"response_format": {"type": "json_schema", "json_schema": {"name": "answer", "strict": True, "schema": REPLY_SCHEMA}}} \
@@ -58,7 +54,7 @@ class OpenAIProvider(ChatProvider):
     def _classify(self, exc: Exception) -> Failure | None:
         if isinstance(exc, MalformedResponse):
             return Failure(str(exc), False)
-        openai = self._sdk.get()
+        openai = self._sdk.sdk
         if isinstance(exc, openai.APITimeoutError):
             return Failure("timeout", True)
         if isinstance(exc, openai.APIConnectionError):

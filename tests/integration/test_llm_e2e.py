@@ -7,13 +7,9 @@ import pytest
 
 from tests.conftest import SIM
 from tests.fakes.llm_server import FakeLLM, Step
+from tests.helpers import KEY, question_of
 
 pytestmark = pytest.mark.timeout(120)
-KEY = "sk-test-0123456789abcdefghij"
-
-
-def question_of(prompt: str) -> str:
-    return prompt.split("# The question", 1)[1].split("# Answer format", 1)[0]
 
 
 def cursor_answers(prompt: str) -> str:

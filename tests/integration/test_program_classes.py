@@ -2,33 +2,15 @@
 getpass), a threaded reader, a full-screen editor opened by another program, a REPL with a blank screen (bc), newt
 dialogs (whiptail), and a prompt_toolkit input with a pre-filled default. Each gets its answer, byte for byte."""
 
-import json
-import os
 import shutil
 import subprocess
-import sys
-import textwrap
 
 import pytest
 
 from tests.fakes.llm_server import FakeLLM
+from tests.helpers import KEY, question_of, script, typed
 
 pytestmark = pytest.mark.timeout(120)
-KEY = "sk-test-0123456789abcdefghij"
-
-
-def question_of(prompt: str) -> str:
-    return prompt.split("# The question", 1)[1].split("# Answer format", 1)[0]
-
-
-def typed(text: str, submit: bool = True) -> str:
-    return json.dumps({"action": "type", "text": text, "submit": submit})
-
-
-def script(tmp_path, name: str, body: str) -> list[str]:
-    path = tmp_path / f"{name}.py"
-    path.write_text(textwrap.dedent(body))
-    return [sys.executable, str(path)]
 
 
 def model_opts(server) -> tuple[str, ...]:

@@ -5,31 +5,16 @@ import json
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.llm_server import FakeLLM, Step
+from tests.helpers import KEY, question_of, script, typed
 
 pytestmark = pytest.mark.timeout(120)
 ROOT = Path(__file__).resolve().parents[2]
 CREATE_VITE = ROOT / "tests" / "npm" / "node_modules" / "create-vite" / "index.js"
-KEY = "sk-test-0123456789abcdefghij"
-
-
-def question_of(prompt: str) -> str:
-    return prompt.split("# The question", 1)[1].split("# Answer format", 1)[0]
-
-
-def typed(text: str, submit: bool = True) -> str:
-    return json.dumps({"action": "type", "text": text, "submit": submit})
-
-
-def script(tmp_path, name: str, body: str) -> list[str]:
-    path = tmp_path / f"{name}.py"
-    path.write_text(textwrap.dedent(body))
-    return [sys.executable, str(path)]
 
 
 @pytest.mark.skipif(shutil.which("npm") is None, reason="needs npm")

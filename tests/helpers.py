@@ -1,0 +1,27 @@
+"""What tests that drive real programs with a model share: the fake key, the model's view of a prompt, its replies,
+and small programs written on the spot."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+KEY = "sk-test-0123456789abcdefghij"  # for the real SDKs, talking to tests/fakes/llm_server.py on 127.0.0.1
+
+
+def question_of(prompt: str) -> str:
+    """The "The question" section of a prompt the pilot sent the model."""
+    return prompt.split("# The question", 1)[1].split("# Answer format", 1)[0]
+
+
+def typed(text: str, submit: bool = True) -> str:
+    """The model's structured reply: type this (then Enter, unless submit is False)."""
+    return json.dumps({"action": "type", "text": text, "submit": submit})
+
+
+def script(tmp_path, name: str, body: str) -> list[str]:
+    """A Python program written to tmp_path, as a command line."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(body))
+    return [sys.executable, str(path)]
