@@ -28,7 +28,6 @@ UNKNOWN = "unknown"
 
 
 READING_SETTLE = 0.05  # a program blocked reading the terminal has written its prompt: this much quiet is enough
-POLLING_SETTLE = 0.08  # a program waiting for a key on its terminal (poll/select/epoll on it): a short settle
 BUSY_RECHECK = 0.25  # a screen judged while the program was busy is looked at again this soon
 
 
@@ -46,12 +45,12 @@ class Timing:
         """The kernel says the program waits for its terminal: a prompt it shows is complete sooner."""
         return self.tty in ("reading", "polling")
 
-    def fast_settle(self, settle: float) -> float:
+    def fast_settle(self, settle: float, poll_settle: float) -> float:
         """The quiet a question, an input field or a menu needs (an idle composer or a finish needs the full settle)."""
         if self.tty == "reading":
             return min(settle, READING_SETTLE)
         if self.tty == "polling":
-            return min(settle, POLLING_SETTLE)
+            return min(settle, poll_settle)
         return settle
 
 
@@ -297,7 +296,7 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
             return _result(rule, region(rule), m, snap)
 
     settle = profile.settle_ms / 1000
-    fast = timing.fast_settle(settle)
+    fast = timing.fast_settle(settle, profile.poll_settle_ms / 1000)
     if timing.quiet_for < fast:
         return Classification(state=SETTLING, recheck_after=fast - timing.quiet_for)
 

@@ -102,6 +102,9 @@ class Profile(BaseModel):
     description: str = ""
     commands: list[str] = Field(default_factory=list)  # program names (or command-line phrases) for --profile auto
     settle_ms: int = 400
+    # ...for a prompt, a field or a menu of a program the kernel says polls its terminal for a key (readline, newt,
+    # prompt_toolkit); an agent's Ink TUI polls all the time and may draw a menu before it listens: its profile says more
+    poll_settle_ms: int = 80
     block_lines: int = 12
     key_delay_ms: int = 50
     enter_delay_ms: int = 0  # the least gap between typed text and its Enter, which also waits for the text to show
@@ -127,6 +130,7 @@ class Overlay(BaseModel):
     description: str | None = None
     commands: list[str] | None = None
     settle_ms: int | None = None
+    poll_settle_ms: int | None = None
     block_lines: int | None = None
     key_delay_ms: int | None = None
     enter_delay_ms: int | None = None
