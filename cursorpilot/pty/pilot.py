@@ -403,9 +403,9 @@ class Pilot:
         if mapped is not None:  # an option named by label or number: arrows from the highlighted row, then Enter
             typed, chosen = mapped
             submit_at = submit_row(c.menu)
-            check = submit_at.label if submit_at is not None else None if c.menu.multi else chosen[0].label
+            check = submit_at.label if submit_at is not None else None if c.menu.multi or c.menu.typed else chosen[0].label
             out.append(Record("menu_choice", {"rule_id": c.rule_id, "reply": text, "options": [o.label for o in chosen], "keys": typed,
-                                              "highlighted": c.menu.current.label, "multi": c.menu.multi}))
+                                              "highlighted": None if c.menu.typed else c.menu.current.label, "multi": c.menu.multi}))
         elif c.menu is not None and not only_keys(text) and kind != Kind.UNDECIDED:
             return self._escalate(c, f"the reply {text!r} names none of the options ({', '.join(o.label for o in c.menu.options)})", kind)
         try:
