@@ -3,7 +3,8 @@
 `first()` runs what costs nothing (the policy on the action being approved, then the rules) and answers at once
 when either decides. Otherwise the channel calls the provider (`request()` builds the prompt, on the caller's
 thread; the call itself may run anywhere) and hands the reply to `after()`. Every answer, whoever chose it, then
-passes `check()`: the policy on the reply itself, the choice it names, the loop breaker. What a channel actually
+passes `check()`: the policy on the reply itself, the choice it names, the policy on what a yes approves (a yes to
+"Delete all files?" deletes them, whoever typed it but a human), the loop breaker. What a channel actually
 delivered is told back with `delivered()`, which is what the loop breaker and the next prompts' history count.
 """
 
@@ -15,8 +16,10 @@ from dataclasses import replace
 from cursorpilot.decide.asking import PromptFiler
 from cursorpilot.decide.choices import Offered, find
 from cursorpilot.decide.guards import Guards
+from cursorpilot.decide.policy import Denial, check_question
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
+from cursorpilot.decide.yesno import asked, refusal, said_yes
 from cursorpilot.keys import needs_human, only_keys
 from cursorpilot.providers.base import QA, AnswerRequest, Provider, Reply
 from cursorpilot.session import RunSession
@@ -77,23 +80,17 @@ class Decider:
         if not q.approval:
             return None
         denial = check_policy(q.action or q.text, self.cwd, self.run.allow)
-        if denial is None:
-            return None
-        no = q.deny_reply or self._reject_choice(q)
-        self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, reply=no)
-        self.history.append(QA(q.text, f"{no or '(nothing)'}: refused by the deny policy (rule {denial.rule}: {denial.evidence})"))
+        return None if denial is None else self._refuse(q, denial, None)
+
+    def _refuse(self, q: Question, denial: Denial, on: str | None) -> Decision:
+        """The question's no (its reject option, the profile's no, a No option, the no its spelling offers), or a human
+        when it offers none. on: "yes" when it was a yes to the question that was refused, not the action."""
+        no = refusal(q)
+        self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, reply=no and no[0], on=on)
+        self.history.append(QA(q.text, f"{no[0] if no else '(nothing)'}: refused by the deny policy (rule {denial.rule}: {denial.evidence})"))
         if no is None:
             return Decision.escalate(f"denied by policy rule {denial.rule!r} and the prompt has no 'no' choice", f"policy:{denial.rule}")
-        chosen = tuple(c for c in q.choices if c.label == no)
-        return self.check(q, Decision(Verdict.ANSWER, text=no, choices=chosen, source=f"policy:{denial.rule}", denied=denial.rule))
-
-    @staticmethod
-    def _reject_choice(q: Question) -> str | None:
-        for kind in ("reject_once", "reject_always"):
-            for c in q.choices:
-                if c.kind == kind:
-                    return c.label
-        return None
+        return self.check(q, Decision(Verdict.ANSWER, text=no[0], choices=no[1], source=f"policy:{denial.rule}", denied=denial.rule))
 
     # -- the provider --------------------------------------------------------------------------------------------------
     def _bare_request(self, q: Question) -> AnswerRequest:
@@ -169,6 +166,10 @@ class Decider:
                     return Decision.escalate(f"the reply {d.text!r} names none of the options ({names})", d.source)
             else:
                 d = replace(d, choices=chosen)
+        if d.denied is None and d.source != "human" and said_yes(q, d):  # a person who answers decides for themselves
+            denial = check_question(asked(q), self.run.allow)
+            if denial is not None:
+                return self._refuse(q, denial, "yes")
         if self.guards.looping(q.text, d.text):
             return Decision.escalate(f"loop: this question was already answered {d.text!r} {self.guards.repeat_limit} times", d.source)
         self._offered = (q.text, d.text, d.source)

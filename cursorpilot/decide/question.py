@@ -40,6 +40,7 @@ class Question:
     key: str  # identity: the same prompt, however often it is repainted or re-sent
     source: str  # what produced it: a detector rule id, an ACP method
     action: str = ""  # what a yes carries out (the command, the file, the diff): the deny policy reads this
+    asked: str = ""  # the question in the program's words (not a diff or a command box): what a yes is weighed by
     approval: bool = False  # answering yes carries out `action`
     choices: tuple[Choice, ...] = ()
     multi: bool = False
