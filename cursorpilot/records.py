@@ -327,7 +327,8 @@ class RulesChecked(Rec):
 @declare("policy_denied")
 class PolicyDenied(Rec):
     """The deny policy refused an action (`policy_rule`, with its evidence): answered with `reply` (the prompt's
-    "no"), or escalated (`reply` null). `on: reply`: the answer itself was refused."""
+    "no"), or escalated (`reply` null). `on: reply`: the answer itself was refused. `on: yes`: a yes to a question
+    that deletes, drops, formats, overwrites, force-pushes or resets was refused (`evidence`: the line that says so)."""
 
     policy_rule: str | None = None
     evidence: str | None = None
@@ -410,6 +411,7 @@ class WouldSend(Rec):
     reply: str | None = None
     source: str | None = None
     keys: list[str] | None = None
+    channel: str | None = None
     option_id: str | None = None
     option_kind: str | None = None
     policy_rule: str | None = None

@@ -93,15 +93,13 @@ def check(text: str, cwd: str | None = None, allow: frozenset[str] = frozenset()
 
 
 def check_question(text: str, allow: frozenset[str] = frozenset()) -> Denial | None:
-    """The first class of harm a yes to this question approves (deletes, removes, drops, formats, overwrites,
-    force-pushes, resets), unless the plan allowed it; the evidence is the line that says so."""
-    for rule, rx in QUESTION_RULES.items():
-        if rule in allow:
-            continue
-        m = rx.search(text)
-        if m:
-            start, end = text.rfind("\n", 0, m.start()) + 1, text.find("\n", m.end())
-            return Denial(rule, " ".join(text[start: None if end < 0 else end].split()))
+    """The class of harm a yes to this question approves (deletes, removes, drops, formats, overwrites, force-pushes,
+    resets), unless the plan allowed it; the evidence is the line that says so, the question's own line first (its
+    last), then the lines that lead up to it."""
+    for line in reversed(text.splitlines()):
+        for rule, rx in QUESTION_RULES.items():
+            if rule not in allow and rx.search(line):
+                return Denial(rule, " ".join(line.split()))
     return None
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from cursorpilot.decide.choices import normal
+from cursorpilot.decide.choices import Offered, find, normal
 from cursorpilot.decide.policy import check_question
 from cursorpilot.decide.question import Choice, Decision, Question
 
@@ -74,10 +74,12 @@ def refusal(q: Question) -> tuple[str, tuple[Choice, ...]] | None:
     """The question's no: its reject option, the profile's no, a No option, the no its spelling offers ([y/N]: n,
     (yes/no): no). None: it offers none (a human decides)."""
     if q.choices:
-        pick = (next((c for kind in _REJECT for c in q.choices if c.kind == kind), None)
-                or next((c for c in q.choices if q.deny_reply and c.label == q.deny_reply), None)
-                or next((c for c in q.choices if NO_LABEL.match(c.label)), None))
-        if pick is not None:
+        if (pick := next((c for kind in _REJECT for c in q.choices if c.kind == kind), None)) is not None:
+            return pick.label, (pick,)
+        offered = [Offered(c.label, c.detail, c.number, c.kind) for c in q.choices]
+        if q.deny_reply and (at := find(offered, q.deny_reply)) is not None:
+            return q.deny_reply, (q.choices[at],)  # the profile's words for it ("No" for "No, and tell Claude …")
+        if (pick := next((c for c in q.choices if NO_LABEL.match(c.label)), None)) is not None:
             return pick.label, (pick,)
         return (q.deny_reply, ()) if q.deny_reply else None
     no = spelling(asked(q))[1] or q.deny_reply
