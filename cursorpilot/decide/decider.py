@@ -22,6 +22,8 @@ from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdic
 from cursorpilot.decide.yesno import asked, refusal, said_yes
 from cursorpilot.keys import needs_human, only_keys
 from cursorpilot.providers.base import QA, AnswerRequest, Provider, Reply
+from cursorpilot.secret import is_masked, masked
+from cursorpilot.secret import names as secret_names
 from cursorpilot.session import RunSession
 
 WAIT_WORD = "WAIT"
@@ -65,7 +67,7 @@ class Decider:
             self.tx.emit("rules_checked", hit=reply.text is not None, source=reply.source, prompt=q.text)
             if reply.text is not None:
                 self.run.usage["rule_hits"] += 1
-                return self.check(q, self._from_text(reply.text, reply.source))
+                return self.check(q, self._from_text(reply.text, reply.source, reply.secret))
         if not self.provider.needs_prompt:  # rules or the script as the run's provider: no prompt, no thread needed
             reply = self.provider.answer(self._bare_request(q))
             if judging and reply.text is None:
@@ -102,10 +104,21 @@ class Decider:
 
     def request(self, q: Question) -> AnswerRequest:
         """The provider's request, its prompt built within the budget, redacted and filed."""
+        q = replace(q, notes=(*q.notes, *self._secret_notes(q)))
         request = self.filer.fill(self._bare_request(q), q, tuple(self.history))
         self.tx.emit("provider_request", provider=self.provider.name, kind=q.kind, rule_id=q.source, prompt=q.text,
                      prompt_tokens_est=self.filer.last_tokens, prompt_file=self.filer.last_file)
         return request
+
+    def _secret_notes(self, q: Question) -> tuple[str, ...]:
+        """What the model is told of secrets: their names (never their values), and that a hidden prompt is not for guessing."""
+        given = ", ".join(f"<secret:{name}>" for name in sorted(self.run.secrets))
+        if q.secret:
+            return ("What is typed here is not shown (a password, a passphrase, a token): never make one up, nor copy one from "
+                    "the screen. " + (f"Type a secret by its name, and only where it fits: {given}." if given else
+                                      "No secret was given to type (--secret NAME=ENVVAR): ask for a human with '? ', unless "
+                                      "an empty answer is what is asked for."),)
+        return (f"Secrets you may type by name where one is asked for (their values are never shown to you): {given}.",) if given else ()
 
     def call(self, request: AnswerRequest) -> Reply:
         """The provider's answer; a provider that raises is a provider error (an escalation), never a pilot crash.
@@ -120,13 +133,14 @@ class Decider:
         for attempt in reply.attempts:
             self.tx.emit("provider_retry" if attempt.wait_s is not None else "provider_error", error=attempt.error, wait_s=attempt.wait_s)
         self.run.count_usage(reply)
+        secret = q.secret or reply.secret
         self.tx.emit(
-            "provider_reply", source=reply.source, text=reply.text, wait=reply.wait, submit=reply.submit, raw=reply.raw,
+            "provider_reply", source=reply.source, secret=secret or None, text=reply.text, wait=reply.wait, submit=reply.submit, raw=reply.raw,
             removed=list(reply.removed), reason=reply.reason,
             usage={"in": reply.usage.input_tokens, "out": reply.usage.output_tokens, "latency_s": reply.usage.latency_s,
                    "calls": reply.usage.calls, "cost_usd": reply.usage.cost_usd},
         )
-        self.filer.file_answer(reply)
+        self.filer.file_answer(replace(reply, text=masked(reply.text), raw=reply.raw and masked(reply.raw)) if secret and reply.text else reply)
         failed = reply.reason.startswith("provider error")
         if self.guards.provider_result(not failed):
             return Decision(Verdict.FAIL, why=f"{self.guards.provider_errors} consecutive provider errors: {reply.reason}", source=reply.source)
@@ -136,7 +150,7 @@ class Decider:
             return Decision(Verdict.WAIT, source=reply.source, why=reply.reason or "the program is not waiting for anyone")
         if reply.text is None:
             return Decision.escalate(reply.reason or "no answer", reply.source)
-        decision = self._from_text(reply.text, reply.source)
+        decision = self._from_text(reply.text, reply.source, reply.secret)
         if reply.submit is not None and decision.verdict == Verdict.ANSWER:
             decision = replace(decision, submit=reply.submit)
         if decision.verdict == Verdict.WAIT and not q.may_wait:
@@ -144,10 +158,10 @@ class Decider:
         return self.check(q, decision)
 
     @staticmethod
-    def _from_text(text: str, source: str) -> Decision:
+    def _from_text(text: str, source: str, secret: bool = False) -> Decision:
         verdict, rest = interpret(text)
         if verdict == Verdict.ANSWER:
-            return Decision(Verdict.ANSWER, text=rest, source=source)
+            return Decision(Verdict.ANSWER, text=rest, source=source, secret=secret or bool(secret_names(rest)))
         return Decision(verdict, why=rest or "the answerer asked to wait", source=source)
 
     # -- every answer -----------------------------------------------------------------------------------------------
@@ -156,7 +170,8 @@ class Decider:
         if d.verdict != Verdict.ANSWER or d.text is None:
             return d
         if d.denied is None and (denial := check_policy(d.text, self.cwd, self.run.allow)) is not None:
-            self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, reply=None, on="reply")
+            evidence = masked(denial.evidence) if d.secret or q.secret else denial.evidence
+            self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=evidence, rule_id=q.source, reply=None, on="reply")
             return Decision.escalate(f"the reply was denied by policy rule {denial.rule!r}", d.source)
         if q.choices and not d.choices:
             chosen = self._chosen(q, d.text)
@@ -191,5 +206,6 @@ class Decider:
         self.guards.answered(prompt, text)
         self.history.append(QA(prompt, text))
         offered, self._offered = self._offered, None
-        self.previous = offered[2] if offered is not None and offered[:2] == (prompt, text) else ""  # "": not one it chose
+        chose = offered is not None and offered[0] == prompt and (offered[1] == text or is_masked(text))  # a secret comes back masked
+        self.previous = offered[2] if chose else ""  # "": not one it chose
 

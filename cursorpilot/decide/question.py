@@ -52,6 +52,7 @@ class Question:
     live: tuple[str, ...] = ()  # what the program shows now (screen rows, the tool call), for the model
     earlier: tuple[str, ...] = ()  # older output, oldest first
     notes: tuple[str, ...] = ()  # facts for the model: "the previous request was denied by policy rule delete"
+    secret: bool = False  # what is typed here is not shown (echo off), or the prompt asks for a password: masked wherever kept
 
     def describe_choices(self) -> str:
         """For the model and for `detect`: one choice per line, the highlighted one marked."""
@@ -87,6 +88,7 @@ class Decision:
     why: str = ""  # ESCALATE / FAIL / WAIT: the reason, for the transcript and the user
     submit: bool | None = None  # the answerer said whether Enter follows (None: the prompt's own default)
     denied: str | None = None  # the deny policy rule that produced this answer
+    secret: bool = False  # the answer is a secret (a rule's `secret: true`): masked wherever it is shown or kept
 
     @staticmethod
     def escalate(why: str, source: str = "") -> "Decision":

@@ -56,7 +56,7 @@ def asked(rule: Rule | None, c: Classification, snap: Snapshot) -> str:
 
 
 def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[str], *, kind: str | None = None,
-             notes: tuple[str, ...] = ()) -> Question:
+             notes: tuple[str, ...] = (), secret: bool = False) -> Question:
     rule = rule_of(profile, c.rule_id)
     options, highlighted = choices(c.menu)
     deny_reply = rule.deny_reply if rule else None
@@ -90,4 +90,5 @@ def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[
         live=tuple(snap.lines[: last + 1]),
         earlier=tuple(earlier),
         notes=notes,
+        secret=secret,
     )

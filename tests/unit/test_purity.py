@@ -23,6 +23,7 @@ STDLIB = {"__future__", "re", "dataclasses", "enum", "typing", "collections", "c
 LEANED_ON = {
     "cursorpilot.errors": "the exit codes: an IntEnum",
     "cursorpilot.keys": "the reply grammar: text to bytes, no terminal",
+    "cursorpilot.secret": "how a secret is shown (its length and a hash), told and named: text in, text out",
     "cursorpilot.decide.policy": "the deny policy: a function of a text and the working directory's path (os.path only, no file read)",
     "cursorpilot.detect.profiles": "the profile models the pilots read (loading them from files is the loop's business)",
 }
