@@ -180,3 +180,12 @@ def test_a_bad_secret_option_is_one_line_and_exit_2_before_anything_runs(drive, 
     r = drive(["bash", "-c", "touch started"], "--secret", spec, "--answer", "x=y", env=env)
     assert r.code == 2 and said in r.out and len(r.out.strip().splitlines()) == 1, r.out
     assert not (tmp_path / "started").exists()
+
+
+def test_echo_off_alone_makes_a_secret_whatever_the_prompt_says(drive, tmp_path):
+    """No password word in sight: the terminal's echo being off is what tells."""
+    check = script(tmp_path, "quiet.sh", f'read -s -p "Say something: " w; echo; [ "$w" = {SECRET!r} ] && echo SAME')
+    r = drive(["bash", check], "--rules", rules(tmp_path, f"- {{match: 'Say something', reply: '{SECRET}'}}\n"))
+    assert r.code == 0, r.out
+    assert b"SAME" in (r.log / "session.raw").read_bytes() and r.leaks() == []
+    assert r.of("answer")[0]["secret"] is True
