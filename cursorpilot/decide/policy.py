@@ -43,7 +43,7 @@ QUESTION_RULES: dict[str, re.Pattern[str]] = {
                                        r"|file ?system)s?\b|/dev/\S+)|(disk|drive|partition|device|volume|/dev/\S+)\b[^\n]{0,40}"
                                        r"\b(re)?format(s|ted|ting)?"
                                        r"|mk(e2)?fs|contains an? \S+ (file ?system|partition table)")),
-    "overwrite": re.compile("(?i)" + _words(r"overwrit(e|es|ten|ing)|clobber(s|ed|ing)?|replace (the )?existing")),
+    "overwrite": re.compile("(?i)" + _words(r"overwrit(e|es|ten|ing)|clobber(s|ed|ing)?|replac(e|es|ing)")),
     "force_push": re.compile("(?i)" + _words(r"force[- ]?push(es|ed|ing)?|push\b[^\n]{0,40}\s--force")),
     "reset_hard": re.compile("(?i)" + _words(r"reset(s|ting)?")),
 }

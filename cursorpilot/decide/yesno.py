@@ -14,11 +14,12 @@ from cursorpilot.decide.question import Choice, Decision, Question
 YES_LABEL = re.compile(r"(?i)^(yes|allow|approve|accept|proceed|continue|confirm|trust|run|ok)\b")
 NO_LABEL = re.compile(r"(?i)^(no|deny|reject|decline|cancel|don.?t|do not|skip|quit|exit|abort|keep)\b")
 YES_WORDS = {"y", "yes", "yeah", "yep", "sure", "ok", "okay", "allow", "approve", "accept", "proceed", "continue", "confirm",
-             "true", "go", "go ahead", "do it"}
+             "true", "go", "go ahead", "do it", "all", "always"}
 # a yes/no spelling: [y/N], (y,N), (yes/no), [Y/n]:, (Y/N)?, [yes/no], (y or n), [y|n], (yes/no/[fingerprint])?, y/n?
 _PAIR = re.compile(r"(?i)(?<![\w/])(?P<a>y(?:es)?|n(?:o)?)\s*(?:[/,|]|\s+or\s+)\s*(?P<b>y(?:es)?|n(?:o)?)(?![\w])")
 _DEFAULT = re.compile(r"(?i)[\[(](?P<d>yes|no)[\])]:?\s*$")  # npm's "Is this OK? (yes)", aider's "[Yes]:"
-_NO_LETTER = re.compile(r"\((?P<n>[Nn])\)o\b")  # aider's (Y)es/(N)o
+_NO_LETTER = re.compile(r"(?i)[(\[]n[)\]]o\b")  # aider's (Y)es/(N)o, unzip's [y]es, [n]o
+_LETTER = re.compile(r"[(\[](?P<key>\w)[)\]](?P<rest>\w+)")  # a key offered with its word: [A]ll, (Y)es
 _KEY = re.compile(r"<key:(.)>")
 _ENTER = ("", "<enter>", "<kp-enter>")
 _REJECT = ("reject_once", "reject_always")
@@ -36,7 +37,7 @@ def spelling(text: str) -> tuple[str | None, str | None]:
         yes, n = (a, b) if a[0].lower() == "y" else (b, a)
         no = n.lower()
         default = "yes" if yes[0].isupper() and n[0].islower() else "no" if n[0].isupper() and yes[0].islower() else None
-    if (m := _NO_LETTER.search(tail)) is not None:
+    if _NO_LETTER.search(tail):
         no = "n"
     if (m := _DEFAULT.search(tail)) is not None:
         default = m.group("d").lower()
@@ -67,7 +68,15 @@ def said_yes(q: Question, d: Decision) -> bool:
         if q.choices and q.highlighted is not None:
             return chose_yes(q.choices[q.highlighted])
         return spelling(asked(q))[0] == "yes"
-    return normal(text) in YES_WORDS or check_question(text) is not None
+    return normal(text) in YES_WORDS or _letter_word(q, text) in YES_WORDS or check_question(text) is not None
+
+
+def _letter_word(q: Question, text: str) -> str | None:
+    """The word a one-letter reply stands for where the question offers it so: unzip's `A` is [A]ll (case counts:
+    its `N` is [N]one)."""
+    if len(text) != 1:
+        return None
+    return next((m.group("key").lower() + m.group("rest").lower() for m in _LETTER.finditer(asked(q)) if m.group("key") == text), None)
 
 
 def refusal(q: Question) -> tuple[str, tuple[Choice, ...]] | None:

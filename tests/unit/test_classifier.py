@@ -93,6 +93,7 @@ def test_numbered_menu_prompt_block_holds_the_options():
     "Proceed anyway? (y,N) ", "Delete? [y/N] ", "Sure? (yes/no) ", "Continue y/n? ", "Go on? [Y/n]: ", "Really? (Y/N)? ",
     "Ok? [yes/no] ", "Continue connecting (yes/no/[fingerprint])? ", "Stage this hunk [y,n,q,a,d,e,?]? ", "Is this OK? (yes) ",
     "Overwrite (y or n)? ", "Apply? [y|n] ", "Add file? (Y)es/(N)o [Yes]: ", "Continue? [N/y] ", "Say y/n: ",
+    "replace a.txt? [y]es, [n]o, [A]ll, [N]one, [r]ename: ",
 ])
 def test_mkfs_y_comma_N_and_every_yes_no_spelling_is_a_yes_no_question(prompt):
     """mkfs's `Proceed anyway? (y,N)` was read as free text: not a yes/no question, so the deny policy never weighed it."""

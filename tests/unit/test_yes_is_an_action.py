@@ -58,6 +58,7 @@ def line(text: str, deny: str | None = "n", choices=(), highlighted=None) -> Que
     (line("Drop database prod? [y/N]"), "sure", "n"),
     (line("cp: overwrite 'b'? ", deny="n"), "y", "n"),
     (line("Force push to origin/main? [y/N]"), "y", "n"),
+    (line("replace a.txt? [y]es, [n]o, [A]ll, [N]one, [r]ename:"), "A", "n"),  # unzip: A is [A]ll, a yes to every file
 ])
 def test_a_yes_to_a_destructive_question_is_answered_no(tmp_path, q, reply, typed):
     d = decider(tmp_path, reply).first(q)
@@ -146,6 +147,8 @@ def test_what_counts_as_a_yes():
         assert said_yes(q, Decision(Verdict.ANSWER, text=reply)), reply
     for reply in ("n", "no", "<key:n>", "q", "later"):
         assert not said_yes(q, Decision(Verdict.ANSWER, text=reply)), reply
+    unzip = line("replace a.txt? [y]es, [n]o, [A]ll, [N]one, [r]ename:")
+    assert [r for r in "yAnNr" if said_yes(unzip, Decision(Verdict.ANSWER, text=r))] == ["y", "A"]  # N is [N]one
     assert not said_yes(line("Delete? [y/N]"), Decision(Verdict.ANSWER, text=""))  # Enter on a default-no
     assert said_yes(q, Decision(Verdict.ANSWER, text="1", choices=(Choice("0", "Delete all"),)))
     assert not said_yes(q, Decision(Verdict.ANSWER, text="2", choices=(Choice("1", "Keep them"),)))
