@@ -17,8 +17,10 @@ from typing import Any
 
 MASK = "••••••"
 # words of a prompt that asks for something not to be shown (a TUI that draws `****` itself turns no echo off)
-_ASKS_SECRET = re.compile(r"(?i)\b(pass(word|phrase|code)?|passwd|pin|secret|token|api[ _-]?key|otp|one[- ]time (code|password)"
-                          r"|2fa|mfa|verification code)\b")
+_WORDS = (r"(?i)\b(pass(word|phrase|code)?|passwd|pin|secret|token|api[ _-]?key|otp|one[- ]time (code|password)|2fa|mfa"
+          r"|verification code)\b")
+_ASKS_SECRET = re.compile(_WORDS)
+_FIELD = re.compile(_WORDS + r"\s*:")  # a field's label inside a dialog: "Passphrase: ____" (pinentry-curses)
 REFERENCE = re.compile(r"<secret:([A-Za-z_][\w.-]*)>")
 NAME = re.compile(r"[A-Za-z_][\w.-]*")
 
@@ -59,8 +61,11 @@ def mask_secrets(obj: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def asks_secret(prompt: str) -> bool:
-    """The prompt's last lines ask for a password, a passphrase, a token, a PIN…"""
+def asks_secret(prompt: str, dialog: bool = False) -> bool:
+    """The prompt's last lines ask for a password, a passphrase, a token, a PIN…; in a dialog (a screen no rule
+    explains, whose field may sit above its buttons), a row labels a field so ("Passphrase: ____")."""
+    if dialog:
+        return bool(_FIELD.search(prompt))
     return bool(_ASKS_SECRET.search("\n".join(prompt.rstrip().splitlines()[-2:])))
 
 

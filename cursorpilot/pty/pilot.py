@@ -369,7 +369,7 @@ class Pilot:
     def _secret(self, c: Classification) -> bool:
         """What is typed at this prompt is a secret: the terminal's echo is off, or a field asks for a password, a token,
         a PIN… by its words (a TUI that draws `****` itself leaves echo on)."""
-        return self._echo_off or (c.state in (Screen.INPUT, UNKNOWN) and asks_secret(c.block))
+        return self._echo_off or (c.state in (Screen.INPUT, UNKNOWN) and asks_secret(c.block, dialog=c.state == UNKNOWN))
 
     def _ask(self, c: Classification, kind: str | None) -> list[Effect]:
         self._token += 1

@@ -189,3 +189,24 @@ def test_echo_off_alone_makes_a_secret_whatever_the_prompt_says(drive, tmp_path)
     assert r.code == 0, r.out
     assert b"SAME" in (r.log / "session.raw").read_bytes() and r.leaks() == []
     assert r.of("answer")[0]["secret"] is True
+
+
+@pytest.mark.skipif(not (shutil.which("gpg") and shutil.which("pinentry-curses")), reason="needs gpg and pinentry-curses")
+def test_pinentry_curses_box_answered_by_a_literal_rule_is_masked(drive, tmp_path):
+    """pinentry-curses draws a box in raw mode (echo off means nothing there) with its buttons under the field: the
+    answer was kept in clear. Its field's label ("Passphrase:") tells."""
+    home = tmp_path / "gnupg"
+    home.mkdir(mode=0o700)
+    (home / "gpg-agent.conf").write_text(f"pinentry-program {shutil.which('pinentry-curses')}\n")
+    (tmp_path / "plan.txt").write_text("the plan\n")
+    r = drive(["bash", "-c", "export GPG_TTY=$(tty); gpg --symmetric plan.txt"], "--quiet",
+              "--rules", rules(tmp_path, f"- {{match: 'passphrase', reply: '{SECRET}'}}\n"), env={"GNUPGHOME": str(home)})
+    assert r.code == 0, r.out
+    assert len(r.of("answer")) == 2 and all(a["secret"] for a in r.of("answer")) and r.leaks() == []
+    env = {**os.environ, "GNUPGHOME": str(home)}
+    try:
+        opened = subprocess.run(["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", SECRET, "-d", str(tmp_path / "plan.txt.gpg")],
+                                capture_output=True, text=True, env=env)
+    finally:  # the agent this decryption started (the run's own was ended with the run)
+        subprocess.run(["gpgconf", "--kill", "gpg-agent"], env=env, capture_output=True)
+    assert opened.stdout == "the plan\n"

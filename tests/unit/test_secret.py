@@ -39,6 +39,13 @@ def test_prompts_that_do_not(prompt):
     assert not asks_secret(prompt)
 
 
+def test_a_dialog_asks_for_a_secret_by_a_field_label_above_its_buttons():
+    """pinentry-curses: the answer to its box was kept in clear, for its last rows are the buttons."""
+    box = "x Please re-enter this passphrase x\nx Passphrase: ________ x\nx\nx   <OK>      <Cancel>   x\nmqqqqqqqj"
+    assert asks_secret(box, dialog=True) and not asks_secret(box)
+    assert not asks_secret("tokens used: 1234\nContinue the session?\n<Yes> <No>", dialog=True)
+
+
 def test_a_reply_names_secrets_and_only_the_bytes_get_their_values():
     assert names("<secret:db><enter>") == ["db"] and names("db") == []
     assert resolve("<secret:db>", {"db": "s3cr3t"}) == "s3cr3t"
