@@ -169,8 +169,9 @@ class Decider:
         """The policy on the reply itself, the choice it names, the loop breaker."""
         if d.verdict != Verdict.ANSWER or d.text is None:
             return d
+        shown = masked(d.text) if (d.secret or q.secret) and not secret_names(d.text) else d.text  # for records and messages
         if d.denied is None and (denial := check_policy(d.text, self.cwd, self.run.allow)) is not None:
-            evidence = masked(denial.evidence) if d.secret or q.secret else denial.evidence
+            evidence = denial.evidence if shown == d.text else masked(denial.evidence)
             self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=evidence, rule_id=q.source, reply=None, on="reply")
             return Decision.escalate(f"the reply was denied by policy rule {denial.rule!r}", d.source)
         if q.choices and not d.choices:
@@ -178,7 +179,7 @@ class Decider:
             if chosen is None:
                 if q.kind in (Kind.PERMISSION, Kind.FORM) or not only_keys(d.text):
                     names = ", ".join(c.label for c in q.choices)
-                    return Decision.escalate(f"the reply {d.text!r} names none of the options ({names})", d.source)
+                    return Decision.escalate(f"the reply {shown!r} names none of the options ({names})", d.source)
             else:
                 d = replace(d, choices=chosen)
         if d.denied is None and d.source != "human" and said_yes(q, d):  # a person who answers decides for themselves
@@ -186,7 +187,7 @@ class Decider:
             if denial is not None:
                 return self._refuse(q, denial, "yes")
         if self.guards.looping(q.text, d.text):
-            return Decision.escalate(f"loop: this question was already answered {d.text!r} {self.guards.repeat_limit} times", d.source)
+            return Decision.escalate(f"loop: this question was already answered {shown!r} {self.guards.repeat_limit} times", d.source)
         self._offered = (q.text, d.text, d.source)
         return d
 

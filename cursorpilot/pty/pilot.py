@@ -416,6 +416,7 @@ class Pilot:
                 return self._escalate(c, f"the reply names a secret that was not given: {exc.args[0]!r} "
                                          f"(--secret {exc.args[0]}=ENVVAR gives it)", kind)
             secret = True
+        shown = masked(text) if secret else text  # what records and messages may hold of it
         out: list[Effect] = []
         # the rule's word on Enter for prompts it knows; the answerer's where no rule knows, or for free text (a pager's q)
         own = kind == Kind.UNDECIDED or c.state == Screen.INPUT
@@ -428,10 +429,10 @@ class Pilot:
             typed, chosen = mapped
             submit_at = submit_row(c.menu)
             check = submit_at.label if submit_at is not None else None if c.menu.multi or c.menu.typed else chosen[0].label
-            out.append(Record("menu_choice", {"rule_id": c.rule_id, "reply": text, "options": [o.label for o in chosen], "keys": typed,
+            out.append(Record("menu_choice", {"rule_id": c.rule_id, "reply": shown, "options": [o.label for o in chosen], "keys": typed,
                                               "highlighted": None if c.menu.typed else c.menu.current.label, "multi": c.menu.multi}))
         elif c.menu is not None and not only_keys(text) and kind != Kind.UNDECIDED:
-            return self._escalate(c, f"the reply {text!r} names none of the options ({', '.join(o.label for o in c.menu.options)})", kind)
+            return self._escalate(c, f"the reply {shown!r} names none of the options ({', '.join(o.label for o in c.menu.options)})", kind)
         try:
             writes = to_writes(typed, submit=submit, key_delay=p.key_delay_ms / 1000, enter_delay=p.enter_delay_ms / 1000,
                                multiline=c.multiline, modes=modes, echo_check=self.config.echo_check and mapped is None)
@@ -446,7 +447,7 @@ class Pilot:
             writes[-1] = replace(writes[-1], check=check, check_from=c.anchor_row)  # Enter only once the highlight is there
         elif writes and writes[-1].echo is not None:
             writes[-1] = replace(writes[-1], prompt=headline(c.block))
-        delivered = deliver(self.tally, Answer(c.block, masked(text) if secret else text, d.source, c.rule_id, kind or c.state,
+        delivered = deliver(self.tally, Answer(c.block, shown, d.source, c.rule_id, kind or c.state,
                                                headline(c.block), extra={"secret": True} if secret else {},
                                                preview_extra={"keys": [w.label for w in writes]}))
         halt = halt_of(delivered)

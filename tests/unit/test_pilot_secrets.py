@@ -68,3 +68,12 @@ def test_a_person_asked_at_a_hidden_prompt_types_unseen_and_is_recorded_masked()
     out = p.decided(0.5, human.token, answer("hunter2", source="human"), lambda: PASSWORD, 1, Modes())
     assert records(out, "human_reply") == [{"text": "hunter2", "secret": True}]  # the transcript masks it as it writes
     assert records(out, "answer")[0]["reply"] == masked("hunter2")
+
+
+def test_a_secret_that_names_no_option_of_a_menu_is_escalated_without_its_value():
+    from cursorpilot.detect.menu import numbered
+
+    menu_c = Classification(state="menu", rule_id="generic.numbered", block="1) a\n2) b\n#? ", key="m@1", anchor_row=1,
+                            menu=numbered("1) a\n2) b\n#? "))
+    _, out = typed_at(pilot(interactive=True, secrets={"db": "s3cr3t-value"}), menu_c, "<secret:db>")
+    assert "s3cr3t-value" not in repr(out) and masked("s3cr3t-value") in records(out, "escalation")[0]["why"]
