@@ -89,6 +89,9 @@ def run(
                                          help="A rules file: a YAML list of {match, reply} (docs/rules.md); the script's replies."),
     answer: Optional[list[str]] = typer.Option(None, "--answer", rich_help_panel=ANSWERS,
                                                help="A rule in one line, 'REGEX=REPLY' (repeatable; checked before --rules)."),
+    secret: Optional[list[str]] = typer.Option(None, "--secret", metavar="NAME=ENVVAR", rich_help_panel=ANSWERS,
+                                               help="A secret read from the environment, typed where a reply says <secret:NAME> "
+                                                    "and never shown or written down (repeatable)."),
     provider: Optional[str] = typer.Option(None, "--provider", autocompletion=completion.providers, rich_help_panel=ANSWERS,
                                            help="rules | script | openai | anthropic (default: from the API key that is set)."),
     model: Optional[str] = typer.Option(None, "--model", rich_help_panel=ANSWERS,
@@ -159,7 +162,7 @@ def demo(
         command=["cursor-pilot", "sim", "cursor", "demo", DEMO_TASK, "--record", record],
         prompt=str(PACKAGE / "demo" / "prompt.md"), plan=None, cursor="cursor-agent", acp=False, agent=None, task=None, cwd=None, log=log,
         provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
-        keep_ci_env=False, prices=None, rules=PACKAGE / "demo" / "rules.yaml", answer=None, profile="cursor", detectors=None, dry_run=False,
+        keep_ci_env=False, prices=None, rules=PACKAGE / "demo" / "rules.yaml", answer=None, secret=None, profile="cursor", detectors=None, dry_run=False,
         max_steps=20, timeout="5m", resume=None, force=False, cols=120, rows=40, quiet=quiet, report=report, debug=debug,
     ))
 
@@ -325,7 +328,7 @@ def _guard(debug: bool, fn) -> None:
 
 PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume")
 RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "task", "cwd", "provider", "model", "base_url", "llm_retries", "llm_timeout",
-             "context_tokens", "no_upload", "keep_ci_env", "prices", "rules", "answer", "profile", "detectors", "max_steps", "timeout",
+             "context_tokens", "no_upload", "keep_ci_env", "prices", "rules", "answer", "secret", "profile", "detectors", "max_steps", "timeout",
              "cols", "rows")
 
 
@@ -342,6 +345,7 @@ def _run(**o) -> int:
     from cursorpilot.providers.llm import load_prices
     from cursorpilot.providers.rules import RulesProvider, parse_answer, read_entries
     from cursorpilot.preflight import check_new_log_dir, check_startable
+    from cursorpilot.secret import given as given_secrets
     from cursorpilot.runner import Runner, RunSpec, check_resumable, default_run_id, single_command_plan
     from cursorpilot.ui import ConsoleSink
 
@@ -385,6 +389,7 @@ def _run(**o) -> int:
         check_resumable(manifest, o["plan"], governing, o["force"])
     rules = _existing(o["rules"], "rules file")
     answers = [parse_answer(a, i + 1) for i, a in enumerate(o["answer"] or [])]
+    secrets = given_secrets(o.get("secret") or [], os.environ)  # names and variables are kept for --resume, values never
     detectors = _existing(o["detectors"], "detector file")
     interactive_steps = any(step.run is None for step in plan.steps)
     provider_name = choose_provider(o["provider"] or (None if interactive_steps else "rules"),
@@ -414,7 +419,7 @@ def _run(**o) -> int:
         profile=o["profile"], detectors=detectors, cursor_bin=o["cursor"], cwd=str(cwd) if cwd else None,
         max_steps=o["max_steps"], timeout=timeout, dry_run=o["dry_run"],
         interactive=is_interactive() and os.environ.get("CI") is None, context_tokens=o["context_tokens"],
-        no_upload=o["no_upload"], keep_ci_env=o["keep_ci_env"], cols=o["cols"], rows=o["rows"],
+        no_upload=o["no_upload"], keep_ci_env=o["keep_ci_env"], cols=o["cols"], rows=o["rows"], secrets=secrets,
     )
     console = Console() if sys.stdout.isatty() else Console(width=140)  # logs and CI: don't wrap at 80 columns
     runner = Runner(spec, ConsoleSink(console, quiet=o["quiet"]), resume=manifest)

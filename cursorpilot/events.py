@@ -47,7 +47,7 @@ class Sink(Protocol):
 
     def note(self, text: str) -> None: ...
 
-    def ask_human(self, prompt: str, why: str) -> str | None: ...
+    def ask_human(self, prompt: str, why: str, secret: bool = False) -> str | None: ...  # secret: not echoed as typed
 
     def step_ended(self, name: str, text: str) -> None: ...  # what the program showed last (scrollback and screen)
 
@@ -71,7 +71,7 @@ class BaseSink:
     def note(self, text: str) -> None:
         pass
 
-    def ask_human(self, prompt: str, why: str) -> str | None:
+    def ask_human(self, prompt: str, why: str, secret: bool = False) -> str | None:
         return None
 
     def step_ended(self, name: str, text: str) -> None:

@@ -79,6 +79,7 @@ class Write:
     check_from: int = 0  # the absolute screen row where that menu's question starts
     echo: str | None = None  # text that must show on screen before this write (Enter) goes
     prompt: str | None = None  # with echo: the question's line; once it is gone, the program took the answer without Enter
+    secret: bool = False  # a secret's text: its label is masked, and so is the write wherever it is recorded
 
 
 def key_bytes(name: str, modes: Modes = Modes()) -> bytes | None:

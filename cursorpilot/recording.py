@@ -1,7 +1,7 @@
 """Raw session recording: every byte to session.raw, and an asciicast v2 file.
 
 ``asciinema play <log>/session.cast`` replays the session; input events ("i") show
-what cursor-pilot typed.
+what cursor-pilot typed (a secret as its mask: its length and a hash).
 
 Reading the pty must never wait for the cast. A pty buffers about 18 KB, so every
 microsecond spent per read stalls the program once that is full. While output streams,
@@ -20,6 +20,7 @@ from collections import deque
 from pathlib import Path
 
 from cursorpilot.clock import Clock
+from cursorpilot.secret import masked
 
 
 _PLAIN = bytes(range(0x20, 0x7F)) + b"\r\n"
@@ -86,9 +87,11 @@ class SessionRecorder:
         if self._events and self._clock.monotonic() - self._last_output >= CAST_QUIET_S:
             self._convert(CAST_SLICE_BYTES)
 
-    def input(self, data: bytes) -> None:
+    def input(self, data: bytes, secret: bool = False) -> None:
+        """What was typed, as an input event; a secret as its mask (its length and hash), never in clear."""
         self.flush()
-        self._event(self._clock.monotonic(), "i", data.decode("utf-8", errors="replace"))
+        text = data.decode("utf-8", errors="replace")
+        self._event(self._clock.monotonic(), "i", masked(text) if secret else text)
 
     def flush(self) -> None:
         """Everything recorded so far into session.raw and the cast; before typing, and at the end."""

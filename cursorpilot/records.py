@@ -8,20 +8,21 @@ uses a type declared here with fields declared here; `docs/records.md` is genera
 Reading is forgiving, writing is checked: old transcripts may lack fields (every field but the common five is
 optional) and newer ones may carry fields this version does not know (kept, `extra="allow"`); a record whose
 shape does not fit its declaration, or whose type is unknown, is read as a plain `Rec` and counted, never a crash.
-A record flagged `secret: true` is masked when read, whatever its writer left in it.
+A record flagged `secret: true` is masked as it is written (transcript.py) and again when read, whatever its writer
+left in it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from cursorpilot.secret import mask_secrets, masked  # noqa: F401 - the one way a secret is shown and masked, for every reader
 
 
 class Rec(BaseModel):
@@ -266,7 +267,8 @@ class MenuCheckFailed(Rec):
 @declare("keys_sent")
 class KeysSent(Rec):
     """One write to the program's terminal: the key label, the exact text and bytes (hex). `secret`: typed while
-    echo was off; `keys`, `data` and `hex` are then masked."""
+    echo was off, at a prompt that asks for a password or the like, or a secret answer (`<secret:NAME>`, a rule's
+    `secret: true`); `keys`, `data` and `hex` are then masked, all three as the text typed."""
 
     keys: str | None = None
     data: str | None = None
@@ -292,10 +294,11 @@ class EnterSkipped(Rec):
 
 @declare("echo_not_seen")
 class EchoNotSeen(Rec):
-    """The typed text did not show near the cursor within `waited_s`: Enter went anyway."""
+    """The typed text did not show near the cursor within `waited_s`: Enter went anyway. `secret`: `text` is masked."""
 
     text: str | None = None
     waited_s: float | None = None
+    secret: bool | None = None
 
 
 @declare("terminal_reply")
@@ -327,7 +330,8 @@ class RulesChecked(Rec):
 @declare("policy_denied")
 class PolicyDenied(Rec):
     """The deny policy refused an action (`policy_rule`, with its evidence): answered with `reply` (the prompt's
-    "no"), or escalated (`reply` null). `on: reply`: the answer itself was refused."""
+    "no"), or escalated (`reply` null). `on: reply`: the answer itself was refused. `on: yes`: a yes to a question
+    that deletes, drops, formats, overwrites, force-pushes or resets was refused (`evidence`: the line that says so)."""
 
     policy_rule: str | None = None
     evidence: str | None = None
@@ -368,9 +372,11 @@ class ProviderError(Rec):
 @declare("provider_reply")
 class ProviderReply(Rec):
     """The answerer's reply: the text to type (or WAIT), what was removed from it (reasoning, fences), the raw reply,
-    and usage: tokens in and out, latency, calls, cost."""
+    and usage: tokens in and out, latency, calls, cost. `secret`: the question hides what is typed, or the answer is a
+    secret; `text` and `raw` are masked."""
 
     source: str | None = None
+    secret: bool | None = None
     text: str | None = None
     wait: bool | None = None
     submit: bool | None = None
@@ -384,7 +390,7 @@ class ProviderReply(Rec):
 class Answer(Rec):
     """A question answered: the prompt block (or the ACP request, in words), the reply as sent, who chose it
     (`source`: `rules:<id>`, a model, `policy:<rule>`, `human`, `plan:send`), the detector rule, the answer's number in
-    the run. Over ACP also the option id and kind chosen. `secret`: typed while echo was off; `reply` is masked."""
+    the run. Over ACP also the option id and kind chosen. `secret`: a secret typed (see `keys_sent`); `reply` is masked."""
 
     step: int | None = None
     rule_id: str | None = None
@@ -410,6 +416,7 @@ class WouldSend(Rec):
     reply: str | None = None
     source: str | None = None
     keys: list[str] | None = None
+    channel: str | None = None
     option_id: str | None = None
     option_kind: str | None = None
     policy_rule: str | None = None
@@ -429,9 +436,11 @@ class Escalation(Rec):
 
 @declare("human_reply")
 class HumanReply(Rec):
-    """What the human at the terminal answered to an escalation."""
+    """What the human at the terminal answered to an escalation. `secret`: typed at a prompt that hides it; `text`
+    is masked."""
 
     text: str | None = None
+    secret: bool | None = None
 
 
 @declare("turn_end")
@@ -603,33 +612,6 @@ class TerminalExited(Rec):
 
 
 # -- reading ----------------------------------------------------------------------------------------------------------------
-SECRET_FIELDS = ("reply", "data", "hex", "keys", "text")
-_MASKED = "••••••"
-_KEY_TOKENS = re.compile(r"(<[a-z0-9:+\-]+>)+")
-
-
-def masked(value: str) -> str:
-    """How a secret is shown: its length and a short hash, so a run can be audited without it."""
-    if value.startswith(_MASKED):
-        return value
-    return f"{_MASKED} ({len(value)} chars, sha256:{hashlib.sha256(value.encode()).hexdigest()[:8]})"
-
-
-def mask_secrets(obj: dict[str, Any]) -> dict[str, Any]:
-    """A record flagged `secret: true` with its text masked, even where an older writer left it in clear.
-    Key names alone (`<enter>`) are no secret and stay."""
-    if obj.get("secret") is not True:
-        return obj
-    out = dict(obj)
-    for key in SECRET_FIELDS:
-        value = out.get(key)
-        if isinstance(value, str) and value and not _KEY_TOKENS.fullmatch(value):
-            out[key] = masked(value)
-        elif isinstance(value, list):
-            out[key] = [masked(v) if isinstance(v, str) and not _KEY_TOKENS.fullmatch(v) else v for v in value]
-    return out
-
-
 def parse(obj: dict[str, Any]) -> Rec:
     """One record, typed by its declaration; forgiving (see the module's docstring). Raises ValueError only when even
     the five common fields are missing."""

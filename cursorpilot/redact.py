@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 MASK = "[REDACTED]"
+SECRET_MIN = 4  # a --secret value this long or longer is redacted wherever it shows up
 PROVIDER_KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CURSOR_API_KEY")
 
 _PATTERNS = [
@@ -43,11 +44,15 @@ def dotenv_values(path: Path) -> list[str]:
 
 
 class Redactor:
-    """Masks known secret values (provider keys, secret-named env vars, .env values) and secret shapes."""
+    """Masks known secret values (provider keys, secret-named env vars, .env values, --secret values) and secret shapes.
 
-    def __init__(self, extra_values: Iterable[str] = (), env: dict[str, str] | None = None, cwd: str | None = None):
+    A --secret value is searched for from SECRET_MIN characters (a shorter one would mask every `y` and every `12`
+    in a transcript; where it is typed it is masked whatever its length)."""
+
+    def __init__(self, extra_values: Iterable[str] = (), env: dict[str, str] | None = None, cwd: str | None = None,
+                 secrets: Iterable[str] = ()):
         env = os.environ if env is None else env
-        values = {v for v in extra_values if v and len(v) >= 6}
+        values = {v for v in extra_values if v and len(v) >= 6} | {v for v in secrets if len(v) >= SECRET_MIN}
         values |= {env[k] for k in PROVIDER_KEY_VARS if len(env.get(k, "")) >= 6}
         values |= {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= 8 and not v.startswith("/") and " " not in v}
         values |= {v for v in dotenv_values(Path(cwd or ".") / ".env") if len(v) >= 6}

@@ -54,6 +54,7 @@ class RunSpec:
     keep_ci_env: bool = False
     cols: int = 120
     rows: int = 40
+    secrets: dict[str, str] = field(default_factory=dict)  # --secret: name -> value (typed for <secret:NAME>, redacted everywhere)
 
 
 def default_run_id(clock: Clock | None = None) -> str:
@@ -118,7 +119,7 @@ class Runner:
     def run(self) -> Outcome:
         spec = self.spec
         spec.log_dir.mkdir(parents=True, exist_ok=True)
-        redactor = Redactor(cwd=spec.cwd)
+        redactor = Redactor(cwd=spec.cwd, secrets=spec.secrets.values())
         self.sink.redact_with(redactor.text)  # what the sink prints of the program is redacted like the transcript
         tx = Transcript(spec.log_dir / "transcript.jsonl", spec.run_id, self.clock, redactor)
         self.manifest_path = spec.log_dir / "manifest.json"
@@ -128,7 +129,7 @@ class Runner:
             governing_prompt=spec.governing_prompt, interactive=spec.interactive, cols=spec.cols, rows=spec.rows,
             context_tokens=spec.context_tokens, no_upload=spec.no_upload, keep_ci_env=spec.keep_ci_env, allow=frozenset(spec.plan.allow),
             max_answers=spec.max_steps or spec.plan.defaults.max_steps,
-            deadline=t0 + spec.timeout if spec.timeout else None, dry_run=spec.dry_run,
+            deadline=t0 + spec.timeout if spec.timeout else None, dry_run=spec.dry_run, secrets=spec.secrets,
         )
         if self.resume is None:
             self.manifest = self._new_manifest(redactor)

@@ -81,6 +81,7 @@ class RunSession:
     max_answers: int | None = None  # --max-steps: answers across the run
     deadline: float | None = None  # --timeout, as a monotonic time
     dry_run: bool = False
+    secrets: dict[str, str] = field(default_factory=dict)  # --secret NAME=ENVVAR: the values typed for <secret:NAME>, never shown
     answers: int = 0
     escalations: int = 0
     interrupts: int = 0

@@ -2,7 +2,7 @@
 
 It is the record of the run (structlog is only for diagnostics). Every record has
 type, seq, ts (UTC ISO), mono (monotonic seconds) and run_id. Strings pass through the
-redactor before they are written.
+redactor before they are written; a record flagged `secret: true` has its typed text masked first.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from cursorpilot.clock import Clock
 from cursorpilot.redact import Redactor
+from cursorpilot.secret import mask_secrets
 
 if TYPE_CHECKING:
     from cursorpilot.records import Rec as Record
@@ -40,7 +41,7 @@ class Transcript:
             "ts": self._clock.utcnow().isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             "mono": round(self._clock.monotonic(), 4),
             "run_id": self.run_id,
-            **self._redact.value(fields),  # type: ignore[dict-item]
+            **self._redact.value(mask_secrets(fields)),  # type: ignore[dict-item]
         }
         if not self._fh.closed:
             self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")

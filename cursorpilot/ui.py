@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import sys
 from collections.abc import Callable
 
@@ -14,6 +15,7 @@ from cursorpilot.detect.snapshot import Snapshot
 from cursorpilot.events import BaseSink, Outcome, Status
 from cursorpilot.logview import ScreenLog
 from cursorpilot.pastruns import PastRun
+from cursorpilot.secret import is_masked
 
 CHOSEN_BY = {"rules": "rules", "policy": "the deny policy", "human": "you", "script": "the script", "plan": "the plan"}  # else a model
 LOG_TAIL = 200  # at most this many of a step's last lines go to a log at its end (all of them are in session.raw)
@@ -91,9 +93,10 @@ class ConsoleSink(BaseSink):
         if self.quiet:
             return
         self._log_screen()
-        question = " ".join(prompt.split())
+        question = " ".join(self._redact(prompt).split())
         question = question if len(question) <= 80 else question[:79] + "…"
-        self._print(Text.assemble(("answer ", "bold green"), (repr(typed), "bold"), (f"  [{source}]  ", "cyan"), (question, "dim"),
+        shown = typed if is_masked(typed) else repr(self._redact(typed))  # a secret comes masked: its length and a hash
+        self._print(Text.assemble(("answer ", "bold green"), (shown, "bold"), (f"  [{source}]  ", "cyan"), (question, "dim"),
                                   no_wrap=True, overflow="ellipsis"))
 
     def note(self, text: str) -> None:
@@ -108,14 +111,16 @@ class ConsoleSink(BaseSink):
         self._log_screen(text)
         self._snap, self._status, self._log = None, None, ScreenLog()  # the next step is another program
 
-    def ask_human(self, prompt: str, why: str) -> str | None:
+    def ask_human(self, prompt: str, why: str, secret: bool = False) -> str | None:
         self._log_screen()
         self._stop_live()
         self.console.print(Text(f"cursor-pilot needs you ({why}). The program shows:", style="bold yellow"))
         self.console.print(Text(prompt))
-        self.console.print(Text("Type the answer (reply grammar: text, <enter>, <down>, ...); empty line = Enter; Ctrl-D = give up.", style="dim"))
+        hidden = " It is a secret: not shown as you type." if secret else ""
+        self.console.print(Text("Type the answer (reply grammar: text, <enter>, <down>, ...); empty line = Enter; Ctrl-D = give up."
+                                + hidden, style="dim"))
         try:
-            return input("> ")
+            return getpass.getpass("> ") if secret else input("> ")
         except EOFError:
             return None
 

@@ -95,6 +95,7 @@ def permission_question(tool_call: dict, options: list[dict]) -> Question:
     return Question(
         kind=Kind.PERMISSION.value, text=text, key=f"acp.permission:{fingerprint(tool_call)}", source="acp.permission",
         action=action.text, approval=True, choices=choices, live=tuple(text.splitlines()),
+        asked=f"{action.kind} {action.text.partition(chr(10))[0]}".strip(),  # "delete Delete important/": what a yes does
     )
 
 
@@ -217,7 +218,8 @@ def plan_question(params: dict) -> Question:
     text = f"Accept {name}?\n{params.get('overview') or ''}\n{body}\n" + "\n".join(f"- {t}" for t in todos)
     choices = (Choice("accept", "Accept", kind="allow_once"), Choice("reject", "Reject", kind="reject_once"))
     return Question(kind=Kind.PERMISSION.value, text=text.strip(), key=f"cursor.create_plan:{hashlib.sha256(text.encode()).hexdigest()[:12]}",
-                    source="cursor/create_plan", action=text, approval=True, choices=choices, live=tuple(text.splitlines()))
+                    source="cursor/create_plan", action=text, approval=True, choices=choices, live=tuple(text.splitlines()),
+                    asked=f"Accept {name}?")
 
 
 _ENDS_ASKING = re.compile(r"\?\s*\**\s*$")

@@ -3,7 +3,8 @@
 `first()` runs what costs nothing (the policy on the action being approved, then the rules) and answers at once
 when either decides. Otherwise the channel calls the provider (`request()` builds the prompt, on the caller's
 thread; the call itself may run anywhere) and hands the reply to `after()`. Every answer, whoever chose it, then
-passes `check()`: the policy on the reply itself, the choice it names, the loop breaker. What a channel actually
+passes `check()`: the policy on the reply itself, the choice it names, the policy on what a yes approves (a yes to
+"Delete all files?" deletes them, whoever typed it but a human), the loop breaker. What a channel actually
 delivered is told back with `delivered()`, which is what the loop breaker and the next prompts' history count.
 """
 
@@ -15,10 +16,14 @@ from dataclasses import replace
 from cursorpilot.decide.asking import PromptFiler
 from cursorpilot.decide.choices import Offered, find
 from cursorpilot.decide.guards import Guards
+from cursorpilot.decide.policy import Denial, check_question
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
+from cursorpilot.decide.yesno import asked, refusal, said_yes
 from cursorpilot.keys import needs_human, only_keys
 from cursorpilot.providers.base import QA, AnswerRequest, Provider, Reply
+from cursorpilot.secret import is_masked, masked
+from cursorpilot.secret import names as secret_names
 from cursorpilot.session import RunSession
 
 WAIT_WORD = "WAIT"
@@ -62,7 +67,7 @@ class Decider:
             self.tx.emit("rules_checked", hit=reply.text is not None, source=reply.source, prompt=q.text)
             if reply.text is not None:
                 self.run.usage["rule_hits"] += 1
-                return self.check(q, self._from_text(reply.text, reply.source))
+                return self.check(q, self._from_text(reply.text, reply.source, reply.secret))
         if not self.provider.needs_prompt:  # rules or the script as the run's provider: no prompt, no thread needed
             reply = self.provider.answer(self._bare_request(q))
             if judging and reply.text is None:
@@ -77,23 +82,17 @@ class Decider:
         if not q.approval:
             return None
         denial = check_policy(q.action or q.text, self.cwd, self.run.allow)
-        if denial is None:
-            return None
-        no = q.deny_reply or self._reject_choice(q)
-        self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, reply=no)
-        self.history.append(QA(q.text, f"{no or '(nothing)'}: refused by the deny policy (rule {denial.rule}: {denial.evidence})"))
+        return None if denial is None else self._refuse(q, denial, None)
+
+    def _refuse(self, q: Question, denial: Denial, on: str | None) -> Decision:
+        """The question's no (its reject option, the profile's no, a No option, the no its spelling offers), or a human
+        when it offers none. on: "yes" when it was a yes to the question that was refused, not the action."""
+        no = refusal(q)
+        self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, reply=no and no[0], on=on)
+        self.history.append(QA(q.text, f"{no[0] if no else '(nothing)'}: refused by the deny policy (rule {denial.rule}: {denial.evidence})"))
         if no is None:
             return Decision.escalate(f"denied by policy rule {denial.rule!r} and the prompt has no 'no' choice", f"policy:{denial.rule}")
-        chosen = tuple(c for c in q.choices if c.label == no)
-        return self.check(q, Decision(Verdict.ANSWER, text=no, choices=chosen, source=f"policy:{denial.rule}", denied=denial.rule))
-
-    @staticmethod
-    def _reject_choice(q: Question) -> str | None:
-        for kind in ("reject_once", "reject_always"):
-            for c in q.choices:
-                if c.kind == kind:
-                    return c.label
-        return None
+        return self.check(q, Decision(Verdict.ANSWER, text=no[0], choices=no[1], source=f"policy:{denial.rule}", denied=denial.rule))
 
     # -- the provider --------------------------------------------------------------------------------------------------
     def _bare_request(self, q: Question) -> AnswerRequest:
@@ -105,10 +104,21 @@ class Decider:
 
     def request(self, q: Question) -> AnswerRequest:
         """The provider's request, its prompt built within the budget, redacted and filed."""
+        q = replace(q, notes=(*q.notes, *self._secret_notes(q)))
         request = self.filer.fill(self._bare_request(q), q, tuple(self.history))
         self.tx.emit("provider_request", provider=self.provider.name, kind=q.kind, rule_id=q.source, prompt=q.text,
                      prompt_tokens_est=self.filer.last_tokens, prompt_file=self.filer.last_file)
         return request
+
+    def _secret_notes(self, q: Question) -> tuple[str, ...]:
+        """What the model is told of secrets: their names (never their values), and that a hidden prompt is not for guessing."""
+        given = ", ".join(f"<secret:{name}>" for name in sorted(self.run.secrets))
+        if q.secret:
+            return ("What is typed here is not shown (a password, a passphrase, a token): never make one up, nor copy one from "
+                    "the screen. " + (f"Type a secret by its name, and only where it fits: {given}." if given else
+                                      "No secret was given to type (--secret NAME=ENVVAR): ask for a human with '? ', unless "
+                                      "an empty answer is what is asked for."),)
+        return (f"Secrets you may type by name where one is asked for (their values are never shown to you): {given}.",) if given else ()
 
     def call(self, request: AnswerRequest) -> Reply:
         """The provider's answer; a provider that raises is a provider error (an escalation), never a pilot crash.
@@ -123,13 +133,14 @@ class Decider:
         for attempt in reply.attempts:
             self.tx.emit("provider_retry" if attempt.wait_s is not None else "provider_error", error=attempt.error, wait_s=attempt.wait_s)
         self.run.count_usage(reply)
+        secret = q.secret or reply.secret
         self.tx.emit(
-            "provider_reply", source=reply.source, text=reply.text, wait=reply.wait, submit=reply.submit, raw=reply.raw,
+            "provider_reply", source=reply.source, secret=secret or None, text=reply.text, wait=reply.wait, submit=reply.submit, raw=reply.raw,
             removed=list(reply.removed), reason=reply.reason,
             usage={"in": reply.usage.input_tokens, "out": reply.usage.output_tokens, "latency_s": reply.usage.latency_s,
                    "calls": reply.usage.calls, "cost_usd": reply.usage.cost_usd},
         )
-        self.filer.file_answer(reply)
+        self.filer.file_answer(replace(reply, text=masked(reply.text), raw=reply.raw and masked(reply.raw)) if secret and reply.text else reply)
         failed = reply.reason.startswith("provider error")
         if self.guards.provider_result(not failed):
             return Decision(Verdict.FAIL, why=f"{self.guards.provider_errors} consecutive provider errors: {reply.reason}", source=reply.source)
@@ -139,7 +150,7 @@ class Decider:
             return Decision(Verdict.WAIT, source=reply.source, why=reply.reason or "the program is not waiting for anyone")
         if reply.text is None:
             return Decision.escalate(reply.reason or "no answer", reply.source)
-        decision = self._from_text(reply.text, reply.source)
+        decision = self._from_text(reply.text, reply.source, reply.secret)
         if reply.submit is not None and decision.verdict == Verdict.ANSWER:
             decision = replace(decision, submit=reply.submit)
         if decision.verdict == Verdict.WAIT and not q.may_wait:
@@ -147,10 +158,10 @@ class Decider:
         return self.check(q, decision)
 
     @staticmethod
-    def _from_text(text: str, source: str) -> Decision:
+    def _from_text(text: str, source: str, secret: bool = False) -> Decision:
         verdict, rest = interpret(text)
         if verdict == Verdict.ANSWER:
-            return Decision(Verdict.ANSWER, text=rest, source=source)
+            return Decision(Verdict.ANSWER, text=rest, source=source, secret=secret or bool(secret_names(rest)))
         return Decision(verdict, why=rest or "the answerer asked to wait", source=source)
 
     # -- every answer -----------------------------------------------------------------------------------------------
@@ -158,19 +169,25 @@ class Decider:
         """The policy on the reply itself, the choice it names, the loop breaker."""
         if d.verdict != Verdict.ANSWER or d.text is None:
             return d
+        shown = masked(d.text) if (d.secret or q.secret) and not secret_names(d.text) else d.text  # for records and messages
         if d.denied is None and (denial := check_policy(d.text, self.cwd, self.run.allow)) is not None:
-            self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, reply=None, on="reply")
+            evidence = denial.evidence if shown == d.text else masked(denial.evidence)
+            self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=evidence, rule_id=q.source, reply=None, on="reply")
             return Decision.escalate(f"the reply was denied by policy rule {denial.rule!r}", d.source)
         if q.choices and not d.choices:
             chosen = self._chosen(q, d.text)
             if chosen is None:
                 if q.kind in (Kind.PERMISSION, Kind.FORM) or not only_keys(d.text):
                     names = ", ".join(c.label for c in q.choices)
-                    return Decision.escalate(f"the reply {d.text!r} names none of the options ({names})", d.source)
+                    return Decision.escalate(f"the reply {shown!r} names none of the options ({names})", d.source)
             else:
                 d = replace(d, choices=chosen)
+        if d.denied is None and d.source != "human" and said_yes(q, d):  # a person who answers decides for themselves
+            denial = check_question(asked(q), self.run.allow)
+            if denial is not None:
+                return self._refuse(q, denial, "yes")
         if self.guards.looping(q.text, d.text):
-            return Decision.escalate(f"loop: this question was already answered {d.text!r} {self.guards.repeat_limit} times", d.source)
+            return Decision.escalate(f"loop: this question was already answered {shown!r} {self.guards.repeat_limit} times", d.source)
         self._offered = (q.text, d.text, d.source)
         return d
 
@@ -190,5 +207,6 @@ class Decider:
         self.guards.answered(prompt, text)
         self.history.append(QA(prompt, text))
         offered, self._offered = self._offered, None
-        self.previous = offered[2] if offered is not None and offered[:2] == (prompt, text) else ""  # "": not one it chose
+        chose = offered is not None and offered[0] == prompt and (offered[1] == text or is_masked(text))  # a secret comes back masked
+        self.previous = offered[2] if chose else ""  # "": not one it chose
 

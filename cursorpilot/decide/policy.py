@@ -1,5 +1,5 @@
 """The deny policy: deterministic, checked on the whole prompt block before any provider is asked,
-and on every reply before it is typed.
+and on every reply before it is typed; and a yes is weighed by what it approves (`check_question`).
 
 Only a plan's ``allow:`` list lifts a rule (by id). The governing prompt and the LLM cannot.
 """
@@ -25,6 +25,27 @@ RULES: dict[str, re.Pattern[str]] = {
     "curl_sh": re.compile(r"\b(curl|wget)\b[^\n|]*\|\s*(sudo\s+)?(ba|z|da|k)?sh\b"),
     "chmod_777": re.compile(r"\bchmod\s+(-\w*\s+)*(-R\s+(-\w*\s+)*777|777\s+(-\w*\s+)*-R|-\w*R\w*\s+777)"),
     "secrets_read": re.compile(r"(~|\$HOME|/home/[^/\s]+|/root)/\.ssh\b|(^|[\s/'\"(])\.env(\.\w+)?\b(?!\.)"),
+}
+# What a yes approves, read from the question's words: a yes to "Delete all files in important/? [y/N]" deletes them as
+# surely as `rm -r important` would. The ids are the commands' own, so a plan's allow: lifts both at once. Words, not
+# names: "remover.py", "reset.css", "delete_user" say nothing of what a yes does.
+def _words(pattern: str) -> str:
+    return rf"(?<![\w./-])(?:{pattern})(?![\w-]|\.\w)"
+
+
+QUESTION_RULES: dict[str, re.Pattern[str]] = {
+    "delete": re.compile("(?i)" + _words(r"delet(e|es|ed|ing|ion)|remov(e|es|ed|ing|al)|eras(e|es|ed|ing|ure)|purg(e|es|ed|ing)"
+                                         r"|destroy(s|ed|ing)?|discard(s|ed|ing)?|unlink(s|ed|ing)?|wip(e|es|ed|ing)")),
+    "sql_drop": re.compile("(?i)" + _words(r"drop(s|ped|ping)?\s+(the\s+|all\s+|this\s+|these\s+)?(\S+\s+)?(tables?|databases?|db"
+                                           r"|schemas?|index(es)?|views?|collections?|columns?|keyspaces?|data|everything)"
+                                           r"|truncat(e|es|ed|ing)")),
+    "mkfs": re.compile("(?i)" + _words(r"(re)?format(s|ted|ting)?\b[^\n]{0,40}(\b(disk|drive|partition|device|volume|card"
+                                       r"|file ?system)s?\b|/dev/\S+)|(disk|drive|partition|device|volume|/dev/\S+)\b[^\n]{0,40}"
+                                       r"\b(re)?format(s|ted|ting)?"
+                                       r"|mk(e2)?fs|contains an? \S+ (file ?system|partition table)")),
+    "overwrite": re.compile("(?i)" + _words(r"overwrit(e|es|ten|ing)|clobber(s|ed|ing)?|replac(e|es|ing)")),
+    "force_push": re.compile("(?i)" + _words(r"force[- ]?push(es|ed|ing)?|push\b[^\n]{0,40}\s--force")),
+    "reset_hard": re.compile("(?i)" + _words(r"reset(s|ting)?")),
 }
 _RM_RF = re.compile(r"\brm\s+((?:-[\w-]+\s+)*)(.*)")
 
@@ -71,5 +92,16 @@ def check(text: str, cwd: str | None = None, allow: frozenset[str] = frozenset()
     return None
 
 
+def check_question(text: str, allow: frozenset[str] = frozenset()) -> Denial | None:
+    """The class of harm a yes to this question approves (deletes, removes, drops, formats, overwrites, force-pushes,
+    resets), unless the plan allowed it; the evidence is the line that says so, the question's own line first (its
+    last), then the lines that lead up to it."""
+    for line in reversed(text.splitlines()):
+        for rule, rx in QUESTION_RULES.items():
+            if rule not in allow and rx.search(line):
+                return Denial(rule, " ".join(line.split()))
+    return None
+
+
 def rule_ids() -> list[str]:
-    return ["rm_outside", *RULES]
+    return ["rm_outside", *RULES, *(r for r in QUESTION_RULES if r not in RULES)]

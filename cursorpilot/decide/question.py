@@ -40,6 +40,7 @@ class Question:
     key: str  # identity: the same prompt, however often it is repainted or re-sent
     source: str  # what produced it: a detector rule id, an ACP method
     action: str = ""  # what a yes carries out (the command, the file, the diff): the deny policy reads this
+    asked: str = ""  # the question in the program's words (not a diff or a command box): what a yes is weighed by
     approval: bool = False  # answering yes carries out `action`
     choices: tuple[Choice, ...] = ()
     multi: bool = False
@@ -51,6 +52,7 @@ class Question:
     live: tuple[str, ...] = ()  # what the program shows now (screen rows, the tool call), for the model
     earlier: tuple[str, ...] = ()  # older output, oldest first
     notes: tuple[str, ...] = ()  # facts for the model: "the previous request was denied by policy rule delete"
+    secret: bool = False  # what is typed here is not shown (echo off), or the prompt asks for a password: masked wherever kept
 
     def describe_choices(self) -> str:
         """For the model and for `detect`: one choice per line, the highlighted one marked."""
@@ -86,6 +88,7 @@ class Decision:
     why: str = ""  # ESCALATE / FAIL / WAIT: the reason, for the transcript and the user
     submit: bool | None = None  # the answerer said whether Enter follows (None: the prompt's own default)
     denied: str | None = None  # the deny policy rule that produced this answer
+    secret: bool = False  # the answer is a secret (a rule's `secret: true`): masked wherever it is shown or kept
 
     @staticmethod
     def escalate(why: str, source: str = "") -> "Decision":

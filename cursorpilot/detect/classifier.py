@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from cursorpilot.detect.menu import MARKERS, Menu, buttons
+from cursorpilot.detect.menu import MARKERS, Menu, buttons, numbered
 from cursorpilot.detect.menu import parse as parse_menu
 from cursorpilot.detect.profiles import ANSWERABLE, Kind, Profile, Rule
 from cursorpilot.detect.snapshot import Snapshot
@@ -208,10 +208,17 @@ def _result(rule: Rule, region: _Region, m: re.Match[str], snap: Snapshot) -> Cl
         key=f"{rule.id}@{anchor}:{_normal(_unmarked(block) if rule.kind == Kind.MENU else block)}",
         submit=rule.submit == "enter",
         anchor_row=anchor,
-        menu=parse_menu(block, {y - top for y in snap.styled if y >= top}) if rule.kind == Kind.MENU else None,
+        menu=_menu(rule, block, {y - top for y in snap.styled if y >= top}),
         multiline=rule.multiline,
         prefill=prefill if rule.scope == "cursor_line" and rule.kind == Kind.INPUT else "",
     )
+
+
+def _menu(rule: Rule, block: str, styled: set[int]) -> Menu | None:
+    """A menu rule's options: a highlighted list, or (on a line prompt) a numbered list whose numbers are typed."""
+    if rule.kind != Kind.MENU:
+        return None
+    return parse_menu(block, styled) or (numbered(block) if rule.scope == "cursor_line" else None)
 
 
 _WORD = re.compile(r"[^\W\d_]{3,}")

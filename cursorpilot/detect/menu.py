@@ -54,20 +54,28 @@ class Menu:
     highlighted: int  # index of the highlighted option
     multi: bool
     across: bool = False  # buttons side by side (<Yes>  <No>): Right and Left move between them
+    typed: bool = False  # a numbered list above a line prompt (bash `select`): no highlight, an option's number is typed
 
     @property
     def current(self) -> Option:
         return self.options[self.highlighted]
 
+    @property
+    def shown_highlight(self) -> int | None:
+        """The option highlighted on screen; None where nothing is (a typed menu)."""
+        return None if self.typed else self.highlighted
+
     def describe(self) -> str:
         """For the LLM prompt and for `detect`: one option per line, the highlighted one marked."""
         lines = []
         for o in self.options:
-            mark = "→" if o.index == self.highlighted else " "
+            mark = "→" if o.index == self.shown_highlight else " "
             box = "" if o.checked is None else ("[x] " if o.checked else "[ ] ")
             num = f"{o.number}. " if o.number is not None else ""
             extra = f"  ({o.detail})" if o.detail else ""
             lines.append(f"{mark} {o.index + 1}) {box}{num}{o.label}{extra}")
+        if self.typed:
+            return "single choice, answered by typing its number\n" + "\n".join(lines)
         kind = "multi-select (Space toggles, Enter confirms)" if self.multi else "single choice"
         return f"{kind}; highlighted: {self.current.label}\n" + "\n".join(lines)
 
@@ -191,6 +199,9 @@ def keys_for(menu: Menu, reply: str) -> tuple[str, list[Option]] | None:
     reply = _as_word(menu, reply)
     if only_keys(reply):
         return None
+    if menu.typed:  # no highlight to move: the option's number, then Enter (the prompt reads a line)
+        option = _find(menu, reply)
+        return None if option is None else (f"{option.number}<enter>", [option])
     wanted = [w.strip() for w in (reply.split(",") if menu.multi else [reply]) if w.strip()]
     if not wanted:
         return None
@@ -228,6 +239,42 @@ def _as_word(menu: Menu, reply: str) -> str:
     if any(hotkey.search(f"{o.label} {o.detail}") for o in menu.options):
         return reply
     return word if _find(menu, word) is not None else reply
+
+
+# One numbered option: `1) apple` (bash/zsh `select`), `1. apple`, `[1] apple`, `1 - apple` (cookiecutter). A row may
+# hold several, in columns two spaces or more apart (`select` lays a long list out column by column).
+_NUMBER = r"(?:\[\d{1,3}\]|\d{1,3}[.)]|\d{1,3}\s+-)"
+_ENTRY = re.compile(rf"\s*(?:\[(?P<b>\d{{1,3}})\]|(?P<n>\d{{1,3}})(?:[.)]|\s+-))\s+(?P<label>\S.*?)(?=\s{{2,}}{_NUMBER}\s|\s*$)")
+
+
+def _entries(row: str) -> list[tuple[int, str]] | None:
+    """The numbered options a row holds, or None when it holds anything else."""
+    out, pos = [], 0
+    while pos < len(row.rstrip()):
+        m = _ENTRY.match(row, pos)
+        if m is None:
+            return None
+        out.append((int(m.group("b") or m.group("n")), m.group("label")))
+        pos = m.end()
+    return out or None
+
+
+def numbered(rows: list[str] | str) -> Menu | None:
+    """A numbered list right above a line prompt (the last row), answered by typing a number: bash/zsh `select`
+    (`1) apple` … `#? `), a PS3 prompt, cookiecutter's `1 - MIT` … `Choose from [1/2/3]`. No highlight to read or
+    move. The numbers must run 1, 2, 3 … (in whatever columns), so a list of results above a prompt is not taken
+    for one; None otherwise."""
+    lines = rows.split("\n") if isinstance(rows, str) else list(rows)
+    found: list[tuple[int, str, int]] = []
+    i = len(lines) - 2
+    while i >= 0 and (entries := _entries(lines[i])) is not None:
+        found[:0] = [(n, label, i) for n, label in entries]
+        i -= 1
+    found.sort()
+    if len(found) < 2 or [n for n, _, _ in found] != list(range(1, len(found) + 1)):
+        return None
+    options = tuple(Option(k, label, number=n, row=row) for k, (n, label, row) in enumerate(found))
+    return Menu(options, 0, multi=False, typed=True)
 
 
 def highlighted_row(rows, label: str) -> bool:

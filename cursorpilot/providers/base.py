@@ -66,6 +66,7 @@ class Reply:
     attempts: tuple[Attempt, ...] = ()
     wait: bool = False  # the answerer judged that nobody is being asked (structured replies)
     submit: bool | None = None  # the answerer said whether Enter follows (structured replies)
+    secret: bool = False  # the answer is a secret (a rule's `secret: true`)
 
 
 class Provider(Protocol):

@@ -32,6 +32,7 @@ class RuleEntry(BaseModel):
     kind: Literal["question", "input", "menu", "permission", "form"] | None = None  # only prompts of this kind
     screen: str | None = None  # a regex that must also be found anywhere on the live screen
     after: str | None = None  # only when the last answer delivered came from the rule with this id
+    secret: bool = False  # the reply is a secret: masked wherever it is shown or kept (`<secret:NAME>` replies are anyway)
 
 
 def rule_id(entry: RuleEntry, i: int) -> str:
@@ -131,7 +132,7 @@ class RulesProvider:
             if entry.after is not None and request.previous != f"rules:{entry.after}":
                 continue
             if rx.search(request.prompt_block) and (screen is None or screen.search(request.screen)):
-                return Reply(text=entry.reply, source=f"rules:{rid}")
+                return Reply(text=entry.reply, source=f"rules:{rid}", secret=entry.secret)
         return Reply(text=None, source="rules", reason="no rule matches this prompt")
 
 

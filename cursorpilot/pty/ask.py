@@ -3,7 +3,7 @@
 Pure: a classification, the rendered screen and its scrollback in, a Question out. What is being approved (the
 action the deny policy judges) is the prompt block of a rule that has a "no" (`deny_reply`): the command, the
 file, the diff under the approval's title. Anything else is not an approval: its reply is checked, not the
-scrollback above it.
+scrollback above it. What a yes approves (`asked`) is the question in the program's words: a yes is weighed by it.
 """
 
 from __future__ import annotations
@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 
 from cursorpilot.decide.question import Choice, Kind, Question
-from cursorpilot.detect.classifier import Classification
+from cursorpilot.decide.yesno import NO_LABEL, YES_LABEL
+from cursorpilot.detect.classifier import Classification, headline
 from cursorpilot.detect.menu import Menu
 from cursorpilot.detect.profiles import Profile, Rule
 from cursorpilot.detect.snapshot import Snapshot
 
-_YES = re.compile(r"(?i)^(yes|allow|approve|accept|proceed|continue|trust|run|ok)\b")
-_NO = re.compile(r"(?i)^(no|deny|reject|decline|cancel|don.?t|do not|skip|quit|exit|abort)\b")
+LEAD_ROWS = 4  # rows above a line-mode question that lead up to it, read with it (mkfs: "… contains a ext4 file system")
+_ASKING = re.compile(r"\?|(?i:(?<![\w/])(y|yes)\s*[/,|]\s*(n|no)(?!\w))")
 
 
 def rule_of(profile: Profile, rule_id: str | None) -> Rule | None:
@@ -28,20 +29,34 @@ def choices(menu: Menu | None) -> tuple[tuple[Choice, ...], int | None]:
     if menu is None:
         return (), None
     out = tuple(Choice(str(o.index), o.label, number=o.number, detail=o.detail, meta=o.meta, checked=o.checked) for o in menu.options)
-    return out, menu.highlighted
+    return out, menu.shown_highlight
 
 
 def confirm_menu(menu: Menu | None) -> tuple[bool, str | None]:
     """A menu that asks for a yes (an approval shown by a program no profile knows), and its "no" option."""
     if menu is None:
         return False, None
-    yes = any(_YES.match(o.label) for o in menu.options)
-    no = next((o.label for o in menu.options if _NO.match(o.label)), None)
+    yes = any(YES_LABEL.match(o.label) for o in menu.options)
+    no = next((o.label for o in menu.options if NO_LABEL.match(o.label)), None)
     return yes and no is not None, no
 
 
+def asked(rule: Rule | None, c: Classification, snap: Snapshot) -> str:
+    """What a yes to this prompt approves, in the program's words (the deny policy weighs a yes by it): the rows that
+    ask (not the diff or the command box above them in a dialog: the policy judges those as the action), and above a
+    line-mode question the rows that lead up to it, to the blank row above, LEAD_ROWS at most."""
+    rows = c.block.split("\n")
+    if rule is None or rule.scope != "cursor_line":
+        return "\n".join(r for r in rows if _ASKING.search(r)) or (c.block if rule is None else headline(c.block))
+    top = c.anchor_row - snap.scrolled
+    lead = top
+    while lead > 0 and top - lead < LEAD_ROWS and snap.lines[lead - 1].strip():
+        lead -= 1
+    return "\n".join([*snap.lines[max(lead, 0):max(top, 0)], *rows]).strip("\n")
+
+
 def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[str], *, kind: str | None = None,
-             notes: tuple[str, ...] = ()) -> Question:
+             notes: tuple[str, ...] = (), secret: bool = False) -> Question:
     rule = rule_of(profile, c.rule_id)
     options, highlighted = choices(c.menu)
     deny_reply = rule.deny_reply if rule else None
@@ -51,6 +66,9 @@ def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[
     last = max((i for i, line in enumerate(snap.lines) if line.strip()), default=0)
     if not c.submit and c.state == Kind.QUESTION:
         notes = (*notes, "This prompt acts on a single key press: the key alone answers it, no Enter follows.")
+    if c.menu is not None and c.menu.typed:
+        notes = (*notes, "The options are numbered and nothing is highlighted: name one by its label or its number; "
+                         "its number is typed, then Enter.")
     if c.prefill:
         notes = (*notes, f"The field already holds {c.prefill!r}, a default the program filled in: an empty answer keeps "
                          "it; any other answer replaces it (it is erased first).")
@@ -60,6 +78,7 @@ def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[
         key=c.key or "",
         source=c.rule_id or "screen",
         action=c.block if approval else "",
+        asked=asked(rule, c, snap),
         approval=approval,
         choices=options,
         multi=bool(c.menu and c.menu.multi),
@@ -71,4 +90,5 @@ def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[
         live=tuple(snap.lines[: last + 1]),
         earlier=tuple(earlier),
         notes=notes,
+        secret=secret,
     )

@@ -84,7 +84,7 @@ class PtyStep:
         started_with_task = (step.send is None and os.path.basename(step.command[0]) in step.profile.commands
                              and step.profile.task.given(step.command))
         self.pilot = Pilot(PilotConfig(step.profile, step.send, step.expect_regex, step.max_answers, started_with_task,
-                                       echo_check=True), self.counts)
+                                       echo_check=True, secrets=run.secrets), self.counts)
         label = f"{step.index}/{step.total}: {step.name}"
         self.decider = Decider(run, step.governing_prompt, step.cwd, step.rules,
                                PromptFiler(run, step.index, label, step.cwd, step.governing_prompt))
@@ -95,6 +95,7 @@ class PtyStep:
         self._check_until: float | None = None
         self._typed_at = -1  # the screen's version when the text before an Enter was written
         self._typed_cursor = (0, 0)  # ...and where the cursor was
+        self._typed_secret = False  # ...and whether that text was a secret
         self._stop_at: float | None = None  # when closing: SIGKILL deadline
         self._seen_interrupts = run.interrupts
         self._log = structlog.get_logger("cursorpilot")
@@ -271,7 +272,7 @@ class PtyStep:
         if tty == kernel.READING and c.state == "settling":
             self._look_at = now + 0.01
         facts = ScreenFacts(snap.text(), self._content_version, quiet, tty, self._modes(),
-                            judge=lambda: undecided(self._profile, snap))
+                            judge=lambda: undecided(self._profile, snap), echo_off=self._no_echo())
         self._do(self.pilot.screen(now, c, facts))
 
     def _modes(self) -> Modes:
@@ -306,7 +307,7 @@ class PtyStep:
                 self._close_program(e.graceful)
 
     def _ask(self, e: Ask) -> None:
-        q = ask.question(self._profile, e.c, self.screen.snapshot(), [], kind=e.kind)
+        q = ask.question(self._profile, e.c, self.screen.snapshot(), [], kind=e.kind, secret=e.secret)
         first = self.decider.first(q)
         if first is not None:
             self._decided(e.token, first)
@@ -316,7 +317,7 @@ class PtyStep:
 
     def _ask_human(self, e: AskHuman) -> None:
         """The human is asked on the worker thread: the program's output is read and recorded meanwhile."""
-        self._pending = _Pending(e.token, None, self._pool.submit(self.sink.ask_human, e.c.block, e.why))
+        self._pending = _Pending(e.token, None, self._pool.submit(self.sink.ask_human, e.c.block, e.why, e.secret))
 
     def _collect(self, now: float) -> None:
         p = self._pending
@@ -363,9 +364,12 @@ class PtyStep:
                     continue
             self._check_until = None
             self._writes.popleft()
+            text = w.data.decode("utf-8", "replace")
+            secret = w.secret or (text == w.label and self._no_echo())  # text typed while echo is off is a secret, whoever chose it
             self.driver.write(w.data)
-            self.recorder.input(w.data)
-            self.tx.emit("keys_sent", keys=w.label, data=w.data.decode("utf-8", "replace"), hex=w.data.hex())
+            self.recorder.input(w.data, secret=secret)
+            self.tx.emit("keys_sent", keys=w.label, data=text, hex=w.data.hex(), secret=secret or None)  # masked as written
+            self._typed_secret = secret
             if self._writes:
                 self._next_write = now + self._writes[0].delay
                 self._typed_at = self.screen.version
@@ -426,7 +430,7 @@ class PtyStep:
                 return "send"  # a masked field: the cursor moved on by the text's length (****)
         if self._wait_for(now, ECHO_WAIT):
             return "wait"
-        self.tx.emit("echo_not_seen", text=w.echo, waited_s=ECHO_WAIT)
+        self.tx.emit("echo_not_seen", text=w.echo, waited_s=ECHO_WAIT, secret=self._typed_secret or None)
         return "send"
 
     def _no_echo(self) -> bool:

@@ -9,7 +9,7 @@ when a quiet screen no rule explains is judged, when to escalate. Tested with a 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from cursorpilot.decide.question import Decision, Kind, Verdict
@@ -21,6 +21,8 @@ from cursorpilot.detect.profiles import Profile
 from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes, ReplyError, Write, only_keys, to_writes
 from cursorpilot.machine import TERMINAL, Action, Event, State, transition
+from cursorpilot.secret import asks_secret, masked, resolve
+from cursorpilot.secret import names as secret_names
 
 RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
 WAIT_BACKOFF_CAP = 60.0  # the longest a quiet unknown screen waits to be judged after WAIT answers in a row
@@ -36,6 +38,7 @@ class Ask:
     token: int
     c: Classification
     kind: str | None = None  # Kind.UNDECIDED for a quiet screen no rule explains
+    secret: bool = False  # what is typed here is a secret (echo off, or the prompt asks for a password)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +46,7 @@ class AskHuman:
     token: int
     c: Classification
     why: str
+    secret: bool = False  # the answer is a secret: not shown as the person types it
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +71,7 @@ class ScreenFacts:
     tty: str | None = None  # reading | polling | busy | None: the kernel on the foreground process
     modes: Modes = Modes()
     judge: Callable[[], Classification] | None = None  # the whole live region as a prompt (only built when judged)
+    echo_off: bool = False  # the terminal reads a line with echo off (read -s, getpass): what is typed is a secret
 
 
 @dataclass(slots=True)
@@ -77,6 +82,7 @@ class PilotConfig:
     max_answers: int | None = None  # this step's own cap
     started_with_task: bool = False  # an agent given its task on the command line: its idle composer is not a question yet
     echo_check: bool = False  # Enter after typed text waits until the screen shows it
+    secrets: Mapping[str, str] = field(default_factory=dict)  # --secret: the values <secret:NAME> types (never shown)
 
 
 @dataclass(slots=True)
@@ -118,6 +124,7 @@ class _Asking:
     c: Classification
     content: int
     kind: str | None
+    secret: bool = False
 
 
 @dataclass(slots=True)
@@ -140,6 +147,7 @@ class Pilot:
     _last: tuple[str, str | None] | None = None
     _wake: float | None = None
     _content: int = -1  # what the screen showed at the last look (a repaint with equal content keeps it)
+    _echo_off: bool = False  # ...and whether the terminal's echo was off then
     tally: Tally = field(init=False)
 
     def __post_init__(self) -> None:
@@ -177,7 +185,7 @@ class Pilot:
         if self.state != State.RUNNING or self._asking is not None:
             return []
         out = self._record_state(c)
-        self._content = facts.content
+        self._content, self._echo_off = facts.content, facts.echo_off
         self._wake = None if c.recheck_after is None else now + c.recheck_after
         if self._watch is not None:
             held = self._follow_watch(now, c, facts.content)
@@ -228,7 +236,8 @@ class Pilot:
         if self.state == State.AWAITING_INPUT:
             if d.verdict != Verdict.ANSWER or d.text is None:
                 return self._abort(ExitCode.HUMAN_NEEDED, f"a human is needed ({d.why or 'escalated'}); none answered")
-            return [Record("human_reply", {"text": d.text})] + self._type_answer(now, a.c, d, modes, a.kind)
+            return [Record("human_reply", {"text": d.text, **({"secret": True} if a.secret else {})}),
+                    *self._type_answer(now, a.c, d, modes, a.kind, a.secret)]
         if d.verdict == Verdict.FAIL:
             return self._fail(d.why, a.c)
         if d.verdict == Verdict.ESCALATE:
@@ -240,7 +249,7 @@ class Pilot:
             self._wake = now
             return [Record("reply_discarded", {"reason": "the prompt changed while the answer was chosen", "prompt_key": a.c.key}),
                     *self._apply(Event.NO_REPLY, a.c)]
-        return self._type_answer(now, a.c, d, modes, a.kind)
+        return self._type_answer(now, a.c, d, modes, a.kind, a.secret)
 
     def typed(self, now: float, content: int) -> list[Effect]:
         """Every key of the answer is out; `content` is the screen as it was then."""
@@ -354,13 +363,19 @@ class Pilot:
             self.sent = True
             out = self._apply(Event.PROMPT, c)
             return out + self._type_answer(now, c, Decision(Verdict.ANSWER, text=self.config.send or "", source="plan:send"),
-                                           modes, None)
+                                           modes, None, self._secret(c))
         return self._ask(c, None)
+
+    def _secret(self, c: Classification) -> bool:
+        """What is typed at this prompt is a secret: the terminal's echo is off, or a field asks for a password, a token,
+        a PIN… by its words (a TUI that draws `****` itself leaves echo on)."""
+        return self._echo_off or (c.state in (Screen.INPUT, UNKNOWN) and asks_secret(c.block, dialog=c.state == UNKNOWN))
 
     def _ask(self, c: Classification, kind: str | None) -> list[Effect]:
         self._token += 1
-        self._asking = _Asking(self._token, c, self._content, kind)
-        return [*self._apply(Event.PROMPT, c), Ask(self._token, c, kind)]
+        secret = self._secret(c)
+        self._asking = _Asking(self._token, c, self._content, kind, secret)
+        return [*self._apply(Event.PROMPT, c), Ask(self._token, c, kind, secret)]
 
     @staticmethod
     def _still_there(c: Classification, current: Classification) -> bool:
@@ -390,8 +405,18 @@ class Pilot:
         self._watch = None
         return self._escalate(shown, "the program did not react to the answer")
 
-    def _type_answer(self, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None) -> list[Effect]:
+    def _type_answer(self, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,
+                     secret: bool = False) -> list[Effect]:
         text, p = d.text or "", self.profile
+        secret = secret or d.secret
+        if secret_names(text):  # <secret:NAME>: its value, in the keys only
+            try:
+                text = resolve(text, self.config.secrets)
+            except KeyError as exc:
+                return self._escalate(c, f"the reply names a secret that was not given: {exc.args[0]!r} "
+                                         f"(--secret {exc.args[0]}=ENVVAR gives it)", kind)
+            secret = True
+        shown = masked(text) if secret else text  # what records and messages may hold of it
         out: list[Effect] = []
         # the rule's word on Enter for prompts it knows; the answerer's where no rule knows, or for free text (a pager's q)
         own = kind == Kind.UNDECIDED or c.state == Screen.INPUT
@@ -403,11 +428,11 @@ class Pilot:
         if mapped is not None:  # an option named by label or number: arrows from the highlighted row, then Enter
             typed, chosen = mapped
             submit_at = submit_row(c.menu)
-            check = submit_at.label if submit_at is not None else None if c.menu.multi else chosen[0].label
-            out.append(Record("menu_choice", {"rule_id": c.rule_id, "reply": text, "options": [o.label for o in chosen], "keys": typed,
-                                              "highlighted": c.menu.current.label, "multi": c.menu.multi}))
+            check = submit_at.label if submit_at is not None else None if c.menu.multi or c.menu.typed else chosen[0].label
+            out.append(Record("menu_choice", {"rule_id": c.rule_id, "reply": shown, "options": [o.label for o in chosen], "keys": typed,
+                                              "highlighted": None if c.menu.typed else c.menu.current.label, "multi": c.menu.multi}))
         elif c.menu is not None and not only_keys(text) and kind != Kind.UNDECIDED:
-            return self._escalate(c, f"the reply {text!r} names none of the options ({', '.join(o.label for o in c.menu.options)})", kind)
+            return self._escalate(c, f"the reply {shown!r} names none of the options ({', '.join(o.label for o in c.menu.options)})", kind)
         try:
             writes = to_writes(typed, submit=submit, key_delay=p.key_delay_ms / 1000, enter_delay=p.enter_delay_ms / 1000,
                                multiline=c.multiline, modes=modes, echo_check=self.config.echo_check and mapped is None)
@@ -415,11 +440,15 @@ class Pilot:
             return self._escalate(c, str(exc), kind)
         if c.prefill and c.state == Screen.INPUT and typed.strip() and not only_keys(typed):
             writes.insert(0, Write(b"\x7f" * len(c.prefill), 0.0, f"<backspace>x{len(c.prefill)}"))  # the default goes
+        if secret:  # the text typed is masked wherever it is recorded or shown; key names are no secret
+            writes = [replace(w, label=masked(w.label), secret=True) if w.data.decode("utf-8", "replace") == w.label else w
+                      for w in writes]
         if check is not None and len(writes) > 1:
             writes[-1] = replace(writes[-1], check=check, check_from=c.anchor_row)  # Enter only once the highlight is there
         elif writes and writes[-1].echo is not None:
             writes[-1] = replace(writes[-1], prompt=headline(c.block))
-        delivered = deliver(self.tally, Answer(c.block, text, d.source, c.rule_id, kind or c.state, headline(c.block),
+        delivered = deliver(self.tally, Answer(c.block, shown, d.source, c.rule_id, kind or c.state,
+                                               headline(c.block), extra={"secret": True} if secret else {},
                                                preview_extra={"keys": [w.label for w in writes]}))
         halt = halt_of(delivered)
         if halt is not None:
@@ -444,8 +473,8 @@ class Pilot:
         if self.state != State.AWAITING_INPUT:
             out += self._apply(Event.ESCALATE, c)
         self._token += 1
-        self._asking = _Asking(self._token, c, self._content, kind)
-        return out + [AskHuman(self._token, c, why)]
+        self._asking = _Asking(self._token, c, self._content, kind, self._secret(c))
+        return out + [AskHuman(self._token, c, why, self._asking.secret)]
 
     def _fail(self, reason: str, c: Classification | None) -> list[Effect]:
         self.exit_code, self.reason = ExitCode.FAILED, reason

@@ -89,6 +89,44 @@ def test_numbered_menu_prompt_block_holds_the_options():
     assert "1) apple" in c.block and "3) cherry" in c.block
 
 
+@pytest.mark.parametrize("prompt", [
+    "Proceed anyway? (y,N) ", "Delete? [y/N] ", "Sure? (yes/no) ", "Continue y/n? ", "Go on? [Y/n]: ", "Really? (Y/N)? ",
+    "Ok? [yes/no] ", "Continue connecting (yes/no/[fingerprint])? ", "Stage this hunk [y,n,q,a,d,e,?]? ", "Is this OK? (yes) ",
+    "Overwrite (y or n)? ", "Apply? [y|n] ", "Add file? (Y)es/(N)o [Yes]: ", "Continue? [N/y] ", "Say y/n: ",
+    "replace a.txt? [y]es, [n]o, [A]ll, [N]one, [r]ename: ",
+])
+def test_mkfs_y_comma_N_and_every_yes_no_spelling_is_a_yes_no_question(prompt):
+    """mkfs's `Proceed anyway? (y,N)` was read as free text: not a yes/no question, so the deny policy never weighed it."""
+    c = Feeder(GENERIC).feed("mke2fs 1.47.0\r\n" + prompt).after(0.5)
+    assert (c.state, c.rule_id) == ("question", "generic.yes_no")
+
+
+@pytest.mark.parametrize("prompt", ["Pick (a/b)? ", "Format? (json/yaml) ", "Your name (yes): ", "Why? (not y/n, explain) "])
+def test_look_alikes_of_yes_no_are_not(prompt):
+    assert Feeder(GENERIC).feed(prompt).after(2).rule_id != "generic.yes_no"
+
+
+def test_bash_select_is_a_menu_answered_by_number():
+    """A bash `select` list was free text: a reply naming an option was typed literally, and the script rejected it."""
+    c = Feeder(GENERIC).feed("1) apple\r\n2) banana\r\n3) cherry\r\n#? ").after(0.5)
+    assert (c.state, c.rule_id) == ("menu", "generic.numbered")
+    assert c.menu.typed and [o.label for o in c.menu.options] == ["apple", "banana", "cherry"]
+    columns = "".join(f"{i}) item{i}".ljust(12) + (f"{i + 3}) item{i + 3}" if i + 3 <= 5 else "") + "\r\n" for i in (1, 2, 3))
+    c = Feeder(GENERIC).feed(columns + "Pick a number: ").after(0.5)  # a long list is laid out in columns; PS3 set
+    assert c.rule_id == "generic.numbered" and [o.number for o in c.menu.options] == [1, 2, 3, 4, 5]
+    c = Feeder(GENERIC).feed("  Select license\r\n    1 - MIT\r\n    2 - BSD\r\n    Choose from [1/2] (1): ").after(0.5)
+    assert c.rule_id == "generic.choose" and c.menu.typed and c.menu.options[1].label == "BSD"
+
+
+@pytest.mark.parametrize("screen", [
+    "Found:\r\n1) a.txt\r\n2) b.txt\r\nEnter a new name: ",  # a list of results, then a question of its own
+    "3) x\r\n4) y\r\n#? ",  # numbers that do not start at 1
+    "1) apple\r\n2) banana\r\n\r\n#? ",  # a blank row between
+])
+def test_a_numbered_list_that_is_not_a_menu(screen):
+    assert Feeder(GENERIC).feed(screen).after(2).rule_id != "generic.numbered"
+
+
 def test_half_drawn_menu_is_not_answered():
     f = Feeder(GENERIC).feed("Pick a fruit:\r\n1) apple\r\n")
     assert f.after(0.3).state == "settling"

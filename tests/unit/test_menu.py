@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from cursorpilot.detect.menu import keys_for, parse
+from cursorpilot.detect.menu import keys_for, numbered, parse
 
 CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures"
 
@@ -170,3 +170,15 @@ def test_a_dialogs_buttons_are_a_menu_across_focused_where_the_cursor_is():
     assert keys_for(menu, "no") == ("<right><enter>", [menu.options[1]])
     assert keys_for(buttons(rows, 21, 2), "yes")[0] == "<left><enter>"
     assert buttons(rows, 0, 0) is None  # the cursor on no button: nothing is focused, nothing to move from
+
+
+def test_a_numbered_shell_menu_is_answered_with_the_number_typed():
+    """bash `select`: no highlight, digits are what it reads; a label, a unique part of one or the number names it."""
+    menu = numbered("1) apple\n2) banana\n3) cherry\n#? ")
+    assert menu.typed and menu.shown_highlight is None
+    assert keys_for(menu, "banana") == ("2<enter>", [menu.options[1]])
+    assert keys_for(menu, "cher")[0] == "3<enter>"
+    assert keys_for(menu, "3")[0] == "3<enter>"
+    assert keys_for(menu, "kiwi") is None and keys_for(menu, "7") is None
+    assert keys_for(numbered("[1] Yes, go ahead\n[2] No\nChoice: "), "y")[0] == "1<enter>"  # y is its Yes
+    assert "answered by typing its number" in menu.describe()

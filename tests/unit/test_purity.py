@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PURE = [
     "cursorpilot.pty.pilot", "cursorpilot.pty.ask", "cursorpilot.acp.pilot", "cursorpilot.acp.ask", "cursorpilot.acp.facts",
     "cursorpilot.detect.classifier", "cursorpilot.detect.menu", "cursorpilot.detect.snapshot", "cursorpilot.decide.question",
-    "cursorpilot.decide.choices", "cursorpilot.decide.guards", "cursorpilot.decide.deliver", "cursorpilot.machine",
+    "cursorpilot.decide.choices", "cursorpilot.decide.guards", "cursorpilot.decide.deliver", "cursorpilot.decide.yesno",
+    "cursorpilot.machine",
 ]
 STDLIB = {"__future__", "re", "dataclasses", "enum", "typing", "collections", "collections.abc", "functools", "itertools", "hashlib",
           "json", "math", "string"}
@@ -22,6 +23,7 @@ STDLIB = {"__future__", "re", "dataclasses", "enum", "typing", "collections", "c
 LEANED_ON = {
     "cursorpilot.errors": "the exit codes: an IntEnum",
     "cursorpilot.keys": "the reply grammar: text to bytes, no terminal",
+    "cursorpilot.secret": "how a secret is shown (its length and a hash), told and named: text in, text out",
     "cursorpilot.decide.policy": "the deny policy: a function of a text and the working directory's path (os.path only, no file read)",
     "cursorpilot.detect.profiles": "the profile models the pilots read (loading them from files is the loop's business)",
 }

@@ -10,6 +10,7 @@ import pytest
 
 from cursorpilot.clock import FakeClock
 from cursorpilot.errors import BadInput
+from cursorpilot.records import masked
 from cursorpilot.redact import Redactor
 from cursorpilot.report import build, write
 from cursorpilot.report.build import Caps
@@ -109,7 +110,10 @@ def test_a_secret_is_masked_in_the_ledger_and_the_replay_even_from_a_writer_that
     run.typed("\r", secret=True, label="<enter>")
     run.at(2.0).finish()
     folder = run.save()
-    assert "hunter2" in (folder / "transcript.jsonl").read_text() and "hunter2" in (folder / "session.cast").read_text()
+    transcript = folder / "transcript.jsonl"
+    assert "hunter2" not in transcript.read_text()  # today's transcript masks as it writes; an older writer did not:
+    transcript.write_text(transcript.read_text().replace(masked("hunter2"), "hunter2"))
+    assert "hunter2" in transcript.read_text() and "hunter2" in (folder / "session.cast").read_text()
     written = write(folder)
     for path in (written.html, written.json, written.md):
         assert "hunter2" not in path.read_text(), path.name

@@ -1,0 +1,212 @@
+"""Secrets typed into real programs (issue 22, 2): the program gets them byte for byte; nothing the run leaves (the
+transcript, session.cast and .raw, prompts/, the manifest, the report) nor its console holds them in clear.
+
+Each run here goes through the real CLI without --quiet (its console is what a CI log shows) and with --report, and the
+whole run folder is searched for the secret afterwards."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from cursorpilot.records import masked
+from tests.conftest import checked
+from tests.fakes.llm_server import FakeLLM
+
+pytestmark = pytest.mark.timeout(120)
+KEY = "sk-test-0123456789abcdefghij"
+SECRET = "hunter2-Qx9"  # what the programs are given; never to be found in clear
+
+
+@dataclass
+class Run:
+    code: int
+    out: str  # stdout and stderr
+    log: Path
+
+    def of(self, type_: str) -> list[dict]:
+        rows = checked([json.loads(line) for line in (self.log / "transcript.jsonl").read_text().splitlines()])
+        return [r for r in rows if r["type"] == type_]
+
+    def leaks(self, secret: str = SECRET) -> list[str]:
+        """Every file of the run's folder, and its console, that holds the secret in clear."""
+        found = [str(p.relative_to(self.log)) for p in self.log.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+        return found + (["console"] if secret in self.out else [])
+
+
+@pytest.fixture
+def drive(tmp_path):
+    n = {"runs": 0}
+
+    def run(command: list[str], *opts: str, env: dict | None = None) -> Run:
+        n["runs"] += 1
+        log = tmp_path / f"run{n['runs']}"
+        base = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        proc = subprocess.run([sys.executable, "-m", "cursorpilot", "run", "--log", str(log), "--report", "--timeout", "40s", *opts,
+                               "--", *command], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=90, cwd=tmp_path,
+                              env={**base, **(env or {})})
+        return Run(proc.returncode, proc.stdout + proc.stderr, log)
+
+    return run
+
+
+def script(tmp_path, name: str, body: str) -> str:
+    path = tmp_path / name  # outside the run's folder, like the rules: what checks the secret is the test's own
+    path.write_text(body)
+    return str(path)
+
+
+def rules(tmp_path, text: str) -> str:
+    path = tmp_path / "rules.yaml"  # outside the run's folder: a rules file with a password in it is the user's own
+    path.write_text(text)
+    return str(path)
+
+
+def test_read_s_answer_is_masked_everywhere_and_typed_byte_for_byte(drive, tmp_path):
+    """bash `read -s`: the answer was printed on the console (`answer 'hunter2'`), stored in the transcript's answer and
+    keys_sent records (text and hex) and in session.cast's input events."""
+    check = script(tmp_path, "check.sh", f'read -s -p "Password: " pw; echo; [ "$pw" = {SECRET!r} ] && echo MATCH-$((${{#pw}}))')
+    r = drive(["bash", check], "--rules", rules(tmp_path, f"- {{id: pw, match: 'Password', reply: '{SECRET}'}}\n"))
+    assert r.code == 0, r.out
+    assert b"MATCH-11" in (r.log / "session.raw").read_bytes()
+    assert r.leaks() == []
+    mask = masked(SECRET)
+    assert f"answer {mask}" in r.out and mask.startswith("•••••• (11 chars, sha256:")
+    answer = r.of("answer")[0]
+    assert (answer["reply"], answer["secret"]) == (mask, True)
+    sent = [k for k in r.of("keys_sent") if k.get("secret")]
+    assert [(k["keys"], k["data"], k["hex"]) for k in sent] == [(mask, mask, mask)]
+    inputs = [json.loads(line)[2] for line in (r.log / "session.cast").read_text().splitlines()[1:] if json.loads(line)[1] == "i"]
+    assert inputs == [mask, "\r"]
+    assert "•••••• (11 chars" in (r.log / "report.md").read_text()
+
+
+def test_getpass_answered_by_a_model_with_a_named_secret_from_the_environment(drive, tmp_path):
+    """The model is told the secret's name, never its value; its history of earlier answers holds the mask."""
+    program = tmp_path / "login.py"
+    program.write_text(textwrap.dedent("""
+        import getpass
+        pw = getpass.getpass("Passphrase: ")
+        name = input("Your name: ")
+        print("OK" if pw == "%s" else "WRONG", name)
+    """ % SECRET))
+
+    def model(prompt: str) -> str:
+        text = "<secret:vault>" if "Passphrase" in prompt.split("# The question", 1)[1] else "Ada"
+        return json.dumps({"action": "type", "text": text, "submit": True})
+
+    with FakeLLM(answer=model) as server:
+        r = drive([sys.executable, str(program)], "--secret", "vault=VAULT_PASS", "--provider", "openai", "--base-url", server.url + "/v1",
+                  env={"OPENAI_API_KEY": KEY, "VAULT_PASS": SECRET})
+    assert r.code == 0, r.out
+    assert b"OK Ada" in (r.log / "session.raw").read_bytes()
+    assert r.leaks() == []
+    bodies = [b.decode() for b in server.bodies]
+    assert all(SECRET not in b for b in bodies)
+    assert "<secret:vault>" in bodies[0] and "not shown" in bodies[0]  # told the name, and that it is a hidden prompt
+    assert masked(SECRET) in bodies[1]  # the history of earlier answers: the mask
+    assert json.loads((r.log / "manifest.json").read_text())["options"]["secret"] == ["vault=VAULT_PASS"]
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs ssh-keygen")
+def test_ssh_keygen_passphrase_twice_from_a_named_secret(drive, tmp_path):
+    r = drive(["ssh-keygen", "-q", "-t", "ed25519", "-C", "pilot", "-f", str(tmp_path / "key")], "--secret", "pp=PASSPHRASE",
+              "--answer", "passphrase=<secret:pp>", env={"PASSPHRASE": SECRET})
+    assert r.code == 0, r.out
+    assert len(r.of("answer")) == 2 and all(a["secret"] for a in r.of("answer"))
+    assert r.leaks() == []
+    opened = subprocess.run(["ssh-keygen", "-y", "-P", SECRET, "-f", str(tmp_path / "key")], capture_output=True, text=True)
+    assert opened.returncode == 0 and opened.stdout.startswith("ssh-ed25519 ")  # the key is locked with exactly that passphrase
+    assert subprocess.run(["ssh-keygen", "-y", "-P", "wrong", "-f", str(tmp_path / "key")], capture_output=True).returncode != 0
+
+
+def test_a_raw_mode_field_that_draws_stars_is_told_by_its_words(drive, tmp_path):
+    """A TUI that reads raw keys and draws `*` leaves echo on: termios can't tell; "API token:" can."""
+    program = tmp_path / "tui.py"
+    program.write_text(textwrap.dedent("""
+        import sys, termios, tty
+        fd = sys.stdin.fileno()
+        old = termios.tcgetattr(fd)
+        tty.setraw(fd)
+        sys.stdout.write("API token: "); sys.stdout.flush()
+        got = ""
+        while True:
+            ch = sys.stdin.read(1)
+            if ch in "\\r\\n":
+                break
+            got += ch
+            sys.stdout.write("*"); sys.stdout.flush()
+        termios.tcsetattr(fd, termios.TCSADRAIN, old)
+        print("\\r\\nOK" if got == "%s" else "\\r\\nWRONG")
+    """ % SECRET))
+    r = drive([sys.executable, str(program)], "--answer", f"token={SECRET}")
+    assert r.code == 0, r.out
+    assert b"OK" in (r.log / "session.raw").read_bytes() and r.leaks() == []
+
+
+def test_a_rule_may_say_its_reply_is_a_secret(drive, tmp_path):
+    check = script(tmp_path, "licence.sh", 'read -p "Licence key for the build: " k; [ "$k" = "ABCD-1234-EFGH" ] && echo GOOD')
+    r = drive(["bash", check], "--quiet", "--rules", rules(tmp_path, "- {match: 'Licence', reply: 'ABCD-1234-EFGH', secret: true}\n"))
+    assert r.code == 0, r.out
+    assert b"GOOD" in (r.log / "session.raw").read_bytes()
+    # echo is on, so the program shows what is typed: its own output holds it (as printed, and the report's replay of
+    # it), and nothing cursor-pilot wrote of its own
+    assert set(r.leaks("ABCD-1234-EFGH")) == {"session.raw", "session.cast", "report.html"}
+    answer, typed = r.of("answer")[0], next(k for k in r.of("keys_sent") if k.get("secret"))
+    assert answer["secret"] is True and answer["reply"] == typed["data"] == masked("ABCD-1234-EFGH")
+
+
+def test_a_reply_naming_a_secret_that_was_not_given_escalates_and_types_nothing(drive):
+    r = drive(["bash", "-c", 'read -s -p "Password: " pw'], "--answer", "Password=<secret:nope>")
+    assert r.code == 3, r.out
+    assert r.of("keys_sent") == [] and "--secret nope=ENVVAR" in r.of("escalation")[0]["why"]
+
+
+@pytest.mark.parametrize("spec,env,said", [
+    ("vault", {}, "expected NAME=ENVVAR"),
+    ("vault=NOT_SET_ANYWHERE", {}, "NOT_SET_ANYWHERE is not set"),
+    ("vault=EMPTY", {"EMPTY": ""}, "EMPTY is not set (or empty)"),
+    ("9x=VAR", {"VAR": "v"}, "expected NAME=ENVVAR"),
+])
+def test_a_bad_secret_option_is_one_line_and_exit_2_before_anything_runs(drive, tmp_path, spec, env, said):
+    r = drive(["bash", "-c", "touch started"], "--secret", spec, "--answer", "x=y", env=env)
+    assert r.code == 2 and said in r.out and len(r.out.strip().splitlines()) == 1, r.out
+    assert not (tmp_path / "started").exists()
+
+
+def test_echo_off_alone_makes_a_secret_whatever_the_prompt_says(drive, tmp_path):
+    """No password word in sight: the terminal's echo being off is what tells."""
+    check = script(tmp_path, "quiet.sh", f'read -s -p "Say something: " w; echo; [ "$w" = {SECRET!r} ] && echo SAME')
+    r = drive(["bash", check], "--rules", rules(tmp_path, f"- {{match: 'Say something', reply: '{SECRET}'}}\n"))
+    assert r.code == 0, r.out
+    assert b"SAME" in (r.log / "session.raw").read_bytes() and r.leaks() == []
+    assert r.of("answer")[0]["secret"] is True
+
+
+@pytest.mark.skipif(not (shutil.which("gpg") and shutil.which("pinentry-curses")), reason="needs gpg and pinentry-curses")
+def test_pinentry_curses_box_answered_by_a_literal_rule_is_masked(drive, tmp_path):
+    """pinentry-curses draws a box in raw mode (echo off means nothing there) with its buttons under the field: the
+    answer was kept in clear. Its field's label ("Passphrase:") tells."""
+    home = tmp_path / "gnupg"
+    home.mkdir(mode=0o700)
+    (home / "gpg-agent.conf").write_text(f"pinentry-program {shutil.which('pinentry-curses')}\n")
+    (tmp_path / "plan.txt").write_text("the plan\n")
+    r = drive(["bash", "-c", "export GPG_TTY=$(tty); gpg --symmetric plan.txt"], "--quiet",
+              "--rules", rules(tmp_path, f"- {{match: 'passphrase', reply: '{SECRET}'}}\n"), env={"GNUPGHOME": str(home)})
+    assert r.code == 0, r.out
+    assert len(r.of("answer")) == 2 and all(a["secret"] for a in r.of("answer")) and r.leaks() == []
+    env = {**os.environ, "GNUPGHOME": str(home)}
+    try:
+        opened = subprocess.run(["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", SECRET, "-d", str(tmp_path / "plan.txt.gpg")],
+                                capture_output=True, text=True, env=env)
+    finally:  # the agent this decryption started (the run's own was ended with the run)
+        subprocess.run(["gpgconf", "--kill", "gpg-agent"], env=env, capture_output=True)
+    assert opened.stdout == "the plan\n"

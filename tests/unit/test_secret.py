@@ -1,0 +1,68 @@
+"""How a secret is shown, told and named (cursorpilot/secret.py), and what the transcript and the redactor do with one."""
+
+import json
+
+import pytest
+
+from cursorpilot.clock import FakeClock
+from cursorpilot.errors import BadInput
+from cursorpilot.records import mask_secrets
+from cursorpilot.redact import Redactor
+from cursorpilot.secret import asks_secret, given, masked, names, resolve
+from cursorpilot.transcript import Transcript
+
+
+def test_a_mask_keeps_the_length_and_a_short_hash_and_is_never_masked_twice():
+    assert masked("hunter2") == "•••••• (7 chars, sha256:f52fbd32)"
+    assert masked(masked("hunter2")) == masked("hunter2")
+
+
+def test_the_transcript_masks_a_secret_record_as_it_writes_text_and_hex_alike(tmp_path):
+    tx = Transcript(tmp_path / "t.jsonl", "r", FakeClock(), Redactor(env={}))
+    tx.emit("keys_sent", keys="hunter2", data="hunter2", hex=b"hunter2".hex(), secret=True)
+    tx.emit("keys_sent", keys="<enter>", data="\r", hex="0d")
+    tx.close()
+    first, enter = map(json.loads, (tmp_path / "t.jsonl").read_text().splitlines())
+    assert first["keys"] == first["data"] == first["hex"] == masked("hunter2")
+    assert (enter["keys"], enter["data"]) == ("<enter>", "\r")
+    assert mask_secrets({"secret": True, "text": "<secret:db>"})["text"] == "<secret:db>"  # a name is no secret
+
+
+@pytest.mark.parametrize("prompt", ["Password: ", "Enter passphrase (empty for no passphrase):", "[sudo] password for ada:",
+                                    "API token: ", "PIN:", "Enter the 2FA code:"])
+def test_prompts_that_ask_for_a_secret_by_their_words(prompt):
+    assert asks_secret(prompt)
+
+
+@pytest.mark.parametrize("prompt", ["Name: ", "Pinned version? ", "Tokenizer to use:", "Project name (my-app):"])
+def test_prompts_that_do_not(prompt):
+    assert not asks_secret(prompt)
+
+
+def test_a_dialog_asks_for_a_secret_by_a_field_label_above_its_buttons():
+    """pinentry-curses: the answer to its box was kept in clear, for its last rows are the buttons."""
+    box = "x Please re-enter this passphrase x\nx Passphrase: ________ x\nx\nx   <OK>      <Cancel>   x\nmqqqqqqqj"
+    assert asks_secret(box, dialog=True) and not asks_secret(box)
+    assert not asks_secret("tokens used: 1234\nContinue the session?\n<Yes> <No>", dialog=True)
+
+
+def test_a_reply_names_secrets_and_only_the_bytes_get_their_values():
+    assert names("<secret:db><enter>") == ["db"] and names("db") == []
+    assert resolve("<secret:db>", {"db": "s3cr3t"}) == "s3cr3t"
+    with pytest.raises(KeyError):
+        resolve("<secret:nope>", {"db": "s3cr3t"})
+
+
+def test_secret_options_read_their_values_from_the_environment():
+    assert given(["db=DB_PASSWORD"], {"DB_PASSWORD": "s3cr3t"}) == {"db": "s3cr3t"}
+    for spec, env, said in [("db", {}, "expected NAME=ENVVAR"), ("db=X", {}, "X is not set"),
+                            ("db=X", {"X": ""}, r"not set \(or empty\)")]:
+        with pytest.raises(BadInput, match=said):
+            given([spec], env)
+    with pytest.raises(BadInput, match="given twice"):
+        given(["db=X", "db=Y"], {"X": "1", "Y": "2"})
+
+
+def test_a_given_secret_is_redacted_wherever_else_it_shows_up_from_four_characters():
+    r = Redactor(env={}, secrets=["s3cr3t-value", "123"])
+    assert r.text("db password is s3cr3t-value, pid 123") == "db password is [REDACTED], pid 123"
