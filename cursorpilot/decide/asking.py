@@ -44,6 +44,8 @@ class PromptFiler:
             options=q.describe_choices(),
             multiline=q.multiline,
             notes=q.notes,
+            check=q.check,
+            check_output=q.check_output,
         )
         built = build_prompt(parts, budget=self.run.context_tokens)
         system, user = self.run.redactor.text(built.system), self.run.redactor.text(built.user)
@@ -62,7 +64,7 @@ class PromptFiler:
         if self._answer_file is None:
             return
         body = (
-            f"source: {reply.source}\nanswer: {reply.text!r}\nraw: {reply.raw!r}\n"
+            f"source: {reply.source}\n{f'verdict: {reply.turn}' + chr(10) if reply.turn else ''}answer: {reply.text!r}\nraw: {reply.raw!r}\n"
             f"removed: {list(reply.removed)!r}\nreason: {reply.reason}\n"
         )
         self._answer_file.write_text(self.run.redactor.text(body), encoding="utf-8")

@@ -32,6 +32,12 @@ FORMATS = {
     "input-multiline": "The text to type; several lines are allowed here. It is pasted, then submitted with Enter.",
     "permission": "The name of the option to choose, exactly as listed.",
     "form": "The value to give, exactly as it must be received.",
+    "turn_end": "The agent has stopped and is waiting for its next message. Judge, under the governing prompt, whether its "
+    "goal is met, from its last message, the screen, what happened in its turn and the goal check. Give a verdict: "
+    "done (the goal is met: the agent is closed); continue, with the message to give the agent next, written to it directly "
+    "(what to do, or the answer to its question); blocked, when only a person can give what it needs (say what); or "
+    "impossible, when the goal contradicts the governing prompt or the deny policy (say why). A failing goal check means "
+    "not done. In one line: DONE: why, CONTINUE: message, BLOCKED: what is missing, or IMPOSSIBLE: why.",
     "undecided": "No rule recognised this screen, and it has been quiet. First judge whether the program is waiting for a "
     "person right now. If it is not (it is working, loading, printing, or only showing something), answer WAIT. If it is, "
     "answer its prompt: the label of an option for a menu, the text for a field, a key for a prompt that acts on one key.",
@@ -90,6 +96,8 @@ class PromptParts:
     options: str = ""  # a menu's options, numbered, the highlighted one marked
     multiline: bool = False  # the prompt takes several lines
     notes: tuple[str, ...] = ()  # facts about this question (a denial just before it, a single-key prompt)
+    check: str = ""  # a turn end: the goal check's result in a line
+    check_output: tuple[str, ...] = ()  # ...and the end of its output
 
 
 @dataclass(slots=True, frozen=True)
@@ -126,6 +134,14 @@ def _fit(lines: list[str], budget_tokens: int, prefer_end: bool = True) -> list[
     return [marker, *kept] if prefer_end else [*kept, marker]
 
 
+def _goal_check(parts: PromptParts) -> str:
+    """A turn end's goal check: its result, and the end of its output fenced like terminal text (it is untrusted)."""
+    if not parts.check:
+        return ""
+    output = "\n".join(terminal(x) for x in parts.check_output) or "(no output)"
+    return f"\n# Goal check\n{parts.check}\n{FENCE}TERMINAL\n{output}\n{FENCE}\n"
+
+
 def build(parts: PromptParts, budget: int = 3000, directory: Path = PROMPTS_DIR) -> BuiltPrompt:
     system = render(load_template("system", directory))
     user_t = load_template("user", directory)
@@ -141,6 +157,7 @@ def build(parts: PromptParts, budget: int = 3000, directory: Path = PROMPTS_DIR)
         answer_format=FORMATS["input-multiline"] if parts.multiline else FORMATS.get(parts.kind, FORMATS["input"]),
         options=f"\nOptions, as cursor-pilot read them (→ marks the highlighted one):\n{parts.options}\n" if parts.options else "",
         notes="".join(f"\nNote: {n}" for n in parts.notes) + ("\n" if parts.notes else ""),
+        goal_check=_goal_check(parts),
     )
     skeleton = render(user_t, **fixed, live_region="", earlier_output="")
     room = budget - estimate_tokens(system) - estimate_tokens(skeleton)

@@ -20,6 +20,7 @@ from cursorpilot.decide.policy import Denial, check_question
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
 from cursorpilot.decide.yesno import asked, refusal, said_yes
+from cursorpilot.decide import turns
 from cursorpilot.keys import needs_human, only_keys
 from cursorpilot.providers.base import QA, AnswerRequest, Provider, Reply
 from cursorpilot.secret import is_masked, masked
@@ -58,6 +59,8 @@ class Decider:
     # -- what costs nothing ------------------------------------------------------------------------------------------
     def first(self, q: Question) -> Decision | None:
         """The deny policy on what is being approved, then the rules. None: the provider must be asked."""
+        if q.kind == Kind.TURN_END:
+            return self._turn_first(q)
         denied = self._policy(q)
         if denied is not None:
             return denied
@@ -76,6 +79,25 @@ class Decider:
                 self.run.usage["rule_hits"] += 1  # the run's own rules answered: a rule hit like any other
             return self.after(q, reply)
         return None
+
+    def _turn_first(self, q: Question) -> Decision | None:
+        """An agent stopped: rules of kind turn_end read its last message; a closing question is answered by the rules
+        that answer questions; then a model judges, or, with rules only, nobody does (PASS: the goal check decides)."""
+        offline = [r for r in (self.rules, self.provider if self.provider.name == "rules" else None) if r is not None]
+        for asked, as_rule in ((q, True), (q.closing, False)):
+            for rules in offline if asked is not None else ():
+                reply = rules.answer(self._bare_request(asked))
+                self.tx.emit("rules_checked", hit=reply.text is not None, source=reply.source, prompt=asked.text)
+                if reply.text is None:
+                    continue
+                self.run.usage["rule_hits"] += 1
+                if as_rule:
+                    return self.check(q, turns.parse(reply.text, reply.source, bare_is_continue=True))
+                return self.check(q, Decision(Verdict.ANSWER, text=reply.text, turn=turns.TurnVerdict.CONTINUE, source=reply.source,
+                                              why="a rule answers the agent's question"))
+        if self.provider.needs_prompt:
+            return None
+        return Decision(Verdict.PASS, source=self.provider.name, why="no rule of kind turn_end matches")
 
     def _policy(self, q: Question) -> Decision | None:
         """Approvals are judged by their action (the command, the file, the diff), not by the scrollback above them."""
@@ -135,8 +157,8 @@ class Decider:
         self.run.count_usage(reply)
         secret = q.secret or reply.secret
         self.tx.emit(
-            "provider_reply", source=reply.source, secret=secret or None, text=reply.text, wait=reply.wait, submit=reply.submit, raw=reply.raw,
-            removed=list(reply.removed), reason=reply.reason,
+            "provider_reply", source=reply.source, secret=secret or None, text=reply.text, wait=reply.wait, submit=reply.submit,
+            turn=reply.turn, raw=reply.raw, removed=list(reply.removed), reason=reply.reason,
             usage={"in": reply.usage.input_tokens, "out": reply.usage.output_tokens, "latency_s": reply.usage.latency_s,
                    "calls": reply.usage.calls, "cost_usd": reply.usage.cost_usd},
         )
@@ -144,6 +166,12 @@ class Decider:
         failed = reply.reason.startswith("provider error")
         if self.guards.provider_result(not failed):
             return Decision(Verdict.FAIL, why=f"{self.guards.provider_errors} consecutive provider errors: {reply.reason}", source=reply.source)
+        if q.kind == Kind.TURN_END:  # a verdict, structured or in one line; no verdict fails closed (a human)
+            if reply.turn is not None:
+                return self.check(q, turns.structured(reply.turn, reply.text, reply.reason, reply.source))
+            if reply.text is None:
+                return Decision.escalate(reply.reason or "no verdict", reply.source)
+            return self.check(q, turns.parse(reply.text, reply.source, bare_is_continue=False))
         if reply.wait:
             if not q.may_wait:
                 return Decision.escalate("the answerer said WAIT, but a prompt the rules know is waiting for an answer", reply.source)

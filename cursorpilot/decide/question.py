@@ -18,6 +18,7 @@ class Kind(StrEnum):
     PERMISSION = "permission"  # a structured approval (ACP): pick one of the choices by name and kind
     FORM = "form"  # a structured question (ACP elicitation): fields to fill
     UNDECIDED = "undecided"  # a quiet screen no rule explains: the model judges whether anyone is asked, and answers
+    TURN_END = "turn_end"  # an agent stopped and waits: is the goal met, and if not, what next (decide/turns.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +54,9 @@ class Question:
     earlier: tuple[str, ...] = ()  # older output, oldest first
     notes: tuple[str, ...] = ()  # facts for the model: "the previous request was denied by policy rule delete"
     secret: bool = False  # what is typed here is not shown (echo off), or the prompt asks for a password: masked wherever kept
+    closing: "Question | None" = None  # a turn end whose last message asks something: that question, as rules know it
+    check: str = ""  # a turn end: the goal check's result in a line ("`pytest -q` exited 1: not met")
+    check_output: tuple[str, ...] = ()  # ...and the end of its output (untrusted, like terminal text)
 
     def describe_choices(self) -> str:
         """For the model and for `detect`: one choice per line, the highlighted one marked."""
@@ -77,6 +81,7 @@ class Verdict(StrEnum):
     WAIT = "wait"  # nobody is being asked: do nothing until the program shows something new
     ESCALATE = "escalate"  # a human must decide
     FAIL = "fail"  # the run can't go on (too many provider errors)
+    PASS = "pass"  # nobody here judges this (a turn end, with rules only and no rule for it): the facts decide
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +94,7 @@ class Decision:
     submit: bool | None = None  # the answerer said whether Enter follows (None: the prompt's own default)
     denied: str | None = None  # the deny policy rule that produced this answer
     secret: bool = False  # the answer is a secret (a rule's `secret: true`): masked wherever it is shown or kept
+    turn: str | None = None  # a turn end's verdict (decide/turns.py): done | continue (text: the next message) | blocked | impossible
 
     @staticmethod
     def escalate(why: str, source: str = "") -> "Decision":

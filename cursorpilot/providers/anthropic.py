@@ -8,10 +8,17 @@ from types import ModuleType
 
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import ProviderConfig
-from cursorpilot.providers.llm import REPLY_SCHEMA, ChatProvider, Failure, SdkClient, status_failure
+from cursorpilot.providers.llm import ChatProvider, Failure, SdkClient, schema_for, status_failure
 
 DEFAULT_MODEL = "claude-haiku-4-5"
-ANSWER_TOOL = {"name": "answer", "description": "Give the answer to deliver to the program.", "input_schema": REPLY_SCHEMA}
+TOOL_WORDS = {"answer": "Give the answer to deliver to the program.",
+              "judge_turn": "Judge the agent's turn: is the goal met, and if not, what to tell it next."}
+
+
+def tool_for(kind: str) -> dict:
+    """The one tool the model must call: the structured reply of the question's kind."""
+    name, schema = schema_for(kind)
+    return {"name": name, "description": TOOL_WORDS[name], "input_schema": schema}
 
 
 class MalformedResponse(Exception):
@@ -37,13 +44,14 @@ class AnthropicProvider(ChatProvider):
     def client(self):
         return self._sdk.get()
 
-    def _send(self, system: str, user: str):
-        extra = {"tools": [ANSWER_TOOL], "tool_choice": {"type": "tool", "name": "answer"}} if self.structured else {}
+    def _send(self, system: str, user: str, kind: str = "input"):
+        tool = tool_for(kind)
+        extra = {"tools": [tool], "tool_choice": {"type": "tool", "name": tool["name"]}} if self.structured else {}
         resp = self.client.messages.create(
             model=self.model,
             system=system,
             messages=[{"role": "user", "content": user}],
-            max_tokens=300,
+            max_tokens=800 if kind == "turn_end" else 300,  # a verdict carries a message and its why
             **extra,
         )
         try:

@@ -67,6 +67,7 @@ class Reply:
     wait: bool = False  # the answerer judged that nobody is being asked (structured replies)
     submit: bool | None = None  # the answerer said whether Enter follows (structured replies)
     secret: bool = False  # the answer is a secret (a rule's `secret: true`)
+    turn: str | None = None  # a turn end's verdict from the structured reply (text: the next message; reason: why)
 
 
 class Provider(Protocol):

@@ -153,6 +153,22 @@ REPLY_SCHEMA = {
     "required": ["action", "text", "submit"],
     "additionalProperties": False,
 }
+# A turn end's structured reply (kind turn_end): the verdict, the next message for the agent (continue), and why.
+TURN_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "verdict": {"type": "string", "enum": ["done", "continue", "blocked", "impossible"]},
+        "message": {"type": "string"},
+        "why": {"type": "string"},
+    },
+    "required": ["verdict", "message", "why"],
+    "additionalProperties": False,
+}
+
+
+def schema_for(kind: str) -> tuple[str, dict]:
+    """The structured reply a question of this kind asks for: its name (the Anthropic tool's) and its JSON schema."""
+    return ("judge_turn", TURN_SCHEMA) if kind == "turn_end" else ("answer", REPLY_SCHEMA)
 
 
 @dataclass(slots=True, frozen=True)
@@ -162,6 +178,7 @@ class Cleaned:
     reason: str = ""
     wait: bool = False
     submit: bool | None = None
+    turn: str | None = None  # a turn end's verdict (TURN_SCHEMA)
 
 
 def clean_reply(raw: str, multiline_ok: bool = False) -> Cleaned:
@@ -202,10 +219,12 @@ def _structured(text: str) -> dict | None:
         data = json.loads(t)
     except ValueError:
         return None
-    return data if isinstance(data, dict) and "action" in data else None
+    return data if isinstance(data, dict) and ("action" in data or "verdict" in data) else None
 
 
 def _from_structured(data: dict, removed: tuple[str, ...], multiline_ok: bool) -> Cleaned:
+    if "verdict" in data:
+        return _turn_verdict(data, removed, multiline_ok)
     action, text, submit = data.get("action"), data.get("text"), data.get("submit")
     if not isinstance(text, str):
         text = ""
@@ -218,6 +237,19 @@ def _from_structured(data: dict, removed: tuple[str, ...], multiline_ok: bool) -
     if ("\n" in text or "\r" in text) and not multiline_ok:
         return Cleaned(None, removed, "multi-line reply refused: the prompt asked for one line")
     return Cleaned(text, removed, submit=submit if isinstance(submit, bool) else None)
+
+
+def _turn_verdict(data: dict, removed: tuple[str, ...], multiline_ok: bool) -> Cleaned:
+    """A turn end's verdict; its message is the agent's next instruction, delivered as given (one line unless the
+    channel takes several). What is not a verdict is left for the decision path to refuse."""
+    verdict, message, why = data.get("verdict"), data.get("message"), data.get("why")
+    why = why if isinstance(why, str) else ""
+    if not isinstance(verdict, str):
+        return Cleaned(None, removed, f"malformed structured reply: verdict {verdict!r}")
+    message = message if isinstance(message, str) and verdict == "continue" else None
+    if message is not None and ("\n" in message.strip() or "\r" in message.strip()) and not multiline_ok:
+        return Cleaned(None, removed, "multi-line reply refused: the agent's composer takes one line")
+    return Cleaned(message, removed, why, turn=verdict)
 
 
 def load_prices(path) -> dict[str, tuple[float, float]] | None:
@@ -260,9 +292,10 @@ class ChatProvider:
     structured = True  # ask for the structured reply; off for good once the server refuses it
 
     # provider modules implement these two
-    def _send(self, system: str, user: str) -> tuple[str, tuple[str, ...], int, int]:
+    def _send(self, system: str, user: str, kind: str = "input") -> tuple[str, tuple[str, ...], int, int]:
         """Returns (text, removed reasoning, input tokens, output tokens); raises SDK errors.
-        With self.structured, asks for REPLY_SCHEMA and returns the object as JSON text."""
+        With self.structured, asks for the structured reply of the question's kind (schema_for) and returns the
+        object as JSON text."""
         raise NotImplementedError
 
     def _classify(self, exc: Exception) -> Failure | None:
@@ -277,7 +310,7 @@ class ChatProvider:
         while True:
             try:
                 result, attempts, calls = with_retries(
-                    lambda: self._send(request.system, request.user), self._classify, self.retries, self._sleep
+                    lambda: self._send(request.system, request.user, request.kind), self._classify, self.retries, self._sleep
                 )
                 break
             except GiveUp as exc:
@@ -292,7 +325,7 @@ class ChatProvider:
         usage = Usage(tin, tout, round(time.monotonic() - t0, 3), cost(self.model, tin, tout, self.prices), spent + calls)
         return Reply(
             text=cleaned.text, source=source, reason=cleaned.reason, usage=usage, raw=text,
-            removed=(*reasoning, *cleaned.removed), attempts=attempts, wait=cleaned.wait, submit=cleaned.submit,
+            removed=(*reasoning, *cleaned.removed), attempts=attempts, wait=cleaned.wait, submit=cleaned.submit, turn=cleaned.turn,
         )
 
 

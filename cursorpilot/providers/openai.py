@@ -11,7 +11,7 @@ from types import ModuleType
 
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import ProviderConfig
-from cursorpilot.providers.llm import REPLY_SCHEMA, ChatProvider, Failure, SdkClient, status_failure
+from cursorpilot.providers.llm import ChatProvider, Failure, SdkClient, schema_for, status_failure
 
 DEFAULT_MODEL = "gpt-4o-mini"
 
@@ -29,14 +29,15 @@ class OpenAIProvider(ChatProvider):
     def client(self):
         return self._sdk.get()
 
-    def _send(self, system: str, user: str):
-        extra = {"response_format": {"type": "json_schema", "json_schema": {"name": "answer", "strict": True, "schema": REPLY_SCHEMA}}} \
+    def _send(self, system: str, user: str, kind: str = "input"):
+        name, schema = schema_for(kind)
+        extra = {"response_format": {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}} \
             if self.structured else {}
         resp = self.client.chat.completions.create(
             model=self.model,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
             temperature=0,
-            max_tokens=300,
+            max_tokens=800 if kind == "turn_end" else 300,  # a verdict carries a message and its why
             **extra,
         )
         try:

@@ -29,7 +29,8 @@ class RuleEntry(BaseModel):
     match: str
     reply: str
     id: str | None = None
-    kind: Literal["question", "input", "menu", "permission", "form"] | None = None  # only prompts of this kind
+    # only prompts of this kind; turn_end: an agent that stopped (docs/turns.md), and only rules that say so answer one
+    kind: Literal["question", "input", "menu", "permission", "form", "turn_end"] | None = None
     screen: str | None = None  # a regex that must also be found anywhere on the live screen
     after: str | None = None  # only when the last answer delivered came from the rule with this id
     secret: bool = False  # the reply is a secret: masked wherever it is shown or kept (`<secret:NAME>` replies are anyway)
@@ -127,7 +128,7 @@ class RulesProvider:
 
     def answer(self, request: AnswerRequest) -> Reply:
         for rid, rx, screen, entry in self.rules:
-            if entry.kind and entry.kind != request.kind:
+            if entry.kind != request.kind and (entry.kind or request.kind == "turn_end"):
                 continue
             if entry.after is not None and request.previous != f"rules:{entry.after}":
                 continue

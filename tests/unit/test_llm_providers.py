@@ -128,3 +128,32 @@ def test_retry_after_forms():
     assert parse_retry_after("999") == 60.0
     assert parse_retry_after(None) is None
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
+
+
+TURN = AnswerRequest(governing_prompt="If the agent stops and waits, tell it to leave the data alone and finish.", kind="turn_end",
+                     rule_id="claude.idle", prompt_block="Request cancelled.", screen="", system="sys", user="Request cancelled.")
+VERDICT = '{"verdict": "continue", "message": "Leave the data alone and finish.", "why": "the governing prompt says so"}'
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_turn_end_asks_for_a_verdict_by_schema_or_forced_tool_and_gets_the_next_message(kind):
+    with FakeLLM(answer=lambda p: VERDICT) as server:
+        reply = make(kind, server).answer(TURN)
+    assert (reply.turn, reply.text, reply.reason) == ("continue", "Leave the data alone and finish.", "the governing prompt says so")
+    body = server.requests[0]["json"]
+    if kind == "openai":
+        schema = body["response_format"]["json_schema"]
+        assert schema["name"] == "judge_turn" and schema["schema"]["properties"]["verdict"]["enum"] == ["done", "continue", "blocked", "impossible"]
+    else:
+        assert body["tool_choice"] == {"type": "tool", "name": "judge_turn"} and body["tools"][0]["name"] == "judge_turn"
+
+
+@pytest.mark.parametrize("raw,turn,text,reason", [
+    ('{"verdict": "done", "message": "ignored", "why": "the tests pass"}', "done", None, "the tests pass"),
+    ('{"verdict": "blocked", "message": "", "why": "needs the deploy key"}', "blocked", None, "needs the deploy key"),
+    ('{"verdict": "continue", "message": "one\\ntwo", "why": "w"}', None, None, "multi-line reply refused: the agent's composer takes one line"),
+    ('{"verdict": 3, "message": "", "why": ""}', None, None, "malformed structured reply: verdict 3"),
+])
+def test_structured_turn_verdicts_and_what_fails_closed(raw, turn, text, reason):
+    cleaned = clean_reply(raw)
+    assert (cleaned.turn, cleaned.text, cleaned.reason) == (turn, text, reason)

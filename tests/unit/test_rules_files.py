@@ -130,3 +130,26 @@ def test_script_provider_does_not_count_as_rule_hits(tmp_path):
     d = decider(tmp_path, ScriptProvider(["a"]))  # type: ignore[arg-type]
     d.first(Question(kind=Kind.INPUT, text="Go>", key="k", source="r"))
     assert d.run.usage["rule_hits"] == 0
+
+
+def test_at_a_turn_end_only_rules_of_kind_turn_end_read_the_agents_message_and_any_rule_its_closing_question(tmp_path):
+    d = decider(tmp_path, RulesProvider([RuleEntry(id="port", match="Which port", reply="8080"),
+                                         RuleEntry(id="cancelled", match="Request cancelled", reply="Leave the data alone and finish.",
+                                                   kind="turn_end"),
+                                         RuleEntry(id="anything", match=".", reply="typed at any prompt")], "test"))
+    stop = Question(kind=Kind.TURN_END, text="⎿ Request cancelled.", key="turn_end:1", source="claude.idle")
+    got = d.first(stop)
+    assert (got.turn, got.text, got.source) == ("continue", "Leave the data alone and finish.", "rules:cancelled")
+    closing = Question(kind=Kind.QUESTION, text="Which port should it use?", key="k", source="claude.idle.prose_question")
+    got = d.first(Question(kind=Kind.TURN_END, text="Done. Which port should it use?", key="turn_end:2", source="claude.idle",
+                           closing=closing))
+    assert (got.turn, got.text, got.source) == ("continue", "8080", "rules:port")
+    got = d.first(Question(kind=Kind.TURN_END, text="All done.", key="turn_end:3", source="claude.idle"))
+    assert got.verdict == Verdict.PASS  # the catch-all rule is for prompts, not for an agent that stopped: the facts decide
+
+
+def test_the_script_provider_is_not_spent_on_turn_ends(tmp_path):
+    script = ScriptProvider(["a"])
+    d = decider(tmp_path, script)  # type: ignore[arg-type]
+    assert d.first(Question(kind=Kind.TURN_END, text="Done.", key="turn_end:1", source="x")).verdict == Verdict.PASS
+    assert list(script.queue) == ["a"]
