@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from cursorpilot.clock import Clock
+from cursorpilot.decide.turns import TurnConfig
 from cursorpilot.providers.base import Provider, Reply
 from cursorpilot.redact import Redactor
 from cursorpilot.transcript import Transcript
@@ -31,6 +32,9 @@ class StepBase:
     deadline: float | None = None  # monotonic; the earlier of the run's and the step's
     deadline_reason: str = "timeout"
     rules: Provider | None = None  # consulted before the run's provider when that is an LLM
+    done_when: str | None = None  # the goal check, run at each turn end (goalcheck.py)
+    check_timeout: float = 120.0
+    turns: TurnConfig = field(default_factory=TurnConfig)  # how turn ends are judged and bounded (decide/turns.py)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -60,6 +64,7 @@ class StepResult:
     text: str = ""  # what the program showed (scrollback and screen) or said (ACP messages), for expect checks
     preview: dict | None = None  # dry run: what would have been answered
     session_id: str | None = None  # ACP: the agent's session, for --resume
+    goal: str | None = None  # the step's last goal check: passed | failed (None: none ran)
 
 
 @dataclass
@@ -87,9 +92,11 @@ class RunSession:
     interrupts: int = 0
     usage: dict[str, int] = field(
         default_factory=lambda: {"llm_calls": 0, "questions_to_llm": 0, "rule_hits": 0, "tokens_in": 0, "tokens_out": 0, "prompt_tokens_est": 0,
-                                 "waits": 0}
+                                 "waits": 0, "turns": 0}
     )
     cost_usd: float | None = None
+    goal: str | None = None  # the last goal check: passed | failed (None: none ran)
+    on_turn: Any = None  # (step, turn_end fields) -> None: the runner keeps the manifest's turn ledger
     _old_handlers: dict[int, object] = field(default_factory=dict)
 
     def count_usage(self, reply: Reply) -> None:
@@ -99,6 +106,15 @@ class RunSession:
         self.usage["tokens_out"] += u.output_tokens
         if u.cost_usd is not None:
             self.cost_usd = round((self.cost_usd or 0.0) + u.cost_usd, 8)
+
+    def turn_ended(self, step: int, fields: dict) -> None:
+        """A turn end was judged (either channel): counted, its check kept for the summary, the ledger told."""
+        self.usage["turns"] += 1
+        check = fields.get("check")
+        if isinstance(check, dict):
+            self.goal = "passed" if check.get("exit_code") == 0 else "failed"
+        if self.on_turn is not None:
+            self.on_turn(step, fields)
 
     def counters(self) -> dict[str, int]:
         return {"answers": self.answers, "escalations": self.escalations, **self.usage}

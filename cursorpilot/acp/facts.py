@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from cursorpilot.decide.deliver import Delivered, Record, Tell
 from cursorpilot.decide.question import Decision, Question
+from cursorpilot.decide.turns import CheckGoal, TurnFacts
 from cursorpilot.errors import ExitCode
 
 # How the client answers a request it does not carry out (acp/client.py maps them to JSON-RPC error codes): what is
@@ -102,6 +103,14 @@ class TurnEnded:
 
 
 @dataclass(frozen=True, slots=True)
+class GoalChecked:
+    """What a turn end found (goalcheck.py): the goal check, the working tree, the cost so far."""
+
+    token: int
+    facts: TurnFacts
+
+
+@dataclass(frozen=True, slots=True)
 class CallFailed:
     call: str  # initialize | session | prompt | pilot (a task of the loop failed)
     message: str
@@ -119,7 +128,7 @@ class Interrupted:
 
 
 Fact = (Started | Initialized | SessionOpened | Update | NotJson | PermissionAsked | FormAsked | ExtensionAsked | Decided
-        | FileRead | FileWrite | CommandAsked | TurnEnded | CallFailed | Tick | Interrupted)
+        | FileRead | FileWrite | CommandAsked | TurnEnded | GoalChecked | CallFailed | Tick | Interrupted)
 
 
 # -- effects (besides the shared Record, Tell, Delivered) ----------------------------------------------------------------
@@ -175,4 +184,4 @@ class End:
     reason: str
 
 
-Effect = Record | Tell | Delivered | OpenSession | SendPrompt | Ask | AskHuman | Reply | Refuse | CancelTurn | End
+Effect = Record | Tell | Delivered | OpenSession | SendPrompt | Ask | AskHuman | Reply | Refuse | CancelTurn | End | CheckGoal

@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 
 from cursorpilot.acp import ask
 from cursorpilot.acp.facts import (NOT_FOUND, REFUSED, Ask, AskHuman, CallFailed, CancelTurn, CommandAsked, Decided, Effect,
-                                   End, ExtensionAsked, Fact, FileRead, FileWrite, FormAsked, Initialized, Interrupted, NotJson,
-                                   OpenSession, PermissionAsked, Refuse, Reply, SendPrompt, SessionOpened, Started, Tick,
+                                   End, ExtensionAsked, Fact, FileRead, FileWrite, FormAsked, GoalChecked, Initialized, Interrupted,
+                                   NotJson, OpenSession, PermissionAsked, Refuse, Reply, SendPrompt, SessionOpened, Started, Tick,
                                    TurnEnded, Update)
 from cursorpilot.decide.deliver import Answer, Halt, Record, RunCounts, Tally, deliver, escalate, escalation, halt_of, unanswered
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
+from cursorpilot.decide.turns import CheckGoal, Next, TurnConfig, Turns
 from cursorpilot.errors import ExitCode
 
 TOOL_LOOP_LIMIT = 5  # the same tool call requested more often than this stops the run
@@ -44,6 +45,7 @@ class AcpPilotConfig:
     max_answers: int | None = None  # the step's own cap
     deadline: float | None = None
     deadline_reason: str = "timeout"
+    turns: TurnConfig = field(default_factory=TurnConfig)  # how turn ends are judged and bounded (decide/turns.py)
 
 
 @dataclass(slots=True)
@@ -78,7 +80,8 @@ class AcpPilot:
     initialized: bool = False
     agent_name: str = ""
     turn_open: bool = False
-    said: list[str] = field(default_factory=list)  # the agent's message this turn
+    said: list[str] = field(default_factory=list)  # the agent's messages this turn
+    message: list[str] = field(default_factory=list)  # ...and its last one (after its last tool call)
     all_said: list[str] = field(default_factory=list)
     standing: bool = False  # the governing prompt grants standing permission ("allow always" goes through)
     tool_calls: dict[str, int] = field(default_factory=dict)
@@ -86,9 +89,11 @@ class AcpPilot:
     started_at: float = 0.0
     _open: dict[int, _Open] = field(default_factory=dict)
     _own_token: int = 0  # questions the pilot asks itself (a turn end) get negative tokens; the agent's requests are positive
+    turns: Turns = field(init=False)
 
     def __post_init__(self) -> None:
         self.tally = Tally(self.run, self.config.max_answers)
+        self.turns = Turns(self.config.turns)
         self.standing = ask.grants_standing_permission(self.config.governing_prompt)
 
     @property
@@ -144,7 +149,7 @@ class AcpPilot:
         return [Record("acp_session", {"session_id": f.session_id, "loaded": f.loaded}), *self._prompt(first)]
 
     def _prompt(self, text: str) -> list[Effect]:
-        self.said = []
+        self.said, self.message = [], []
         self.turn_open = True
         return [SendPrompt(text)]
 
@@ -155,11 +160,14 @@ class AcpPilot:
             text = str((u.get("content") or {}).get("text") or "")
             if kind == "agent_message_chunk":
                 self.said.append(text)
+                self.message.append(text)
                 self.all_said.append(text)
             return [Record("acp_update", {"update": kind, "text": text})]
         if kind in ("tool_call", "tool_call_update"):
             if kind == "tool_call" and self.said and not self.said[-1].endswith("\n\n"):
                 self.said.append("\n\n")  # what it says after a tool call is a message of its own
+            if kind == "tool_call":
+                self.message = []
             return [Record("tool_call", {"update": kind, "tool_call_id": u.get("toolCallId"), "title": u.get("title"),
                                          "kind": u.get("kind"), "status": u.get("status"), "raw_input": u.get("rawInput")})]
         if kind == "plan":
@@ -260,14 +268,13 @@ class AcpPilot:
         reason = f"refused by the deny policy ({d.denied})" if d.denied else d.text
         return self._deliver(token, o, d, "Reject", {"outcome": {"outcome": "rejected", "reason": reason}}, {"policy_rule": d.denied})
 
-    def _turn_end_decided(self, token: int, o: _Open, d: Decision) -> list[Effect]:
-        if d.verdict != Verdict.ANSWER or d.text is None:
+    def _judge_decided(self, token: int, o: _Open, d: Decision) -> list[Effect]:
+        if o.human is None:
+            return self._turn_next(token, o, self.turns.judged(d))
+        if d.verdict != Verdict.ANSWER or not d.text:  # the human asked gave nothing to send
             return self._need_human(token, o, d.why or "no answer")
-        out = self._deliver(token, o, d, d.text, None)
-        if self.done:
-            return out
-        del self._open[token]
-        return out + self._prompt(d.text)
+        return self._turn_next(token, o, Next("send", "a human said what to tell the agent", "continue", message=d.text,
+                                              source=d.source), recorded=True)
 
     def _deliver(self, token: int, o: _Open, d: Decision, sent: str, reply: dict | None, extra: dict | None = None) -> list[Effect]:
         """Hand the answer over (the shared rules: cap, dry run, counts, records); then the reply, if this was the last
@@ -278,6 +285,8 @@ class AcpPilot:
         halt = halt_of(effects)
         if halt is not None:
             return effects[:-1] + self._halt(halt)
+        if o.kind != "turn_end":
+            self.turns.answered(_headline(q), sent, d.source, d.denied)
         if reply is None:
             return list(effects)
         del self._open[token]
@@ -296,27 +305,45 @@ class AcpPilot:
         self._open[token].human = why
         return [*effects, AskHuman(token, q, why)]
 
-    # -- the end of a turn ----------------------------------------------------------------------------------------------
+    # -- the end of a turn (decide/turns.py says what it leads to) ----------------------------------------------------
     def _turn_ended(self, now: float, f: TurnEnded) -> list[Effect]:
         self.turn_open = False
-        out: list[Effect] = [Record("turn_end", {"stop_reason": f.stop_reason, "usage": f.usage})]
-        if self.done:
-            return out
-        return out + self._after_turn(f.stop_reason, "".join(self.said))
+        if self.done or f.stop_reason == "cancelled":
+            return [Record("turn_end", {"stop_reason": f.stop_reason, "usage": f.usage}),
+                    *self._end(ExitCode.HUMAN_NEEDED, "the turn was cancelled")]
+        self._own_token -= 1  # the goal check and the working tree first (the loop runs them): GoalChecked follows
+        self._open[self._own_token] = _Open("turn_end", [], {"stop": {"stop_reason": f.stop_reason, "usage": f.usage}})
+        return [CheckGoal(self._own_token)]
 
-    def _after_turn(self, stop_reason: str, said: str) -> list[Effect]:
-        """What a turn end leads to: the next prompt, the end of the step, or a human. (The seam where a judged
-        decision — done, continue, blocked, impossible — will come in.)"""
-        if stop_reason == "cancelled":
-            return self._end(ExitCode.HUMAN_NEEDED, "the turn was cancelled")
+    def _goal_checked(self, now: float, f: GoalChecked) -> list[Effect]:
+        o = self._open.get(f.token)
+        if o is None or self.done:
+            return []
+        said, message = "".join(self.said), "".join(self.message).strip()
         asked = ask.turn_end_question(said)
-        if asked is None:
-            return self._end(ExitCode.OK, f"completed (the agent ended its turn: {stop_reason})")
-        q = Question(kind=Kind.INPUT.value, text=asked, key=f"acp.turn_end:{asked}", source="acp.turn_end",
-                     live=tuple(said.splitlines()[-40:]))
-        self._own_token -= 1
-        self._open[self._own_token] = _Open("turn_end", [("", q)])
-        return [Ask(self._own_token, q)]
+        closing = None if asked is None else Question(kind=Kind.INPUT.value, text=asked, key=f"acp.turn_end:{asked}", source="acp.turn_end")
+        n = self.turns.ended(now, f.facts, message or said, closing is not None)
+        q = self.turns.question(text=message or said[-2000:], source="acp.turn_end", closing=closing,
+                                live=tuple(said.splitlines()[-40:]), multiline=True)
+        o.questions = [("", q)]
+        return [Ask(f.token, q)] if n.action == "ask" else self._turn_next(f.token, o, n)
+
+    def _turn_next(self, token: int, o: _Open, n: Next, recorded: bool = False) -> list[Effect]:
+        """A turn end's outcome, carried out: the next prompt, the end of the step, or a human."""
+        out: list[Effect] = [] if recorded else [Record("turn_end", {**o.data["stop"], **self.turns.record(n)})]
+        if n.action == "send":
+            sent = self._deliver(token, o, Decision(Verdict.ANSWER, text=n.message, source=n.source), n.message, None)
+            if self.done:  # the answer cap stopped it before it went out
+                self.turns.held(n.message)
+                return out + sent
+            del self._open[token]
+            self.turns.sent(n.message)
+            return out + sent + self._prompt(n.message)
+        if n.action == "finish":
+            return out + self._end(ExitCode.OK, f"completed ({n.why})")
+        if n.action == "human":
+            return out + self._escalate(token, n.why)
+        return out + self._end(n.code, n.why)
 
     def _call_failed(self, now: float, f: CallFailed) -> list[Effect]:
         if self.done:
@@ -354,6 +381,7 @@ class AcpPilot:
             return self._refuse(f.token, "fs/write_text_file", f.path, REFUSED, f"{f.path} is outside the working directory ({self.config.cwd})")
         denial = check_policy(f"write {f.path}", self.config.cwd, self.config.allow)
         if denial is not None:
+            self.turns.answered(f"write {f.path}", "refused", "policy", denial.rule)
             return [self._denied(denial, "acp.fs_write"),
                     *self._refuse(f.token, "fs/write_text_file", f.path, REFUSED, f"writing {f.path} is refused by the deny policy ({denial.rule})")]
         if self.run.dry_run:
@@ -366,6 +394,7 @@ class AcpPilot:
             return self._refuse(f.token, "terminal/create", f.line, REFUSED, f"`{f.line}` would run outside the working directory ({self.config.cwd})")
         denial = check_policy(f.line, self.config.cwd, self.config.allow)
         if denial is not None:
+            self.turns.answered(f.line, "refused", "policy", denial.rule)
             return [self._denied(denial, "acp.terminal"),
                     *self._refuse(f.token, "terminal/create", f.line, REFUSED, f"`{f.line}` is refused by the deny policy ({denial.rule})")]
         if self.run.dry_run:
@@ -406,10 +435,10 @@ _HANDLERS = {
     Started: AcpPilot._started, Tick: AcpPilot._tick, Interrupted: AcpPilot._interrupted, Initialized: AcpPilot._initialized,
     SessionOpened: AcpPilot._session_opened, Update: AcpPilot._update, NotJson: AcpPilot._not_json,
     PermissionAsked: AcpPilot._permission, FormAsked: AcpPilot._form, ExtensionAsked: AcpPilot._extension,
-    Decided: AcpPilot._decided, TurnEnded: AcpPilot._turn_ended, CallFailed: AcpPilot._call_failed,
+    Decided: AcpPilot._decided, TurnEnded: AcpPilot._turn_ended, GoalChecked: AcpPilot._goal_checked, CallFailed: AcpPilot._call_failed,
     FileRead: AcpPilot._file_read, FileWrite: AcpPilot._file_write, CommandAsked: AcpPilot._command,
 }
 _DECIDED = {
     "permission": AcpPilot._permission_decided, "form": AcpPilot._form_decided, "ask_question": AcpPilot._ask_question_decided,
-    "plan": AcpPilot._plan_decided, "turn_end": AcpPilot._turn_end_decided,
+    "plan": AcpPilot._plan_decided, "turn_end": AcpPilot._judge_decided,
 }

@@ -14,7 +14,7 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from cursorpilot import __version__, reaper
+from cursorpilot import __version__, goalcheck, reaper
 from cursorpilot.acp import facts
 from cursorpilot.acp.pilot import AcpPilot, AcpPilotConfig
 from cursorpilot.acp.client import Client, dump, refusal
@@ -25,6 +25,7 @@ from cursorpilot.decide.asking import PromptFiler
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.deliver import Delivered, Record, RunCounts, Tell
 from cursorpilot.decide.question import Decision, Question, Verdict
+from cursorpilot.decide.turns import CheckGoal
 from cursorpilot.errors import ExitCode
 from cursorpilot.events import Sink
 from cursorpilot.program_env import last_words, program_env
@@ -55,7 +56,7 @@ class AcpStep:
                                 dry_run=run.dry_run, interactive=run.interactive)
         self.pilot = AcpPilot(AcpPilotConfig(
             task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=run.allow, resume_session=config.session_id,
-            max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason), self.counts)
+            max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns), self.counts)
         self.workspace = Workspace(self.cwd)
         self.terminals = Terminals()
         self.stderr = StderrLog(run.log_dir / (f"agent-stderr-{config.index:02d}.log" if config.index > 1 else "agent-stderr.log"))
@@ -81,7 +82,8 @@ class AcpStep:
             if ended:
                 self.tx.emit("descendants_ended", step=self.config.index, processes=[e.record() for e in ended])
         pilot = self.pilot
-        return StepResult(int(code), reason, child, pilot.answers, "".join(pilot.all_said), pilot.preview, pilot.session_id)
+        return StepResult(int(code), reason, child, pilot.answers, "".join(pilot.all_said), pilot.preview, pilot.session_id,
+                          goal=pilot.turns.goal)
 
     async def _main(self) -> tuple[ExitCode, str, int | None]:
         from acp import connect_to_agent
@@ -170,7 +172,9 @@ class AcpStep:
     def _apply(self, effects: list[facts.Effect]) -> None:
         for e in effects:
             if isinstance(e, Record):
-                self.tx.emit(e.type, **({"step": self.config.index} if e.type in ("answer", "would_send") else {}), **e.fields)
+                self.tx.emit(e.type, **({"step": self.config.index} if e.type in ("answer", "would_send", "turn_end") else {}), **e.fields)
+                if e.type == "turn_end" and "verdict" in e.fields:
+                    self.run_.turn_ended(self.config.index, e.fields)
             elif isinstance(e, Tell) and e.what == "answer":
                 self.sink.answer(e.prompt, e.text, e.source)
             elif isinstance(e, Tell):
@@ -196,6 +200,8 @@ class AcpStep:
                 self._cancelling = self._spawn(self._cancel())
             elif isinstance(e, facts.End):
                 self._ended.set()
+            elif isinstance(e, CheckGoal):
+                self._spawn(self._check_goal(e.token))
 
     def _spawn(self, coro) -> asyncio.Task:
         """A task of the step; if it fails, the pilot hears of it (the run ends, said why), never a traceback."""
@@ -277,6 +283,13 @@ class AcpStep:
             self.tx.emit("acp_cancel", session_id=self.pilot.session_id)
         except Exception:  # noqa: BLE001 - the agent may be gone already
             pass
+
+    async def _check_goal(self, token: int) -> None:
+        """A turn end: the goal check and the working tree, off the event loop (the agent's requests go on being served)."""
+        c = self.config
+        found = await asyncio.get_running_loop().run_in_executor(
+            self._pool, goalcheck.turn_facts, c.done_when, self.cwd, c.env, self._mark, self.run_, c.check_timeout)
+        self.feed(facts.GoalChecked(token, found))
 
     # -- deciding ------------------------------------------------------------------------------------------------------
     async def _decide(self, token: int, q: Question) -> None:

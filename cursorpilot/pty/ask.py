@@ -9,6 +9,7 @@ scrollback above it. What a yes approves (`asked`) is the question in the progra
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from cursorpilot.decide.question import Choice, Kind, Question
 from cursorpilot.decide.yesno import NO_LABEL, YES_LABEL
@@ -19,6 +20,8 @@ from cursorpilot.detect.snapshot import Snapshot
 
 LEAD_ROWS = 4  # rows above a line-mode question that lead up to it, read with it (mkfs: "… contains a ext4 file system")
 _ASKING = re.compile(r"\?|(?i:(?<![\w/])(y|yes)\s*[/,|]\s*(n|no)(?!\w))")
+MESSAGE_ROWS = 16  # an agent's last message, as a turn end shows it to its judge: at most this many rows
+_CHROME = re.compile(r"[\s▄▀─━═│┃╭╮╰╯┌┐└┘]*")
 
 
 def rule_of(profile: Profile, rule_id: str | None) -> Rule | None:
@@ -92,3 +95,35 @@ def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[
         notes=notes,
         secret=secret,
     )
+
+
+def last_message(profile: Profile, snap: Snapshot, c: Classification, after: str | None = None) -> str:
+    """An agent's last message: the rows above its composer (or ending with the question it asks), without the
+    composer's borders and the profile's status rows, from below the echo of the last instruction it was given
+    (`after`) when that is on screen, else at most MESSAGE_ROWS. What a turn end's judge reads as the agent's words,
+    and what the no-progress breaker compares from one turn end to the next; the whole screen goes with it."""
+    row = c.anchor_row - snap.scrolled
+    if c.state == Kind.QUESTION:  # a closing question in prose: its block ends the message
+        row += len(c.block.rstrip("\n").split("\n"))
+    row = min(max(row, 0), len(snap.lines))
+    between = re.compile(profile.finish.between, re.M) if profile.finish.between else None
+    rows = list(snap.lines[:row])
+    while rows and (_CHROME.fullmatch(rows[-1]) or (between is not None and between.search(rows[-1]))):
+        rows.pop()
+    kept = rows[-MESSAGE_ROWS:]
+    echo = " ".join((after or "").split())[:40]
+    if echo:
+        at = max((i for i, line in enumerate(kept) if echo in " ".join(line.split())), default=None)
+        if at is not None and at + 1 < len(kept):
+            kept = kept[at + 1:]
+    while kept and not kept[0].strip():
+        kept.pop(0)
+    return "\n".join(line.rstrip() for line in kept)
+
+
+def with_screen(q: Question, snap: Snapshot) -> Question:
+    """A question built by the pilot (a turn end's), with the screen it was asked on (its closing question too: a
+    rule's `screen:` reads it)."""
+    last = max((i for i, line in enumerate(snap.lines) if line.strip()), default=0)
+    live = tuple(snap.lines[: last + 1])
+    return replace(q, live=live, closing=replace(q.closing, live=live) if q.closing is not None else None)

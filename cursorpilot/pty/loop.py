@@ -20,6 +20,7 @@ import structlog
 from cursorpilot.decide.asking import PromptFiler
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.question import Decision, Question, Verdict
+from cursorpilot.decide.turns import CheckGoal, TurnFacts
 from cursorpilot.detect.classifier import Timing, classify, undecided
 from cursorpilot.detect.menu import buttons, highlighted_row
 from cursorpilot.detect.menu import parse as parse_menu
@@ -27,7 +28,7 @@ from cursorpilot.detect.profiles import Profile
 from cursorpilot.events import Sink, Status
 from cursorpilot.keys import Modes, Write, to_writes
 from cursorpilot.machine import State
-from cursorpilot import reaper
+from cursorpilot import goalcheck, reaper
 from cursorpilot.program_env import last_words, program_env
 from cursorpilot.pty import ask, kernel
 from cursorpilot.pty.driver import ExitStatus, PtyDriver
@@ -63,6 +64,7 @@ class _Pending:
     token: int
     question: Question | None
     future: Future
+    turn: bool = False  # a turn end's goal check (its future holds the TurnFacts)
 
 
 def drive(job: Job) -> StepResult:
@@ -84,7 +86,8 @@ class PtyStep:
         started_with_task = (step.send is None and os.path.basename(step.command[0]) in step.profile.commands
                              and step.profile.task.given(step.command))
         self.pilot = Pilot(PilotConfig(step.profile, step.send, step.expect_regex, step.max_answers, started_with_task,
-                                       echo_check=True, secrets=run.secrets), self.counts)
+                                       echo_check=True, secrets=run.secrets,
+                                       turns=step.turns), self.counts)
         label = f"{step.index}/{step.total}: {step.name}"
         self.decider = Decider(run, step.governing_prompt, step.cwd, step.rules,
                                PromptFiler(run, step.index, label, step.cwd, step.governing_prompt))
@@ -136,7 +139,7 @@ class PtyStep:
                 self.tx.emit("terminal_ignored", step=self.step.index, counts=dict(self.screen.ignored))
             text = "\n".join([*self.screen.scrollback(), *self.screen.snapshot().lines]).rstrip()
             p = self.pilot
-            return StepResult(int(p.exit_code), p.reason, status.code, p.answers, text, p.preview)
+            return StepResult(int(p.exit_code), p.reason, status.code, p.answers, text, p.preview, goal=p.turns.goal)
         finally:
             run.answers, run.escalations = self.counts.answers, self.counts.escalations
             self._pool.shutdown(wait=False, cancel_futures=True)
@@ -272,7 +275,8 @@ class PtyStep:
         if tty == kernel.READING and c.state == "settling":
             self._look_at = now + 0.01
         facts = ScreenFacts(snap.text(), self._content_version, quiet, tty, self._modes(),
-                            judge=lambda: undecided(self._profile, snap), echo_off=self._no_echo())
+                            judge=lambda: undecided(self._profile, snap), echo_off=self._no_echo(),
+                            said=lambda after: ask.last_message(self._profile, snap, c, after))
         self._do(self.pilot.screen(now, c, facts))
 
     def _modes(self) -> Modes:
@@ -283,9 +287,11 @@ class PtyStep:
     def _do(self, effects: list[Effect]) -> None:
         for e in effects:
             if isinstance(e, Record):
-                self.tx.emit(e.type, **({"step": self.step.index} if e.type in ("answer", "would_send") else {}), **e.fields)
+                self.tx.emit(e.type, **({"step": self.step.index} if e.type in ("answer", "would_send", "turn_end") else {}), **e.fields)
                 if e.type == "wait":
                     self.run_.usage["waits"] += 1  # judged "nobody is asked": reported apart from answers
+                if e.type == "turn_end":
+                    self.run_.turn_ended(self.step.index, e.fields)
                 if e.type == "state":
                     self._log.debug("transition", trigger=e.fields["event"], before=e.fields["from"], after=e.fields["to"])
             elif isinstance(e, Ask):
@@ -305,9 +311,16 @@ class PtyStep:
                     self.sink.note(e.text)
             elif isinstance(e, Close):
                 self._close_program(e.graceful)
+            elif isinstance(e, CheckGoal):  # the goal check may take a while: off the read loop, like a model call
+                self._pending = _Pending(e.token, None, self._pool.submit(self._turn_facts), turn=True)
+
+    def _turn_facts(self) -> TurnFacts:
+        return goalcheck.turn_facts(self.step.done_when, self.step.cwd, self.step.env, self._mark, self.run_, self.step.check_timeout)
 
     def _ask(self, e: Ask) -> None:
-        q = ask.question(self._profile, e.c, self.screen.snapshot(), [], kind=e.kind, secret=e.secret)
+        snap = self.screen.snapshot()
+        q = (ask.question(self._profile, e.c, snap, [], kind=e.kind, secret=e.secret) if e.question is None
+             else ask.with_screen(e.question, snap))
         first = self.decider.first(q)
         if first is not None:
             self._decided(e.token, first)
@@ -317,13 +330,16 @@ class PtyStep:
 
     def _ask_human(self, e: AskHuman) -> None:
         """The human is asked on the worker thread: the program's output is read and recorded meanwhile."""
-        self._pending = _Pending(e.token, None, self._pool.submit(self.sink.ask_human, e.c.block, e.why, e.secret))
+        self._pending = _Pending(e.token, None, self._pool.submit(self.sink.ask_human, e.prompt or e.c.block, e.why, e.secret))
 
     def _collect(self, now: float) -> None:
         p = self._pending
         if p is None or not p.future.done():
             return
         self._pending = None
+        if p.turn:  # goalcheck.turn_facts never raises
+            self._do(self.pilot.goal_checked(now, p.token, p.future.result(), self._modes()))
+            return
         if p.question is not None:  # Decider.call never raises
             self._decided(p.token, self.decider.after(p.question, p.future.result()))
             return

@@ -1,8 +1,9 @@
 """The rules of a PTY step, PURE: facts and `now` in, effects out (h11's cut: the loop owns every I/O).
 
 Facts: a classified screen, a decision from the answerer, "all keys are out", a check that failed, the program's
-exit, a limit reached. Effects: record this, ask about that question, type these keys, ask a human, close the
-program. Here live the rules that decide a run: when it is finished, when Enter is re-sent, when a reply is stale,
+exit, a limit reached, what a turn end found (the goal check, the working tree). Effects: record this, ask about that
+question, type these keys, ask a human, check the goal, close the program. Here live the rules that decide a run: when
+an agent's turn has ended (and what that leads to: decide/turns.py), when Enter is re-sent, when a reply is stale,
 when a quiet screen no rule explains is judged, when to escalate. Tested with a fake clock, in milliseconds.
 """
 
@@ -12,7 +13,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
-from cursorpilot.decide.question import Decision, Kind, Verdict
+from cursorpilot.decide.question import Decision, Kind, Question, Verdict
+from cursorpilot.decide.turns import CheckGoal, Next, TurnConfig, TurnFacts, Turns
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
 from cursorpilot.decide.deliver import Answer, Delivered, Record, RunCounts, Tally, Tell, deliver, escalate, halt_of
 from cursorpilot.detect.menu import keys_for, submit_row
@@ -28,6 +30,7 @@ RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the
 WAIT_BACKOFF_CAP = 60.0  # the longest a quiet unknown screen waits to be judged after WAIT answers in a row
 BUSY_FACTOR = 2.0  # ...of a program the kernel says is busy: judged after this many times undecided_after
 STARTING_GRACE = 20.0  # an agent given its task that shows only its idle composer this long has finished it unseen
+PROSE = ".prose_question"  # the classifier's id for an agent's closing question at its composer: a turn end that asks
 
 
 # -- effects -----------------------------------------------------------------------------------------------------------
@@ -37,8 +40,9 @@ class Ask:
 
     token: int
     c: Classification
-    kind: str | None = None  # Kind.UNDECIDED for a quiet screen no rule explains
+    kind: str | None = None  # Kind.UNDECIDED for a quiet screen no rule explains; Kind.TURN_END for an agent that stopped
     secret: bool = False  # what is typed here is a secret (echo off, or the prompt asks for a password)
+    question: Question | None = None  # a turn end's question, built here (the loop adds the screen)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +51,7 @@ class AskHuman:
     c: Classification
     why: str
     secret: bool = False  # the answer is a secret: not shown as the person types it
+    prompt: str | None = None  # what to show, when not the prompt block (a turn end: the agent's last message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +64,7 @@ class Close:
     graceful: bool  # the profile's quit keys; else SIGINT
 
 
-Effect = Record | Ask | AskHuman | Type | Delivered | Tell | Close  # Record, Tell, Delivered: decide/deliver.py
+Effect = Record | Ask | AskHuman | Type | Delivered | Tell | Close | CheckGoal  # Record, Tell, Delivered: deliver.py; CheckGoal: turns.py
 
 
 # -- facts -------------------------------------------------------------------------------------------------------------
@@ -72,6 +77,8 @@ class ScreenFacts:
     modes: Modes = Modes()
     judge: Callable[[], Classification] | None = None  # the whole live region as a prompt (only built when judged)
     echo_off: bool = False  # the terminal reads a line with echo off (read -s, getpass): what is typed is a secret
+    said: Callable[[str | None], str] | None = None  # an agent's last message above its composer, from below the echo of
+    # the last instruction it was given (only read at a turn end)
 
 
 @dataclass(slots=True)
@@ -83,6 +90,7 @@ class PilotConfig:
     started_with_task: bool = False  # an agent given its task on the command line: its idle composer is not a question yet
     echo_check: bool = False  # Enter after typed text waits until the screen shows it
     secrets: Mapping[str, str] = field(default_factory=dict)  # --secret: the values <secret:NAME> types (never shown)
+    turns: TurnConfig = field(default_factory=TurnConfig)  # how an agent's turn ends are judged and bounded
 
 
 @dataclass(slots=True)
@@ -128,6 +136,15 @@ class _Asking:
 
 
 @dataclass(slots=True)
+class _TurnEnd:
+    """An agent that stopped, while its turn end is judged."""
+
+    c: Classification  # its composer, as a field the next message is typed into
+    message: str  # its last message
+    closing: Question | None  # the question its last message asks, if any
+
+
+@dataclass(slots=True)
 class Pilot:
     config: PilotConfig
     run: RunCounts
@@ -148,12 +165,15 @@ class Pilot:
     _wake: float | None = None
     _content: int = -1  # what the screen showed at the last look (a repaint with equal content keeps it)
     _echo_off: bool = False  # ...and whether the terminal's echo was off then
+    _turn: _TurnEnd | None = None
     tally: Tally = field(init=False)
+    turns: Turns = field(init=False)
 
     def __post_init__(self) -> None:
         self.sent = self.config.send is None
         self.starting = self.config.started_with_task
         self.tally = Tally(self.run, self.config.max_answers)
+        self.turns = Turns(self.config.turns)
 
     @property
     def answers(self) -> int:
@@ -199,12 +219,12 @@ class Pilot:
         if c.state == Screen.ERROR:
             return out + self._fail(f"{c.error}: {c.evidence}", c)
         if c.state == Screen.IDLE and self.starting:
-            return out + self._still_starting(now, c)
-        finished = c.state == Screen.COMPLETED or (
-            c.state == Screen.IDLE and self.worked and self.sent and self.profile.finish.mode == "idle")
-        if finished:
+            return out + self._still_starting(now, c, facts)
+        if c.state == Screen.COMPLETED:
             self.reason = f"completed ({c.rule_id})"
             return out + self._apply(Event.FINISHED, c)
+        if self._stopped(c):
+            return out + self._turn_end(c, facts)
         if c.state == SETTLING:
             return out  # it looks again when the screen has settled (recheck_after)
         if c.state == Screen.IDLE:  # a composer waiting: typed into like a field
@@ -233,11 +253,14 @@ class Pilot:
         if a is None or a.token != token:
             return []  # superseded (the step ended, or the prompt was re-asked)
         self._asking = None
+        if a.kind == Kind.TURN_END and self.state == State.ASKING_QUESTION:
+            return self._turn_decided(now, a, d, current, content, modes)
         if self.state == State.AWAITING_INPUT:
             if d.verdict != Verdict.ANSWER or d.text is None:
                 return self._abort(ExitCode.HUMAN_NEEDED, f"a human is needed ({d.why or 'escalated'}); none answered")
+            shown = self._turn.message if a.kind == Kind.TURN_END and self._turn is not None else None
             return [Record("human_reply", {"text": d.text, **({"secret": True} if a.secret else {})}),
-                    *self._type_answer(now, a.c, d, modes, a.kind, a.secret)]
+                    *self._type_answer(now, a.c, d, modes, a.kind, a.secret, prompt=shown)]
         if d.verdict == Verdict.FAIL:
             return self._fail(d.why, a.c)
         if d.verdict == Verdict.ESCALATE:
@@ -301,7 +324,7 @@ class Pilot:
         self._wake_by(now + stuck_after - facts.quiet_for)
         return out
 
-    def _still_starting(self, now: float, c: Classification) -> list[Effect]:
+    def _still_starting(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
         """Given its task, the agent shows its idle composer: it has not started yet (or finished before we looked)."""
         if self.starting_since is None:
             self.starting_since = now
@@ -309,9 +332,66 @@ class Pilot:
             self._wake_by(self.starting_since + STARTING_GRACE)
             return []
         self.starting = False
-        self.worked = True  # the composer came back and stayed: the task ran between two looks
-        self.reason = f"completed ({c.rule_id}; the task finished before a working marker was seen)"
-        return [Record("agent_started", {"rule_id": c.rule_id, "unseen": True}), *self._apply(Event.FINISHED, c)]
+        self.worked = True  # the composer came back and stayed: the task ran between two looks, and its turn ended
+        return [Record("agent_started", {"rule_id": c.rule_id, "unseen": True}), *self._turn_end(c, facts)]
+
+    # -- an agent's turn end (decide/turns.py says what it leads to) --------------------------------------------------
+    def _stopped(self, c: Classification) -> bool:
+        """Back at its composer after working, idle or asking something in prose: the agent's turn has ended."""
+        if not (self.worked and self.sent and self.profile.finish.mode == "idle"):
+            return False
+        return c.state == Screen.IDLE or (c.state == Screen.QUESTION and (c.rule_id or "").endswith(PROSE))
+
+    def _turn_end(self, c: Classification, facts: ScreenFacts) -> list[Effect]:
+        """The agent stopped: the loop checks the goal and the working tree (goal_checked() hears back)."""
+        closing = Question(kind=c.state, text=c.block, key=c.key or "", source=c.rule_id or "screen") if c.state == Screen.QUESTION else None
+        composer = replace(c, state=Screen.INPUT.value, submit=True)
+        self._turn = _TurnEnd(composer, facts.said(self.turns.last_sent) if facts.said else c.block, closing)
+        self._token += 1
+        self._asking = _Asking(self._token, composer, self._content, Kind.TURN_END.value)
+        return [*self._apply(Event.PROMPT, c), CheckGoal(self._token)]
+
+    def goal_checked(self, now: float, token: int, facts: TurnFacts, modes: Modes) -> list[Effect]:
+        """What the turn end found: the facts decide, or the decision path is asked one question."""
+        a, t = self._asking, self._turn
+        if a is None or a.token != token or t is None:
+            return []  # superseded (the step ended meanwhile)
+        n = self.turns.ended(now, facts, t.message, t.closing is not None)
+        if n.action != "ask":
+            self._asking = None
+            return self._turn_next(now, n, modes)
+        q = self.turns.question(text=t.message, source=t.c.rule_id or "screen", closing=t.closing, multiline=t.c.multiline)
+        return [Ask(token, a.c, Kind.TURN_END.value, question=q)]
+
+    def _turn_decided(self, now: float, a: _Asking, d: Decision, current: Callable[[], Classification], content: int,
+                      modes: Modes) -> list[Effect]:
+        if d.verdict not in (Verdict.FAIL, Verdict.ESCALATE) and a.content != content and not self._still_there(a.c, current()):
+            self.turns.turn -= 1  # the agent went on by itself while its turn was judged: that was no turn end
+            self._wake = now
+            return [Record("reply_discarded", {"reason": "the agent went on while its turn end was judged", "prompt_key": a.c.key}),
+                    *self._apply(Event.NO_REPLY, a.c)]
+        return self._turn_next(now, self.turns.judged(d), modes)
+
+    def _turn_next(self, now: float, n: Next, modes: Modes) -> list[Effect]:
+        """A turn end's outcome, carried out: close, type the next message into the composer, a human, or stop."""
+        t = self._turn
+        assert t is not None
+        if n.action == "send":
+            typed = self._type_answer(now, t.c, Decision(Verdict.ANSWER, text=n.message, source=n.source), modes, Kind.TURN_END.value,
+                                      prompt=t.message)
+            held = {} if any(isinstance(e, Type) for e in typed) else {"sent": None, "pending": n.message}
+            if held:  # the answer cap (or a dry run) stopped it before it went out
+                self.turns.held(n.message)
+            return [Record("turn_end", {**self.turns.record(n), **held}), *typed]
+        out: list[Effect] = [Record("turn_end", {**self.turns.record(n)})]
+        if n.action == "finish":
+            self.reason = f"completed ({n.why})"
+            return out + self._apply(Event.FINISHED, t.c)
+        if n.action == "human":
+            return out + self._escalate(t.c, n.why, Kind.TURN_END.value, shown=t.message)
+        if n.code == ExitCode.FAILED:
+            return out + self._fail(n.why, t.c)
+        return out + self._abort(n.code, n.why)
 
     def _undecided(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
         """Quiet, no working marker, no rule: the screen gets a decision within `judge_after` (never silence).
@@ -406,7 +486,8 @@ class Pilot:
         return self._escalate(shown, "the program did not react to the answer")
 
     def _type_answer(self, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,
-                     secret: bool = False) -> list[Effect]:
+                     secret: bool = False, prompt: str | None = None) -> list[Effect]:
+        """prompt: what was answered, when not the prompt block (a turn end: the agent's last message)."""
         text, p = d.text or "", self.profile
         secret = secret or d.secret
         if secret_names(text):  # <secret:NAME>: its value, in the keys only
@@ -447,12 +528,18 @@ class Pilot:
             writes[-1] = replace(writes[-1], check=check, check_from=c.anchor_row)  # Enter only once the highlight is there
         elif writes and writes[-1].echo is not None:
             writes[-1] = replace(writes[-1], prompt=headline(c.block))
-        delivered = deliver(self.tally, Answer(c.block, shown, d.source, c.rule_id, kind or c.state,
-                                               headline(c.block), extra={"secret": True} if secret else {},
+        asked = prompt or c.block
+        delivered = deliver(self.tally, Answer(asked, shown, d.source, c.rule_id, kind or c.state,
+                                               gist(asked) if kind == Kind.TURN_END else headline(asked),
+                                               extra={"secret": True} if secret else {},
                                                preview_extra={"keys": [w.label for w in writes]}))
         halt = halt_of(delivered)
         if halt is not None:
             return out + delivered[:-1] + self._abort(halt.code, halt.reason)
+        if kind == Kind.TURN_END:
+            self.turns.sent(shown)  # the next instruction: a new turn begins
+        else:
+            self.turns.answered(headline(asked), shown, d.source, d.denied)  # (a secret as its mask: the judge never sees it)
         self.waits_in_a_row = 0
         if c.key:
             self.answered[c.key] = self.answered.get(c.key, 0) + 1
@@ -465,8 +552,10 @@ class Pilot:
                              last_line=" ".join(lines[-1].split()), last_row=c.anchor_row + len(lines) - 1)
         return out
 
-    def _escalate(self, c: Classification, why: str, kind: str | None = None) -> list[Effect]:
-        out: list[Effect] = escalate(self.run, rule_id=c.rule_id, prompt=c.block, why=why, headline=headline(c.block))
+    def _escalate(self, c: Classification, why: str, kind: str | None = None, shown: str | None = None) -> list[Effect]:
+        """shown: what the human is shown, when not the prompt block (a turn end: the agent's last message)."""
+        asked = shown or c.block
+        out: list[Effect] = escalate(self.run, rule_id=c.rule_id, prompt=asked, why=why, headline=headline(asked))
         halt = halt_of(out)
         if halt is not None:
             return out[:-1] + self._abort(halt.code, halt.reason)
@@ -474,7 +563,7 @@ class Pilot:
             out += self._apply(Event.ESCALATE, c)
         self._token += 1
         self._asking = _Asking(self._token, c, self._content, kind, self._secret(c))
-        return out + [AskHuman(self._token, c, why, self._asking.secret)]
+        return out + [AskHuman(self._token, c, why, self._asking.secret, prompt=shown)]
 
     def _fail(self, reason: str, c: Classification | None) -> list[Effect]:
         self.exit_code, self.reason = ExitCode.FAILED, reason

@@ -1,11 +1,13 @@
 """The rules of an ACP step, driven with made-up facts: no agent, no asyncio, no files, milliseconds."""
 
 from cursorpilot.acp.facts import (NOT_FOUND, REFUSED, Ask, AskHuman, CallFailed, CancelTurn, CommandAsked, Decided, End,
-                                   ExtensionAsked, FileRead, FileWrite, FormAsked, Initialized, Interrupted, NotJson, OpenSession,
-                                   PermissionAsked, Refuse, Reply, SendPrompt, SessionOpened, Started, Tick, TurnEnded, Update)
+                                   ExtensionAsked, FileRead, FileWrite, FormAsked, GoalChecked, Initialized, Interrupted, NotJson,
+                                   OpenSession, PermissionAsked, Refuse, Reply, SendPrompt, SessionOpened, Started, Tick, TurnEnded,
+                                   Update)
 from cursorpilot.acp.pilot import INIT_TIMEOUT, TOOL_LOOP_LIMIT, AcpPilot, AcpPilotConfig
 from cursorpilot.decide.deliver import Record, RunCounts
 from cursorpilot.decide.question import Decision, Verdict
+from cursorpilot.decide.turns import CheckGoal, TurnFacts
 from cursorpilot.errors import ExitCode
 
 CWD = "/work/project"
@@ -136,18 +138,23 @@ def test_the_answer_cap_stops_the_run_before_the_answer_goes_out():
     assert of(out, Reply) == [Reply(2, {"outcome": {"outcome": "cancelled"}})] and not records(out, "answer")
 
 
-def test_a_turn_ending_with_a_question_is_answered_with_the_next_prompt():
+def test_a_turn_ending_with_a_question_is_a_turn_end_that_carries_it_and_its_answer_is_the_next_prompt():
     p = started()
     p.handle(1.0, Update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Running the tests."}}))
     p.handle(1.1, Update({"sessionUpdate": "tool_call", "toolCallId": "x", "title": "npm test", "kind": "execute"}))
     p.handle(1.2, Update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Done. Which port should it use?"}}))
-    out = p.handle(2.0, TurnEnded("end_turn"))
-    assert records(out, "turn_end") == [{"stop_reason": "end_turn", "usage": None}]
-    (ask,) = of(out, Ask)
-    assert ask.question.text == "Done. Which port should it use?"  # the message after the tool call, not the whole turn
-    out = p.handle(3.0, Decided(ask.token, model("8080")))
-    assert of(out, SendPrompt) == [SendPrompt("8080")] and records(out, "answer")[0]["kind"] == "input"
-    assert of(p.handle(4.0, TurnEnded("end_turn")), End) == [End(ExitCode.OK, "completed (the agent ended its turn: end_turn)")]
+    (goal,) = of(p.handle(2.0, TurnEnded("end_turn")), CheckGoal)  # the goal check and the working tree first
+    (ask,) = of(p.handle(2.0, GoalChecked(goal.token, TurnFacts(None))), Ask)
+    assert ask.question.kind == "turn_end" and ask.question.text == "Done. Which port should it use?"  # after the tool call
+    assert ask.question.closing.text == "Done. Which port should it use?" and ask.question.closing.kind == "input"
+    out = p.handle(3.0, Decided(ask.token, Decision(Verdict.ANSWER, text="8080", turn="continue", source="rules:port")))
+    assert of(out, SendPrompt) == [SendPrompt("8080")] and records(out, "answer")[0]["kind"] == "turn_end"
+    assert records(out, "turn_end")[0] | {"why": ""} == {"stop_reason": "end_turn", "usage": None, "turn": 1, "verdict": "continue",
+                                                          "why": "", "check": None, "sent": "8080", "source": "rules:port"}
+    (goal,) = of(p.handle(4.0, TurnEnded("end_turn")), CheckGoal)
+    (ask,) = of(p.handle(4.0, GoalChecked(goal.token, TurnFacts(None))), Ask)
+    out = p.handle(4.1, Decided(ask.token, Decision(Verdict.PASS, source="rules", why="no rule of kind turn_end matches")))
+    assert of(out, End) == [End(ExitCode.OK, "completed (the agent stopped, and there is no goal check and no model to judge: done)")]
 
 
 def test_a_cancelled_turn_needs_a_human():

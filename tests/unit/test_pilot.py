@@ -1,6 +1,7 @@
 """The rules of a PTY step, driven with made-up facts and a fake clock: no PTY, no sleeps, milliseconds."""
 
 from cursorpilot.decide.question import Decision, Verdict
+from cursorpilot.decide.turns import CheckGoal, TurnFacts
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification
 from cursorpilot.detect.menu import parse
 from cursorpilot.detect.profiles import load_profile
@@ -178,6 +179,15 @@ IDLE = Classification(state="idle", rule_id="claude.idle", block="❯", key="cla
 WORKING = Classification(state="working", rule_id="claude.working", block="esc to interrupt")
 
 
+def judged_done_by_nobody(p, out, now=2.0):
+    """A turn end with rules only, no rule for it and no goal check (the decision path says PASS): done, as always."""
+    (check,) = of(out, CheckGoal)
+    (ask,) = of(p.goal_checked(now, check.token, TurnFacts(None), Modes()), Ask)
+    assert ask.kind == "turn_end" and ask.question.kind == "turn_end"
+    return p.decided(now, ask.token, Decision(Verdict.PASS, source="rules", why="no rule of kind turn_end matches"), lambda: IDLE, 1,
+                     Modes())
+
+
 def test_an_agent_given_its_task_is_starting_until_it_works_then_done_at_its_composer():
     p = pilot(CLAUDE, started_with_task=True)
     out = p.screen(0.0, IDLE, facts())
@@ -185,7 +195,9 @@ def test_an_agent_given_its_task_is_starting_until_it_works_then_done_at_its_com
     out = p.screen(1.0, WORKING, facts(quiet=0.0))
     assert records(out, "agent_started")
     out = p.screen(2.0, IDLE, facts())
-    assert p.state == State.COMPLETED and of(out, Close)
+    assert not of(out, Close) and p.state == State.ASKING_QUESTION  # a turn end: judged first
+    out = judged_done_by_nobody(p, out)
+    assert p.state == State.COMPLETED and of(out, Close) and records(out, "turn_end")[0]["verdict"] == "done"
 
 
 def test_an_agent_that_finished_its_task_unseen_completes_after_the_grace():
@@ -193,7 +205,9 @@ def test_an_agent_that_finished_its_task_unseen_completes_after_the_grace():
     p.screen(0.0, IDLE, facts())
     assert p.wake_at() == 20.0
     out = p.screen(20.0, IDLE, facts(quiet=20.0))
-    assert p.state == State.COMPLETED and records(out, "agent_started")[0]["unseen"] is True
+    assert records(out, "agent_started")[0]["unseen"] is True and of(out, CheckGoal)  # its turn ended unseen: judged
+    judged_done_by_nobody(p, out, 20.0)
+    assert p.state == State.COMPLETED
 
 
 def test_without_a_task_the_idle_composer_takes_the_plan_send():
