@@ -60,6 +60,7 @@ def _existing(path: Path | None, what: str) -> Path | None:
 
 
 PROGRAM, ANSWERS, LIMITS, OUTPUT, PLANS, ACP = "Program", "Answers", "Limits", "Output", "Plans and runs", "ACP"
+TURNS = "Turn ends and the goal"
 LOG_HELP = "Where the run's records go (default runs/<run-id>/); a folder that holds a run is refused."
 QUIET_HELP = "Show only the final summary: no live screen, no answers, no program output."
 DEBUG_HELP = "Diagnostics on stderr as well, and a traceback on errors."
@@ -111,6 +112,14 @@ def run(
                                             rich_help_panel=LIMITS),
     timeout: Optional[str] = typer.Option(None, "--timeout", help="Cap the whole run: 90s, 45m, 1h30m (then exit 4).",
                                           rich_help_panel=LIMITS),
+    done_when: Optional[str] = typer.Option(None, "--done-when", metavar="CMD", rich_help_panel=TURNS,
+                                            help="A shell command run at each turn end: exit 0 means the goal is met (docs/turns.md)."),
+    max_turns: Optional[int] = typer.Option(None, "--max-turns", min=1, rich_help_panel=TURNS,
+                                            help="Give an agent at most N turns per step (default 10; then exit 4)."),
+    max_wall: Optional[str] = typer.Option(None, "--max-wall", rich_help_panel=TURNS,
+                                           help="Start no new turn after this long: 30m, 2h (then exit 4; --timeout cuts)."),
+    max_cost: Optional[float] = typer.Option(None, "--max-cost", min=0.0, metavar="USD", rich_help_panel=TURNS,
+                                             help="Start no new turn once the model has cost this much (needs its price)."),
     log: Optional[Path] = typer.Option(None, "--log", help=LOG_HELP, rich_help_panel=OUTPUT),
     quiet: bool = typer.Option(False, "--quiet", help=QUIET_HELP, rich_help_panel=OUTPUT),
     report: bool = typer.Option(False, "--report", help=REPORT_HELP, rich_help_panel=OUTPUT),
@@ -162,8 +171,9 @@ def demo(
         command=["cursor-pilot", "sim", "cursor", "demo", DEMO_TASK, "--record", record],
         prompt=str(PACKAGE / "demo" / "prompt.md"), plan=None, cursor="cursor-agent", acp=False, agent=None, task=None, cwd=None, log=log,
         provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
-        keep_ci_env=False, prices=None, rules=PACKAGE / "demo" / "rules.yaml", answer=None, secret=None, profile="cursor", detectors=None, dry_run=False,
-        max_steps=20, timeout="5m", resume=None, force=False, cols=120, rows=40, quiet=quiet, report=report, debug=debug,
+        keep_ci_env=False, prices=None, rules=PACKAGE / "demo" / "rules.yaml", answer=None, secret=None, profile="cursor", detectors=None,
+        dry_run=False, max_steps=20, timeout="5m", done_when=None, max_turns=None, max_wall=None, max_cost=None, resume=None, force=False,
+        cols=120, rows=40, quiet=quiet, report=report, debug=debug,
     ))
 
 
@@ -329,7 +339,7 @@ def _guard(debug: bool, fn) -> None:
 PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume")
 RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "task", "cwd", "provider", "model", "base_url", "llm_retries", "llm_timeout",
              "context_tokens", "no_upload", "keep_ci_env", "prices", "rules", "answer", "secret", "profile", "detectors", "max_steps", "timeout",
-             "cols", "rows")
+             "cols", "rows", "done_when", "max_turns", "max_wall", "max_cost")
 
 
 def _run(**o) -> int:
@@ -404,6 +414,8 @@ def _run(**o) -> int:
     else:  # an answerer that is not rules: the rules go first, as the step's own (the script's file is its script)
         provider = create_provider(provider_name, pconfig)
         rule_entries = [*answers, *(read_entries(rules) if rules is not None and provider.needs_prompt else [])]
+    max_wall = parse_duration(o["max_wall"]) if o.get("max_wall") else None
+    _check_max_cost(o.get("max_cost"), provider)
     cwd = o["cwd"]
     if cwd is not None and not cwd.is_dir():
         raise BadInput(f"--cwd is not a directory: {cwd}")
@@ -417,7 +429,8 @@ def _run(**o) -> int:
         plan=plan, governing_prompt=governing, provider=provider, run_id=run_id, log_dir=log_dir, argv=o["argv"], options=options,
         plan_path=o["plan"], rule_entries=rule_entries,
         profile=o["profile"], detectors=detectors, cursor_bin=o["cursor"], cwd=str(cwd) if cwd else None,
-        max_steps=o["max_steps"], timeout=timeout, dry_run=o["dry_run"],
+        max_steps=o["max_steps"], timeout=timeout, dry_run=o["dry_run"], done_when=o.get("done_when") or None,
+        max_turns=o.get("max_turns"), max_wall=max_wall, max_cost=o.get("max_cost"),
         interactive=is_interactive() and os.environ.get("CI") is None, context_tokens=o["context_tokens"],
         no_upload=o["no_upload"], keep_ci_env=o["keep_ci_env"], cols=o["cols"], rows=o["rows"], secrets=secrets,
     )
@@ -430,6 +443,17 @@ def _run(**o) -> int:
     finally:
         if o.get("report"):
             _report_at_exit(log_dir)
+
+
+def _check_max_cost(max_cost: float | None, provider) -> None:
+    """--max-cost counts what the model costs: a model whose price is not known would never reach it."""
+    from cursorpilot.providers.llm import cost
+
+    if max_cost is None or not getattr(provider, "needs_prompt", False):
+        return
+    model = getattr(provider, "model", "?")
+    if cost(model, 1_000_000, 1_000_000, getattr(provider, "prices", None)) is None:
+        raise BadInput(f"--max-cost needs the price of {model!r}, which is not in the built-in table: give it with --prices FILE")
 
 
 def _plan_path(value: Path) -> Path:

@@ -34,6 +34,7 @@ class Outcome:
     cost_usd: float | None = None
     preview: list[dict] | None = None  # dry run: one row per step
     manifest: str = ""
+    goal: str | None = None  # the last goal check: passed | failed (None: none ran)
 
 
 class Sink(Protocol):

@@ -38,6 +38,8 @@ class StepRecord(BaseModel):
     status: StepStatus = "pending"
     attempts: list[Attempt] = Field(default_factory=list)
     session_id: str | None = None  # an ACP step's session, loaded again by --resume where the agent can
+    turns: list[dict[str, Any]] = Field(default_factory=list)  # the turn ledger: each turn end's judgement (docs/turns.md)
+    pending: str | None = None  # the instruction a limit held back: --resume sends it at the first turn end
 
 
 class Manifest(BaseModel):

@@ -47,12 +47,31 @@ class Expect(BaseModel):
         return v
 
 
+class DoneWhen(BaseModel):
+    """A step's goal check (docs/turns.md): a shell command run at each turn end; exit 0 means the goal is met."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run: str
+    timeout: float | None = None
+
+    _t = field_validator("timeout", mode="before")(lambda cls, v: _duration(v))
+
+    @field_validator("run")
+    @classmethod
+    def _a_command(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("done_when needs a command, e.g. done_when: pytest -q")
+        return v
+
+
 class Defaults(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     timeout: float | None = None
     profile: str | None = None
     max_steps: int | None = Field(default=None, ge=1)
+    max_turns: int | None = Field(default=None, ge=1)
 
     _t = field_validator("timeout", mode="before")(lambda cls, v: _duration(v))
 
@@ -71,6 +90,8 @@ class Step(BaseModel):
     expect: Expect | None = None
     timeout: float | None = None
     max_steps: int | None = Field(default=None, ge=1)
+    done_when: DoneWhen | None = None  # the goal check: a command, or {run: COMMAND, timeout: 5m}
+    max_turns: int | None = Field(default=None, ge=1)
     profile: str | None = None
     prompt: str | None = None
     answers: list[RuleEntry] = Field(default_factory=list)
@@ -78,6 +99,7 @@ class Step(BaseModel):
     cwd: str | None = None
 
     _t = field_validator("timeout", mode="before")(lambda cls, v: _duration(v))
+    _d = field_validator("done_when", mode="before")(lambda cls, v: {"run": v} if isinstance(v, str) else v)
 
     @model_validator(mode="after")
     def _one_kind(self) -> "Step":
@@ -92,6 +114,8 @@ class Step(BaseModel):
             raise ValueError("an acp: step needs agent: (cursor, gemini, claude, codex, or a command line)")
         if self.agent is not None and self.acp is None:
             raise ValueError("agent: belongs to an acp: step")
+        if self.run is not None and (self.done_when is not None or self.max_turns is not None):
+            raise ValueError("done_when and max_turns belong to a step that drives a program (cursor, drive, acp), not to run:")
         return self
 
     @property

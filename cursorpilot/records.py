@@ -92,6 +92,7 @@ class RunFinished(Rec):
     child_exit_code: int | None = None
     child_signal: int | None = None
     git: dict[str, Any] | None = None
+    goal_check: str | None = None  # the last goal check: passed | failed (none ran: absent)
 
 
 @declare("step_started")
@@ -373,13 +374,15 @@ class ProviderError(Rec):
 class ProviderReply(Rec):
     """The answerer's reply: the text to type (or WAIT), what was removed from it (reasoning, fences), the raw reply,
     and usage: tokens in and out, latency, calls, cost. `secret`: the question hides what is typed, or the answer is a
-    secret; `text` and `raw` are masked."""
+    secret; `text` and `raw` are masked. At a turn end, `turn` is the verdict (done, continue, blocked, impossible) and
+    `text` the next message."""
 
     source: str | None = None
     secret: bool | None = None
     text: str | None = None
     wait: bool | None = None
     submit: bool | None = None
+    turn: str | None = None
     raw: str | None = None
     removed: list[Any] | None = None
     reason: str | None = None
@@ -445,9 +448,11 @@ class HumanReply(Rec):
 
 @declare("turn_end")
 class TurnEnd(Rec):
-    """An agent's turn ended. ACP: the stop reason and usage. PTY (back at the composer after working): the judgement
-    of the turn (`verdict`: done, continue, blocked, impossible), why, the goal check's result
-    (`check`: command, exit_code, output_tail), the next instruction `sent`, and the turn's number."""
+    """An agent's turn ended (docs/turns.md), on either channel (ACP adds the stop reason and usage): the judgement of
+    the turn (`verdict`: done, continue, blocked, impossible; none when a limit stopped the step), why, who decided
+    (`source`: check, limit, breaker, ledger, `rules:<id>`, a model), the goal check's result (`check`: command,
+    exit_code, output_tail), the next instruction `sent`, an instruction a limit held back for `--resume` (`pending`),
+    and the turn's number."""
 
     step: int | None = None
     stop_reason: str | None = None
@@ -457,6 +462,18 @@ class TurnEnd(Rec):
     check: dict[str, Any] | None = None
     sent: str | None = None
     turn: int | None = None
+    source: str | None = None
+    pending: str | None = None
+
+
+@declare("goal_check")
+class GoalCheck(Rec):
+    """A step's program ended with no turn end that met its goal: the goal check was run once more (`check`:
+    command, exit_code, output_tail) and decides whether the step succeeded (`met`)."""
+
+    step: int | None = None
+    check: dict[str, Any] | None = None
+    met: bool | None = None
 
 
 # -- the Agent Client Protocol ----------------------------------------------------------------------------------------------

@@ -14,8 +14,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cursorpilot import __version__, channels, resources
+from cursorpilot import __version__, channels, goalcheck, resources
 from cursorpilot.clock import Clock, SystemClock
+from cursorpilot.decide.turns import DEFAULT_MAX_TURNS, TurnConfig
 from cursorpilot.envsnap import worktree_snapshot
 from cursorpilot.detect.profiles import Profile, load_profile, resolve_name
 from cursorpilot.errors import BadInput, ExitCode, PilotError
@@ -47,6 +48,10 @@ class RunSpec:
     cwd: str | None = None
     max_steps: int | None = None
     timeout: float | None = None
+    done_when: str | None = None  # --done-when: the goal check of every interactive step without its own
+    max_turns: int | None = None  # --max-turns (given: it wins over a plan's; else the plan's, else DEFAULT_MAX_TURNS)
+    max_wall: float | None = None  # seconds: no new turn after this long
+    max_cost: float | None = None  # USD
     dry_run: bool = False
     interactive: bool = False
     context_tokens: int = 3000
@@ -158,6 +163,8 @@ class Runner:
                         session.escalations = value
                     else:
                         session.usage[key] = value
+        self._wall_deadline = t0 + spec.max_wall if spec.max_wall else None
+        session.on_turn = self._turn_recorded
         self._save(session)
         session.install_signals()
         code, reason = ExitCode.OK, "all steps completed"
@@ -222,13 +229,52 @@ class Runner:
         """An interactive step, driven by the channel its kind names (channels.py)."""
         record = self.manifest.steps[n - 1]
         rules, governing = self._rules_and_prompt(step)
+        goal, check_timeout = self._goal(step)
         job = Job(command=self._command(step), governing_prompt=governing, name=step.name, index=n, total=total, cwd=cwd, env=step.env,
                   max_answers=step.max_steps, deadline=deadline, deadline_reason=why, rules=rules, step=step, run=session,
-                  sink=self.sink, profile=self._profile(step), session_id=record.session_id)
+                  sink=self.sink, profile=self._profile(step), session_id=record.session_id, done_when=goal,
+                  check_timeout=check_timeout, turns=self._turn_config(step, record, goal))
         result = channels.drive(step.kind, job)
         if result.session_id:
             record.session_id = result.session_id
-        return self._ended(step, result)
+        code, reason, child = self._ended(step, result)
+        if code == ExitCode.OK and goal and result.goal != "passed" and not self.spec.dry_run:
+            code, reason = self._goal_at_end(n, goal, check_timeout, cwd, step, session, reason)
+        return code, reason, child
+
+    # -- turn ends (docs/turns.md) -----------------------------------------------------------------------------------
+    def _goal(self, step: Step) -> tuple[str | None, float]:
+        if step.done_when is not None:
+            return step.done_when.run, step.done_when.timeout or goalcheck.CHECK_TIMEOUT
+        return self.spec.done_when, goalcheck.CHECK_TIMEOUT
+
+    def _turn_config(self, step: Step, record: StepRecord, goal: str | None) -> TurnConfig:
+        """How this step's turn ends are judged and bounded; a resumed step goes on from its ledger."""
+        spec = self.spec
+        max_turns = spec.max_turns or step.max_turns or spec.plan.defaults.max_turns or DEFAULT_MAX_TURNS
+        used = max((t.get("turn") or 0 for t in record.turns), default=0)
+        return TurnConfig(goal=goal, model_judges=spec.provider.needs_prompt, max_turns=max_turns, max_wall=spec.max_wall,
+                          wall_deadline=self._wall_deadline, max_cost=spec.max_cost, first_turn=used, pending=record.pending)
+
+    def _turn_recorded(self, step: int, fields: dict) -> None:
+        """Each judged turn end goes into the manifest's ledger at once: a resume goes on from there, even after a crash."""
+        record = self.manifest.steps[step - 1]
+        check = fields.get("check") or {}
+        record.turns.append({k: v for k, v in {"turn": fields.get("turn"), "verdict": fields.get("verdict"), "why": fields.get("why"),
+                                               "sent": fields.get("sent"), "source": fields.get("source"),
+                                               "check_exit_code": check.get("exit_code") if check else None}.items()})
+        record.pending = fields.get("pending")
+        write_manifest(self.manifest_path, self.manifest)
+
+    def _goal_at_end(self, n: int, goal: str, timeout: float, cwd, step: Step, session: RunSession, reason: str) -> tuple[ExitCode, str]:
+        """The program ended without a turn end that met the goal (it exited): the check decides whether it succeeded."""
+        env = reaper.marked_env({**os.environ, **step.env}, session.run_id)
+        check = goalcheck.run_check(goal, cwd, env, session.redactor.text, timeout)
+        session.goal = "passed" if check.met else "failed"
+        session.tx.emit("goal_check", step=n, check=check.record(), met=check.met)
+        if check.met:
+            return ExitCode.OK, reason
+        return ExitCode.FAILED, f"step {step.name!r}: the goal check {check.summary()} after the program ended"
 
     def _ended(self, step: Step, result: StepResult) -> tuple[ExitCode, str, int | None]:
         """Either channel's step result: its preview row, and the step's expect checked on what the program showed."""
@@ -290,13 +336,13 @@ class Runner:
         if ended:
             session.tx.emit("descendants_ended", step=None, processes=[e.record() for e in ended])
         session.tx.emit("run_finished", exit_code=int(code), reason=reason, counters=session.counters(), cost_usd=session.cost_usd,
-                        **self._last_child(session), git=self._snapshot())
+                        goal_check=session.goal, **self._last_child(session), git=self._snapshot())
         session.tx.close()
         outcome = Outcome(
             exit_code=int(code), reason=reason, answers=session.answers, escalations=session.escalations,
             transcript=str(session.tx.path), log_dir=str(self.spec.log_dir), child=self._child_text,
             counters=session.counters(), cost_usd=session.cost_usd, preview=self.preview if self.spec.dry_run else None,
-            manifest=str(self.manifest_path),
+            manifest=str(self.manifest_path), goal=session.goal,
         )
         self.sink.finished(outcome)
         return outcome

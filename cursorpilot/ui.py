@@ -143,8 +143,10 @@ class ConsoleSink(BaseSink):
             waits = f" · waits: {c['waits']}" if c.get("waits") else ""
             llm = (f"\n  llm calls: {c.get('llm_calls', 0)} · tokens in/out: {c.get('tokens_in', 0)}/{c.get('tokens_out', 0)}"
                    f" · rule hits: {c.get('rule_hits', 0)}{waits}{cost}")
+        turns = f" · turns: {c['turns']}" if c.get("turns") else ""  # an agent's turn ends judged (docs/turns.md)
+        goal = f" · goal check: {outcome.goal}" if outcome.goal else ""
         self.console.print(Text(
-            f"  answers: {outcome.answers}{self._by_whom(outcome.answers)} · escalations: {outcome.escalations}"
+            f"  answers: {outcome.answers}{self._by_whom(outcome.answers)} · escalations: {outcome.escalations}{turns}{goal}"
             f" · program: {outcome.child}{llm}\n  transcript: {outcome.transcript}"
         ))
 

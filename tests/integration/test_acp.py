@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.fakes.llm_server import FakeLLM
+from tests.fakes.llm_server import FakeLLM, is_turn_end, verdict
 
 pytestmark = pytest.mark.timeout(120)
 KEY = "sk-test-0123456789abcdefghij"
@@ -61,9 +61,11 @@ def test_options_are_chosen_by_name_and_kind_never_by_position(pilot, tmp_path):
 
 def model_answers(prompt: str) -> str:
     """The pilot's model: approves what it is asked ("for the session", which the governing prompt does not grant),
-    and answers the agent's closing question."""
+    and at a turn end answers the agent's closing question, or judges the work done."""
     question = prompt.split("# The question", 1)[1].split("# Answer format", 1)[0]
-    text = "8080" if "Which port" in question else "Allow for this session"
+    if is_turn_end(prompt):
+        return verdict("continue", "8080", "the agent asks for a port") if "Which port" in question else verdict("done")
+    text = "Allow for this session"
     return json.dumps({"action": "type", "text": text, "submit": True})
 
 
@@ -85,7 +87,8 @@ def test_a_model_approves_what_gemini_describes_without_raw_input(pilot, tmp_pat
     assert [a["source"] for a in r.of("answer")] == ["openai:gpt-4o-mini"] * 3 + ["policy:delete", "openai:gpt-4o-mini"]
     assert [p["text"] for p in received(tmp_path, "prompt")] == ["Add a /health endpoint", "8080"]
     assert [(x["path"], x["code"]) for x in received(tmp_path, "read_refused")] == [("notes.txt", -32002), ("missing.txt", -32002)]
-    assert len(server.requests) == 4  # the policy's no asked no model
+    assert len(server.requests) == 5  # the policy's no asked no model; each of the two turn ends one call
+    assert [t["verdict"] for t in r.of("turn_end")] == ["continue", "done"]
     first = json.dumps(server.requests[0]["json"])
     assert "npm test" in first and "[current working directory .]" in first  # the model saw what the policy judged
 

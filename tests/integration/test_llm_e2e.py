@@ -6,7 +6,7 @@ import re
 import pytest
 
 from tests.conftest import SIM
-from tests.fakes.llm_server import FakeLLM, Step
+from tests.fakes.llm_server import FakeLLM, Step, is_turn_end, verdict
 from tests.helpers import KEY, question_of
 
 pytestmark = pytest.mark.timeout(120)
@@ -14,6 +14,9 @@ pytestmark = pytest.mark.timeout(120)
 
 def cursor_answers(prompt: str) -> str:
     q = question_of(prompt)
+    if is_turn_end(prompt):  # the agent stopped: its closing question is answered, then its work is judged done
+        asks = "last message asks something" in prompt and "database status" in q
+        return verdict("continue", "Keep it minimal.", "it asks") if asks else verdict("done", why="the endpoint is there")
     for needle, reply in [
         ("Workspace Trust Required", "a"),
         ("Delete this file?", "n"),
@@ -39,13 +42,14 @@ def test_cursor_demo_scenario_answered_by_openai(pilot):
     answers = r.of("answer")
     by_llm = [a for a in answers if a["source"].startswith("openai:")]
     assert [a["source"] for a in answers if a not in by_llm] == ["policy:delete"]  # the deny policy asks no model
-    # exactly one LLM call per logical prompt
-    assert len(server.requests) == len(by_llm) == 4
+    # exactly one LLM call per logical prompt, and per turn end (the closing question's, then the last one's: done)
+    assert [(t["verdict"], t["sent"]) for t in r.of("turn_end")] == [("continue", "Keep it minimal."), ("done", None)]
+    assert len(server.requests) == len(by_llm) + 1 == 5
     fin = r.of("run_finished")[0]
-    assert fin["counters"]["llm_calls"] == 4 and fin["counters"]["tokens_in"] > 0
+    assert fin["counters"]["llm_calls"] == 5 and fin["counters"]["tokens_in"] > 0 and fin["counters"]["turns"] == 2
     assert fin["cost_usd"] is not None
     prompts = sorted((r.log / "prompts" / "step-01").glob("*-prompt.md"))
-    assert len(prompts) == 4 and len(list((r.log / "prompts" / "step-01").glob("*-answer.md"))) == 4
+    assert len(prompts) == 5 and len(list((r.log / "prompts" / "step-01").glob("*-answer.md"))) == 5
     assert "Approve tests and writes; refuse deletes." in prompts[0].read_text()
     sizes = [rec["prompt_tokens_est"] for rec in r.of("provider_request")]
     print(f"prompt tokens per question: mean {sum(sizes) / len(sizes):.0f} max {max(sizes)}; calls per prompt 1.0")

@@ -146,6 +146,12 @@ def test_plan_and_command_cannot_be_combined(tmp_path):
     ("name: x\nsteps:\n  - name: a\n    run: [x]\n    timeout: soon\n", ":5:5: steps.0.timeout: invalid duration 'soon'"),
     ("name: x\nsteps:\n  - name: a\n    run: [x]\n    sned: hi\n", ":5:5: steps.0.sned: Extra inputs are not permitted"),
     ("name: x\nsteps:\n  - {name: a, drive: 'true', profile: nosuch}\n", "unknown profile 'nosuch'"),
+    ("name: x\nsteps:\n  - name: a\n    drive: claude hi\n    done_when: {run: pytest, timout: 1m}\n",
+     ":5:30: steps.0.done_when.timout: Extra inputs are not permitted"),
+    ("name: x\nsteps:\n  - name: a\n    drive: claude\n    done_when:\n      run: pytest\n      timeout: soon\n",
+     ":7:7: steps.0.done_when.timeout: invalid duration 'soon'"),
+    ("name: x\nsteps:\n  - name: a\n    drive: claude hi\n    done_when: '  '\n", ":5:5: steps.0.done_when.run: done_when needs a command"),
+    ("name: x\nsteps:\n  - name: a\n    run: [x]\n    done_when: pytest\n", ":3:5: steps.0: done_when and max_turns belong to a step"),
 ])
 def test_bad_plans_exit_2_with_line_and_column(tmp_path, text, needle):
     p, log = run_plan(tmp_path, text)
