@@ -22,7 +22,7 @@ from cursorpilot.acp.facts import (NOT_FOUND, REFUSED, Ask, AskHuman, CallFailed
 from cursorpilot.decide.deliver import Answer, Halt, Record, RunCounts, Tally, deliver, escalate, escalation, halt_of, unanswered
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
-from cursorpilot.decide.turns import CheckGoal, Next, TurnConfig, Turns
+from cursorpilot.decide.turns import CheckGoal, Next, TurnConfig, Turns, gist
 from cursorpilot.errors import ExitCode
 
 TOOL_LOOP_LIMIT = 5  # the same tool call requested more often than this stops the run
@@ -323,8 +323,9 @@ class AcpPilot:
         asked = ask.turn_end_question(said)
         closing = None if asked is None else Question(kind=Kind.INPUT.value, text=asked, key=f"acp.turn_end:{asked}", source="acp.turn_end")
         n = self.turns.ended(now, f.facts, message or said, closing is not None)
-        q = self.turns.question(text=message or said[-2000:], source="acp.turn_end", closing=closing,
-                                live=tuple(said.splitlines()[-40:]), multiline=True)
+        stop = o.data["stop"]["stop_reason"]
+        q = self.turns.question(text=message or said[-2000:], source="acp.turn_end", closing=closing, live=tuple(said.splitlines()[-40:]),
+                                multiline=True, notes=() if stop == "end_turn" else (f"The agent's turn ended with stop reason {stop!r}.",))
         o.questions = [("", q)]
         return [Ask(f.token, q)] if n.action == "ask" else self._turn_next(f.token, o, n)
 
@@ -428,6 +429,8 @@ class AcpPilot:
 
 
 def _headline(q: Question) -> str:
+    if q.kind == Kind.TURN_END:
+        return gist(q.text)  # what the agent ended on
     return q.text.splitlines()[0][:120] if q.text else ""
 
 

@@ -107,6 +107,14 @@ ASK = Next("ask")
 _VERDICT = re.compile(r"(?is)^[\W_]*(done|continue|blocked|impossible)[\s*_]*(?::\s*(.*)|[.!]?[\s*_]*$)")
 
 
+def gist(message: str) -> str:
+    """An agent's message in one line, for the person watching and the report: its last line with words (what it
+    ended on: "Request cancelled.", its question), not the banner at the top of the screen."""
+    lines = [" ".join(line.strip(" \t│┃║|╭╮╰╯┌┐└┘─━═▄▀⎿●✦•■").split()) for line in message.splitlines()]
+    worded = [t for t in lines if sum(ch.isalpha() for ch in t) >= 3]
+    return (worded[-1] if worded else " ".join(message.split()))[:120]
+
+
 def parse(text: str, source: str, bare_is_continue: bool) -> Decision:
     """A turn-end verdict in the one-line grammar: DONE[: why], CONTINUE: message, BLOCKED: what is missing,
     IMPOSSIBLE: why, or "? question" (a human). A rule's bare reply is the message to send (CONTINUE); a model's is
@@ -189,9 +197,9 @@ class Turns:
         return ASK
 
     def question(self, *, text: str, source: str, closing: Question | None = None, live: tuple[str, ...] = (),
-                 earlier: tuple[str, ...] = (), multiline: bool = False) -> Question:
+                 earlier: tuple[str, ...] = (), multiline: bool = False, notes: tuple[str, ...] = ()) -> Question:
         """The one question of this turn end, for the decision path: the agent's last message, what happened, the check."""
-        notes = [f"This is the end of turn {self.turn}; at most {self.config.max_turns} turns are allowed."]
+        notes = [f"This is the end of turn {self.turn}; at most {self.config.max_turns} turns are allowed.", *notes]
         notes.append("In this turn cursor-pilot " + "; ".join(self.happened) + "." if self.happened
                      else "In this turn nothing was asked of cursor-pilot.")
         if closing is not None:

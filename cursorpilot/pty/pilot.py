@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
-from cursorpilot.decide.turns import CheckGoal, Next, TurnConfig, TurnFacts, Turns
+from cursorpilot.decide.turns import CheckGoal, Next, TurnConfig, TurnFacts, Turns, gist
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
 from cursorpilot.decide.deliver import Answer, Delivered, Record, RunCounts, Tally, Tell, deliver, escalate, halt_of
 from cursorpilot.detect.menu import keys_for, submit_row
@@ -555,7 +555,8 @@ class Pilot:
     def _escalate(self, c: Classification, why: str, kind: str | None = None, shown: str | None = None) -> list[Effect]:
         """shown: what the human is shown, when not the prompt block (a turn end: the agent's last message)."""
         asked = shown or c.block
-        out: list[Effect] = escalate(self.run, rule_id=c.rule_id, prompt=asked, why=why, headline=headline(asked))
+        out: list[Effect] = escalate(self.run, rule_id=c.rule_id, prompt=asked, why=why,
+                                     headline=gist(asked) if kind == Kind.TURN_END else headline(asked))
         halt = halt_of(out)
         if halt is not None:
             return out[:-1] + self._abort(halt.code, halt.reason)

@@ -100,9 +100,11 @@ def test_three_tool_calls_in_one_turn_with_mixed_verdicts(agent):
 @pytest.mark.parametrize("provider", ["openai"])
 def test_judgement_by_a_model_a_picker_answered_from_the_governing_prompt(agent, provider):
     """The real SDK against the project's fake LLM server: the model picks the option the governing prompt implies."""
-    from tests.fakes.llm_server import FakeLLM
+    from tests.fakes.llm_server import FakeLLM, is_turn_end, verdict
 
     def model(prompt: str) -> str:
+        if is_turn_end(prompt):  # the agent stopped after choosing: its work is judged done
+            return verdict("done", why="the database is chosen")
         if "Which database" in prompt:
             return '{"action": "type", "text": "PostgreSQL", "submit": true}'
         return '{"action": "wait", "text": "", "submit": false}'
@@ -115,4 +117,5 @@ def test_judgement_by_a_model_a_picker_answered_from_the_governing_prompt(agent,
     assert r.code == 0, r.explain()
     bodies = " ".join(str(q["body"]) for q in r.requests if q.get("kind") == "main")
     assert '"Which database should the project use?"="PostgreSQL"' in bodies
-    assert calls == 1
+    assert calls == 2  # the picker, then the turn end
+    assert [t["verdict"] for t in r.of("turn_end")] == ["done"]

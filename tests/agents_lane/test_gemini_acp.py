@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from tests.fakes.llm_server import FakeLLM
+from tests.fakes.llm_server import FakeLLM, is_turn_end, verdict
 
 GOVERNING = "Work only inside the project. Approve commands and edits the task needs; never delete anything."
 PROVIDERS = ["rules", "model"]
@@ -20,10 +20,11 @@ PROVIDERS = ["rules", "model"]
 
 def the_models_answer(prompt: str) -> str:
     """The pilot's model: approves what it is asked ("for the session", which the governing prompt does not grant:
-    once is what goes out), and answers the agent's closing question."""
+    once is what goes out), and at a turn end answers the agent's closing question, or judges the work done."""
     question = prompt.split("# The question", 1)[1].split("# Answer format", 1)[0]
-    text = "8080" if "Which port" in question else "Allow for this session"
-    return json.dumps({"action": "type", "text": text, "submit": True})
+    if is_turn_end(prompt):
+        return verdict("continue", "8080", "it asks for a port") if "Which port" in question else verdict("done")
+    return json.dumps({"action": "type", "text": "Allow for this session", "submit": True})
 
 
 def run_gemini(agent, provider, script, rules, task, **kw):
@@ -53,7 +54,7 @@ def test_gemini_over_acp_a_shell_command_allowed_once_and_a_deletion_denied(agen
     assert [a["option_kind"] for a in answers] == ["allow_once", "reject_once"]
     assert sources(r) == ["rules" if provider == "rules" else "openai", "policy"]
     if llm is not None:
-        assert len(llm.requests) == 1  # the policy's no asked no model
+        assert len(llm.requests) == 2  # the permission and the turn end; the policy's no asked no model
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -96,6 +97,6 @@ def test_gemini_over_acp_new_file_edit_missing_file_command_denial_and_closing_q
                     for p in c.get("parts", []) if "functionResponse" in p and p["functionResponse"].get("name") == "read_file"]
     assert read_results and "not found" in read_results[-1].lower()  # its own read of the missing file, told to its model
     if llm is not None:
-        assert len(llm.requests) == 4  # one call per question; the policy's no asked none
+        assert len(llm.requests) == 5  # one call per question and per turn end (continue: 8080, then done); the policy's no asked none
         asked = [json.dumps(q["json"]) for q in llm.requests]
         assert "echo tests pass > tested.txt" in asked[2] and "current working directory" in asked[2]

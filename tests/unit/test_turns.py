@@ -278,3 +278,19 @@ def test_a_verdict_ends_a_step_the_same_way_on_both_channels(verdict, code):
     a.handle(2.0, Decided(acp_ask.token, d))
     assert p.exit_code == a.exit_code == code
     assert p.reason.removeprefix("a human is needed (").split(")")[0] == a.reason.removeprefix("a human is needed (").split(")")[0]
+
+
+def test_the_agents_last_message_is_what_it_wrote_below_the_echo_of_its_last_instruction():
+    from cursorpilot.detect.snapshot import snapshot_from_text
+    from cursorpilot.pty.ask import last_message
+
+    rows = ["Claude Code v2", "", "> tidy up", "", "● Removing data/.", "  ⎿  Interrupted · What should Claude do instead?", "",
+            "> Leave the data alone and finish.", "", "● Understood: data/ stays.", "", "─" * 40, "❯ ", "─" * 40, "  ? for shortcuts"]
+    snap = snapshot_from_text("\n".join(rows))
+    composer = Classification(state="idle", rule_id="claude.idle", block="❯", key="claude.idle@12:❯", anchor_row=12)
+    assert last_message(CLAUDE, snap, composer, "Leave the data alone and finish.") == "● Understood: data/ stays."
+    first = last_message(CLAUDE, snap, composer, None)  # the task was given on the command line: no echo to start from
+    assert first.startswith("Claude Code v2") and first.endswith("● Understood: data/ stays.")
+    prose = Classification(state="question", rule_id="claude.idle.prose_question", block="  ⎿  Interrupted · What should Claude do instead?",
+                           key="q", anchor_row=5)
+    assert last_message(CLAUDE, snap, prose, "tidy up").endswith("What should Claude do instead?")
