@@ -20,6 +20,16 @@ def typed(text: str, submit: bool = True) -> str:
     return json.dumps({"action": "type", "text": text, "submit": submit})
 
 
+def verdict(verdict: str, message: str = "", why: str = "") -> str:
+    """The model's structured judgement of an agent's turn end (TURN_SCHEMA): done, continue with the message, ..."""
+    return json.dumps({"verdict": verdict, "message": message, "why": why or f"judged {verdict}"})
+
+
+def is_turn_end(prompt: str) -> bool:
+    """The pilot asks the model to judge an agent's turn end (an agent stopped), not to answer a prompt."""
+    return "Kind: turn_end" in prompt.rpartition("# The question")[2]
+
+
 def script(tmp_path, name: str, body: str) -> list[str]:
     """A Python program written to tmp_path, as a command line."""
     path = tmp_path / f"{name}.py"

@@ -100,7 +100,8 @@ def test_three_tool_calls_in_one_turn_with_mixed_verdicts(agent):
 @pytest.mark.parametrize("provider", ["openai"])
 def test_judgement_by_a_model_a_picker_answered_from_the_governing_prompt(agent, provider):
     """The real SDK against the project's fake LLM server: the model picks the option the governing prompt implies."""
-    from tests.fakes.llm_server import FakeLLM, is_turn_end, verdict
+    from tests.fakes.llm_server import FakeLLM
+    from tests.helpers import is_turn_end, verdict
 
     def model(prompt: str) -> str:
         if is_turn_end(prompt):  # the agent stopped after choosing: its work is judged done

@@ -12,7 +12,8 @@ import json
 
 import pytest
 
-from tests.fakes.llm_server import FakeLLM, is_turn_end, verdict
+from tests.fakes.llm_server import FakeLLM
+from tests.helpers import is_turn_end, verdict
 
 GOVERNING = "Work only inside the project. Approve commands and edits the task needs; never delete anything."
 PROVIDERS = ["rules", "model"]

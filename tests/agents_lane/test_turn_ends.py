@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from tests.fakes.llm_server import FakeLLM, is_turn_end, verdict
+from tests.fakes.llm_server import FakeLLM
+from tests.helpers import is_turn_end, verdict
 
 AGENTS = ["claude", "codex", "gemini"]
 GOVERNING = ("Work only inside the project; never delete anything. If the agent stops and waits after a denial, tell it to "

@@ -13,16 +13,6 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-def verdict(verdict: str, message: str = "", why: str = "") -> str:
-    """A turn-end judgement as the structured reply (cursorpilot/providers/llm.py TURN_SCHEMA) a model sends."""
-    return json.dumps({"verdict": verdict, "message": message, "why": why or f"judged {verdict}"})
-
-
-def is_turn_end(prompt: str) -> bool:
-    """The pilot's prompt asks for a turn-end judgement (an agent stopped), not an answer to a prompt."""
-    return "Kind: turn_end" in prompt.rpartition("# The question")[2]
-
-
 @dataclass
 class Step:
     status: int = 200

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from tests.fakes.llm_server import FakeLLM, is_turn_end, verdict
+from tests.fakes.llm_server import FakeLLM
+from tests.helpers import is_turn_end, verdict
 
 pytestmark = pytest.mark.timeout(120)
 KEY = "sk-test-0123456789abcdefghij"

@@ -6,8 +6,8 @@ import re
 import pytest
 
 from tests.conftest import SIM
-from tests.fakes.llm_server import FakeLLM, Step, is_turn_end, verdict
-from tests.helpers import KEY, question_of
+from tests.fakes.llm_server import FakeLLM, Step
+from tests.helpers import KEY, is_turn_end, question_of, verdict
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -8,22 +8,18 @@ import sys
 import pytest
 
 from tests.conftest import SIM
-from tests.fakes.llm_server import FakeLLM, is_turn_end, verdict
+from tests.fakes.llm_server import FakeLLM
+from tests.helpers import KEY, is_turn_end, question_of, verdict
 
 pytestmark = pytest.mark.timeout(150)
-KEY = "sk-test-0123456789abcdefghij"
 AFTER_DENIAL = "If the agent stops and waits after a denial, tell it to leave the data alone and finish."
 INSTRUCTION = "Leave the data alone and finish."
-
-
-def question_of(prompt: str) -> str:
-    return prompt.split("# The question", 1)[1].split("# Answer format", 1)[0]
 
 
 def judge(prompt: str) -> str:
     """The pilot's model: at a turn end, the governing prompt's instruction after a denial, done once the agent took it."""
     if not is_turn_end(prompt):
-        return json.dumps({"action": "human", "text": "not expected here", "submit": False})
+        return json.dumps({"action": "human", "text": "not expected here", "submit": False})  # (none is asked)
     q = question_of(prompt)
     if "Noted." in q or "untouched" in q:
         return verdict("done", why="the agent finished as told")
