@@ -233,7 +233,7 @@ class Runner:
         job = Job(command=self._command(step), governing_prompt=governing, name=step.name, index=n, total=total, cwd=cwd, env=step.env,
                   max_answers=step.max_steps, deadline=deadline, deadline_reason=why, rules=rules, step=step, run=session,
                   sink=self.sink, profile=self._profile(step), session_id=record.session_id, done_when=goal,
-                  check_timeout=check_timeout, turns=self._turn_config(step, record, goal))
+                  check_timeout=check_timeout, turns=self._turn_config(step, record))
         result = channels.drive(step.kind, job)
         if result.session_id:
             record.session_id = result.session_id
@@ -248,12 +248,12 @@ class Runner:
             return step.done_when.run, step.done_when.timeout or goalcheck.CHECK_TIMEOUT
         return self.spec.done_when, goalcheck.CHECK_TIMEOUT
 
-    def _turn_config(self, step: Step, record: StepRecord, goal: str | None) -> TurnConfig:
+    def _turn_config(self, step: Step, record: StepRecord) -> TurnConfig:
         """How this step's turn ends are judged and bounded; a resumed step goes on from its ledger."""
         spec = self.spec
         max_turns = spec.max_turns or step.max_turns or spec.plan.defaults.max_turns or DEFAULT_MAX_TURNS
         used = max((t.get("turn") or 0 for t in record.turns), default=0)
-        return TurnConfig(goal=goal, model_judges=spec.provider.needs_prompt, max_turns=max_turns, max_wall=spec.max_wall,
+        return TurnConfig(max_turns=max_turns, max_wall=spec.max_wall,
                           wall_deadline=self._wall_deadline, max_cost=spec.max_cost, first_turn=used, pending=record.pending)
 
     def _turn_recorded(self, step: int, fields: dict) -> None:

@@ -331,20 +331,25 @@ class AcpPilot:
 
     def _turn_next(self, token: int, o: _Open, n: Next, recorded: bool = False) -> list[Effect]:
         """A turn end's outcome, carried out: the next prompt, the end of the step, or a human."""
-        out: list[Effect] = [] if recorded else [Record("turn_end", {**o.data["stop"], **self.turns.record(n)})]
+        held: dict = {}
         if n.action == "send":
-            sent = self._deliver(token, o, Decision(Verdict.ANSWER, text=n.message, source=n.source), n.message, None)
-            if self.done:  # the answer cap stopped it before it went out
-                self.turns.held(n.message)
-                return out + sent
-            del self._open[token]
-            self.turns.sent(n.message)
-            return out + sent + self._prompt(n.message)
-        if n.action == "finish":
-            return out + self._end(ExitCode.OK, f"completed ({n.why})")
-        if n.action == "human":
-            return out + self._escalate(token, n.why)
-        return out + self._end(n.code, n.why)
+            effects = self._deliver(token, o, Decision(Verdict.ANSWER, text=n.message, source=n.source), n.message, None)
+            if self.done:  # the answer cap stopped it before it went out (a resume sends it), or a dry run previewed it
+                held = {"sent": None}
+                if not self.run.dry_run:
+                    self.turns.held(n.message)
+                    held["pending"] = n.message
+            else:
+                del self._open[token]
+                self.turns.sent(n.message)
+                effects += self._prompt(n.message)
+        elif n.action == "finish":
+            effects = self._end(ExitCode.OK, f"completed ({n.why})")
+        elif n.action == "human":
+            effects = self._escalate(token, n.why)
+        else:
+            effects = self._end(n.code, n.why)
+        return ([] if recorded else [Record("turn_end", {**o.data["stop"], **self.turns.record(n), **held})]) + effects
 
     def _call_failed(self, now: float, f: CallFailed) -> list[Effect]:
         if self.done:

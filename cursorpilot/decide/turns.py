@@ -79,8 +79,6 @@ class CheckGoal:
 class TurnConfig:
     """How a step's turn ends are judged and bounded."""
 
-    goal: str | None = None  # the goal check's command (done_when), for the judge's notes
-    model_judges: bool = False  # a model is asked at turn ends; else rules of kind turn_end and the check decide
     max_turns: int = DEFAULT_MAX_TURNS
     max_wall: float | None = None  # seconds: no new turn once the run has gone this long...
     wall_deadline: float | None = None  # ...that is, after this monotonic time

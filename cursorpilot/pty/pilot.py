@@ -379,9 +379,10 @@ class Pilot:
         if n.action == "send":
             typed = self._type_answer(now, t.c, Decision(Verdict.ANSWER, text=n.message, source=n.source), modes, Kind.TURN_END.value,
                                       prompt=t.message)
-            held = {} if any(isinstance(e, Type) for e in typed) else {"sent": None, "pending": n.message}
-            if held:  # the answer cap (or a dry run) stopped it before it went out
+            held = {} if any(isinstance(e, Type) for e in typed) else {"sent": None}
+            if held and not self.run.dry_run:  # the answer cap stopped it before it went out: a resume sends it
                 self.turns.held(n.message)
+                held["pending"] = n.message
             return [Record("turn_end", {**self.turns.record(n), **held}), *typed]
         out: list[Effect] = [Record("turn_end", {**self.turns.record(n)})]
         if n.action == "finish":

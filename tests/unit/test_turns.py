@@ -41,13 +41,13 @@ def model(verdict, text=None, why="because"):
 
 # -- the rules, pure -----------------------------------------------------------------------------------------------------
 def test_a_met_check_is_done_whatever_the_model_would_say_and_no_model_is_asked():
-    t = Turns(TurnConfig(goal="pytest -q", model_judges=True))
+    t = Turns()
     n = t.ended(0.0, TurnFacts(PASSING), "I think there is more to do", closing=True)
     assert (n.action, n.verdict, n.source) == ("finish", "done", "check")
 
 
 def test_a_judge_that_says_done_while_the_check_fails_goes_to_a_human_never_done():
-    t = Turns(TurnConfig(goal="pytest -q", model_judges=True))
+    t = Turns()
     assert t.ended(0.0, TurnFacts(FAILING), "All done!", closing=False).action == "ask"
     n = t.judged(model("done"))
     assert n.action == "human" and "goal check `pytest -q` exited 1: not met" in n.why
@@ -60,7 +60,7 @@ def test_a_judge_that_says_done_while_the_check_fails_goes_to_a_human_never_done
     (model("continue", "   "), "no message"),
 ])
 def test_errors_and_garbage_from_the_judge_fail_closed(d, why):
-    t = Turns(TurnConfig(model_judges=True))
+    t = Turns()
     t.ended(0.0, TurnFacts(None), "Done.", closing=False)
     n = t.judged(d)
     assert n.action == "human" and why in n.why
@@ -71,7 +71,7 @@ def test_rules_only_the_facts_decide_when_no_rule_of_kind_turn_end_speaks():
     t = Turns()
     t.ended(0.0, TurnFacts(None), "Done.", closing=False)
     assert t.judged(nobody).action == "finish"  # no check: an idle composer is done, as it always was
-    t = Turns(TurnConfig(goal="pytest -q"))
+    t = Turns()
     t.ended(0.0, TurnFacts(FAILING), "Done.", closing=False)
     assert t.judged(nobody).action == "human"  # a failing check and nothing to tell the agent: a human
     t = Turns()
@@ -90,31 +90,31 @@ def test_the_one_line_grammar_and_a_rules_bare_reply():
 
 
 def test_the_last_allowed_turn_stops_at_max_turns_and_keeps_the_instruction_for_resume():
-    t = Turns(TurnConfig(model_judges=True, max_turns=2))
+    t = Turns(TurnConfig(max_turns=2))
     t.ended(0.0, TurnFacts(None), "first", closing=False)
     assert t.judged(model("continue", "Go on.")).action == "send"
     t.ended(1.0, TurnFacts(None), "second", closing=False)
     n = t.judged(model("continue", "Add the test."))
     assert (n.action, n.code, n.why) == ("stop", ExitCode.LIMIT, "max-turns reached (2 turns)")
     assert t.record(n)["pending"] == "Add the test."
-    resumed = Turns(TurnConfig(model_judges=True, max_turns=5, first_turn=2, pending="Add the test."))
+    resumed = Turns(TurnConfig(max_turns=5, first_turn=2, pending="Add the test."))
     n = resumed.ended(2.0, TurnFacts(None), "resumed session's first stop", closing=False)
     assert (n.action, n.message, n.source, resumed.turn) == ("send", "Add the test.", "ledger", 3)
 
 
 def test_a_check_that_still_fails_at_the_last_turn_stops_without_asking_the_model():
-    t = Turns(TurnConfig(goal="pytest -q", model_judges=True, max_turns=1))
+    t = Turns(TurnConfig(max_turns=1))
     n = t.ended(0.0, TurnFacts(FAILING), "done?", closing=False)
     assert (n.action, n.code) == ("stop", ExitCode.LIMIT) and "still" not in n.why and "not met" in n.why
 
 
 def test_no_progress_goes_to_a_human_same_words_same_tree_or_the_same_failure_three_times():
-    t = Turns(TurnConfig(model_judges=True))
+    t = Turns()
     assert t.ended(0.0, TurnFacts(None, tree="abc"), "I can't.", closing=False).action == "ask"
     t.judged(model("continue", "Try again."))
     n = t.ended(1.0, TurnFacts(None, tree="abc"), "I  can't.", closing=False)
     assert (n.action, n.source) == ("human", "breaker") and "nothing changed" in n.why
-    t = Turns(TurnConfig(goal="pytest -q", model_judges=True))
+    t = Turns()
     for i, tree in enumerate(("a", "b")):
         failing = Check("pytest -q", 1, f"1 failed in 0.{i}s")  # the timing differs, the failure does not
         assert t.ended(float(i), TurnFacts(failing, tree=tree), f"attempt {i}", closing=False).action == "ask"
@@ -124,7 +124,7 @@ def test_no_progress_goes_to_a_human_same_words_same_tree_or_the_same_failure_th
 
 
 def test_wall_and_cost_budgets_stop_before_another_turn():
-    t = Turns(TurnConfig(model_judges=True, max_wall=60, wall_deadline=100.0, max_cost=0.5))
+    t = Turns(TurnConfig(max_wall=60, wall_deadline=100.0, max_cost=0.5))
     assert t.ended(99.0, TurnFacts(None, cost_usd=0.1), "a", closing=False).action == "ask"
     assert t.ended(100.0, TurnFacts(None), "b", closing=False).why == "max-wall reached (60s; no new turn is started)"
     n = t.ended(50.0, TurnFacts(None, cost_usd=0.51), "c", closing=False)
@@ -132,7 +132,7 @@ def test_wall_and_cost_budgets_stop_before_another_turn():
 
 
 def test_the_question_carries_what_happened_the_check_and_the_last_message():
-    t = Turns(TurnConfig(goal="pytest -q", model_judges=True, max_turns=4))
+    t = Turns(TurnConfig(max_turns=4))
     t.answered("Bash command rm -rf data", "No", "policy:delete", "delete")
     t.ended(0.0, TurnFacts(FAILING), "Request cancelled.", closing=False)
     q = t.question(text="Request cancelled.", source="claude.idle", live=("screen",))
@@ -158,7 +158,7 @@ def stops(p, now, said="⎿ Request cancelled.", c=IDLE, content=2, check=None):
 
 
 def test_pty_a_denial_then_a_wait_gets_the_governing_prompts_instruction_then_done():
-    p = pty(model_judges=True)
+    p = pty()
     (ask,) = of(p.screen(0.5, APPROVAL, ScreenFacts("", 1, 1.0)), Ask)
     denied = Decision(Verdict.ANSWER, text="No", source="policy:delete", denied="delete")
     p.decided(0.7, ask.token, denied, lambda: APPROVAL, 1, Modes())
@@ -183,7 +183,7 @@ def test_pty_a_denial_then_a_wait_gets_the_governing_prompts_instruction_then_do
 def test_pty_a_closing_question_in_prose_is_a_turn_end_that_carries_it():
     prose = Classification(state="question", rule_id="claude.idle.prose_question", block="Which port should it use?",
                            key="claude.idle.prose_question@28:Which port should it use?", anchor_row=28, submit=True)
-    p = pty(model_judges=True)
+    p = pty()
     (turn,) = of(stops(p, 2.0, said="Done. Which port should it use?", c=prose), Ask)
     assert turn.question.closing.text == "Which port should it use?" and turn.question.closing.kind == "question"
     out = p.decided(2.1, turn.token, model("continue", "8080"), lambda: prose, 2, Modes())
@@ -191,20 +191,20 @@ def test_pty_a_closing_question_in_prose_is_a_turn_end_that_carries_it():
 
 
 def test_pty_the_goal_check_decides_and_a_limit_says_which():
-    p = pty(goal="pytest -q", model_judges=True)
+    p = pty()
     out = stops(p, 2.0, check=PASSING)
     assert p.state == State.COMPLETED and records(out, "turn_end")[0]["check"]["exit_code"] == 0 and not of(out, Ask)
-    p = pty(goal="pytest -q", model_judges=True, max_turns=1)
+    p = pty(max_turns=1)
     out = stops(p, 2.0, check=FAILING)
     assert p.exit_code == ExitCode.LIMIT and p.reason.startswith("max-turns reached (1 turns)") and of(out, Close)
 
 
 def test_pty_blocked_needs_a_human_who_sees_the_agents_message_and_whose_reply_is_typed():
-    p = pty(model_judges=True)
+    p = pty()
     (turn,) = of(stops(p, 2.0, said="I need the deploy key."), Ask)
     out = p.decided(2.1, turn.token, model("blocked", why="the deploy key"), lambda: IDLE, 2, Modes())
     assert p.exit_code == ExitCode.HUMAN_NEEDED and records(out, "escalation")[0]["prompt"] == "I need the deploy key."
-    p = Pilot(PilotConfig(CLAUDE, started_with_task=True, turns=TurnConfig(model_judges=True)), RunCounts(interactive=True))
+    p = Pilot(PilotConfig(CLAUDE, started_with_task=True, turns=TurnConfig()), RunCounts(interactive=True))
     p.started()
     p.screen(0.0, WORKING, ScreenFacts("", 1, 0.0))
     (turn,) = of(stops(p, 2.0, said="I need the deploy key."), Ask)
@@ -215,14 +215,14 @@ def test_pty_blocked_needs_a_human_who_sees_the_agents_message_and_whose_reply_i
 
 
 def test_pty_impossible_stops_with_exit_1_and_says_why():
-    p = pty(model_judges=True)
+    p = pty()
     (turn,) = of(stops(p, 2.0), Ask)
     p.decided(2.1, turn.token, model("impossible", why="the goal needs the data deleted; the policy forbids it"), lambda: IDLE, 2, Modes())
     assert p.exit_code == ExitCode.FAILED and p.reason == "the goal can't be met: the goal needs the data deleted; the policy forbids it"
 
 
 def test_pty_an_agent_that_goes_on_while_its_turn_is_judged_was_not_at_a_turn_end():
-    p = pty(model_judges=True)
+    p = pty()
     (turn,) = of(stops(p, 2.0), Ask)
     out = p.decided(2.1, turn.token, model("continue", "Go on."), lambda: WORKING, 3, Modes())
     assert records(out, "reply_discarded") and not of(out, Type) and p.turns.turn == 0 and p.state == State.RUNNING
@@ -244,7 +244,7 @@ def turn(p, now, said, check=None):
 
 
 def test_acp_end_turn_is_judged_and_continue_is_the_next_prompt_then_the_check_decides():
-    p = acp(goal="pytest -q", model_judges=True)
+    p = acp()
     (ask,) = of(turn(p, 1.0, "I could not delete data/.", FAILING), AcpAsk)
     assert ask.question.kind == "turn_end" and ask.question.check == "`pytest -q` exited 1: not met"
     out = p.handle(2.0, Decided(ask.token, model("continue", GOVERNING_SAYS)))
@@ -256,7 +256,7 @@ def test_acp_end_turn_is_judged_and_continue_is_the_next_prompt_then_the_check_d
 
 
 def test_acp_a_blocked_turn_asks_the_human_whose_words_are_the_next_prompt():
-    p = AcpPilot(AcpPilotConfig(task="t", governing_prompt="", cwd="/w", turns=TurnConfig(model_judges=True)), RunCounts(interactive=True))
+    p = AcpPilot(AcpPilotConfig(task="t", governing_prompt="", cwd="/w", turns=TurnConfig()), RunCounts(interactive=True))
     p.handle(0.0, Started())
     p.handle(0.1, Initialized(1, None, can_load=False))
     p.handle(0.2, SessionOpened("s1", loaded=False))
@@ -270,10 +270,10 @@ def test_acp_a_blocked_turn_asks_the_human_whose_words_are_the_next_prompt():
                                            ("impossible", ExitCode.FAILED), ("garbage", ExitCode.HUMAN_NEEDED)])
 def test_a_verdict_ends_a_step_the_same_way_on_both_channels(verdict, code):
     d = parse("what?", "openai:m", False) if verdict == "garbage" else model(verdict)
-    p = pty(model_judges=True)
+    p = pty()
     (ask,) = of(stops(p, 2.0), Ask)
     p.decided(2.1, ask.token, d, lambda: IDLE, 2, Modes())
-    a = acp(model_judges=True)
+    a = acp()
     (acp_ask,) = of(turn(a, 1.0, "Request cancelled."), AcpAsk)
     a.handle(2.0, Decided(acp_ask.token, d))
     assert p.exit_code == a.exit_code == code
@@ -294,3 +294,21 @@ def test_the_agents_last_message_is_what_it_wrote_below_the_echo_of_its_last_ins
     prose = Classification(state="question", rule_id="claude.idle.prose_question", block="  ⎿  Interrupted · What should Claude do instead?",
                            key="q", anchor_row=5)
     assert last_message(CLAUDE, snap, prose, "tidy up").endswith("What should Claude do instead?")
+
+
+def test_an_instruction_the_answer_cap_stops_is_held_for_resume_and_not_recorded_as_sent():
+    p = Pilot(PilotConfig(CLAUDE, started_with_task=True), RunCounts(max_answers=0))
+    p.started()
+    p.screen(0.0, WORKING, ScreenFacts("", 1, 0.0))
+    (judged,) = of(stops(p, 2.0), Ask)
+    out = p.decided(2.1, judged.token, model("continue", "Add the test."), lambda: IDLE, 2, Modes())
+    [rec] = records(out, "turn_end")
+    assert (rec["sent"], rec["pending"]) == (None, "Add the test.") and not of(out, Type) and p.exit_code == ExitCode.LIMIT
+    a = AcpPilot(AcpPilotConfig(task="t", governing_prompt="", cwd="/w"), RunCounts(max_answers=0))
+    a.handle(0.0, Started())
+    a.handle(0.1, Initialized(1, None, can_load=False))
+    a.handle(0.2, SessionOpened("s1", loaded=False))
+    (ask,) = of(turn(a, 1.0, "Half done."), AcpAsk)
+    out = a.handle(2.0, Decided(ask.token, model("continue", "Add the test.")))
+    [rec] = records(out, "turn_end")
+    assert (rec["sent"], rec["pending"]) == (None, "Add the test.") and not of(out, SendPrompt) and a.exit_code == ExitCode.LIMIT
