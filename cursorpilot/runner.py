@@ -260,9 +260,8 @@ class Runner:
         """Each judged turn end goes into the manifest's ledger at once: a resume goes on from there, even after a crash."""
         record = self.manifest.steps[step - 1]
         check = fields.get("check") or {}
-        record.turns.append({k: v for k, v in {"turn": fields.get("turn"), "verdict": fields.get("verdict"), "why": fields.get("why"),
-                                               "sent": fields.get("sent"), "source": fields.get("source"),
-                                               "check_exit_code": check.get("exit_code") if check else None}.items()})
+        record.turns.append({"turn": fields.get("turn"), "verdict": fields.get("verdict"), "why": fields.get("why"), "sent": fields.get("sent"),
+                             "source": fields.get("source"), "check_exit_code": check.get("exit_code")})
         record.pending = fields.get("pending")
         write_manifest(self.manifest_path, self.manifest)
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from cursorpilot.clock import Clock
 from cursorpilot.decide.turns import TurnConfig
+from cursorpilot.goalcheck import CHECK_TIMEOUT
 from cursorpilot.providers.base import Provider, Reply
 from cursorpilot.redact import Redactor
 from cursorpilot.transcript import Transcript
@@ -33,7 +34,7 @@ class StepBase:
     deadline_reason: str = "timeout"
     rules: Provider | None = None  # consulted before the run's provider when that is an LLM
     done_when: str | None = None  # the goal check, run at each turn end (goalcheck.py)
-    check_timeout: float = 120.0
+    check_timeout: float = CHECK_TIMEOUT
     turns: TurnConfig = field(default_factory=TurnConfig)  # how turn ends are judged and bounded (decide/turns.py)
 
 

@@ -537,8 +537,8 @@ class Pilot:
         halt = halt_of(delivered)
         if halt is not None:
             return out + delivered[:-1] + self._abort(halt.code, halt.reason)
-        if kind == Kind.TURN_END:
-            self.turns.sent(shown)  # the next instruction: a new turn begins
+        if kind == Kind.TURN_END or d.source == "plan:send":
+            self.turns.sent(shown)  # an instruction (the step's task typed, or the next one): a new turn begins
         else:
             self.turns.answered(headline(asked), shown, d.source, d.denied)  # (a secret as its mask: the judge never sees it)
         self.waits_in_a_row = 0
