@@ -12,6 +12,7 @@ import jsonschema
 from tests.agents_lane.test_claude import ASK, GOVERNING
 from tests.browser import Opened, chromium
 from tests.fakes.llm_server import FakeLLM
+from tests.helpers import is_turn_end, verdict
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "cursorpilot" / "report" / "report.schema.json").read_text())
 
@@ -23,6 +24,8 @@ def test_a_claude_code_runs_report_shows_who_decided_what_and_replays_it(agent, 
               {"text": "Done: db.txt names the database; build/ is left alone."}]
 
     def model(prompt: str) -> str:
+        if is_turn_end(prompt):  # the agent stopped for good: judged done
+            return verdict("done", why="db.txt names the database")
         if "Which database" in prompt:
             return '{"action": "type", "text": "PostgreSQL", "submit": true}'
         return '{"action": "wait", "text": "", "submit": false}'
@@ -43,6 +46,8 @@ def test_a_claude_code_runs_report_shows_who_decided_what_and_replays_it(agent, 
     assert {"rules:writes", "rules:instead"} <= {row["source"] for row in data["ledger"]}
     assert [(f["path"], f["status"]) for f in data["changes"]["files"]] == [("db.txt", "added")]
     assert data["verdict"]["outcome"] == "completed" and data["verdict"]["llm_calls"] >= 1 and data["replay"]["available"]
+    # its turn ends on the timeline: the question after the denial answered by a rule, then the model's done
+    assert [(t["verdict"], t["sent"]) for t in data["turns"]] == [("continue", "Skip the deletion and finish."), ("done", None)]
 
     with chromium() as browser:
         page = Opened(browser, r.log / "report.html")
