@@ -164,15 +164,19 @@ class AcpPilot:
                 self.all_said.append(text)
             return [Record("acp_update", {"update": kind, "text": text})]
         if kind in ("tool_call", "tool_call_update"):
-            if kind == "tool_call" and self.said and not self.said[-1].endswith("\n\n"):
-                self.said.append("\n\n")  # what it says after a tool call is a message of its own
             if kind == "tool_call":
-                self.message = []
+                self._new_message()
             return [Record("tool_call", {"update": kind, "tool_call_id": u.get("toolCallId"), "title": u.get("title"),
                                          "kind": u.get("kind"), "status": u.get("status"), "raw_input": u.get("rawInput")})]
         if kind == "plan":
             return [Record("plan", {"entries": u.get("entries")})]
         return [Record("acp_update", {"update": kind, "data": u})]
+
+    def _new_message(self) -> None:
+        """A tool call (or a request for one) ends what the agent was saying: what it says after is a message of its own."""
+        if self.said and not self.said[-1].endswith("\n\n"):
+            self.said.append("\n\n")
+        self.message = []
 
     def _not_json(self, now: float, f: NotJson) -> list[Effect]:
         self.not_json += 1
@@ -180,6 +184,7 @@ class AcpPilot:
 
     # -- the agent's questions ----------------------------------------------------------------------------------------
     def _permission(self, now: float, f: PermissionAsked) -> list[Effect]:
+        self._new_message()  # (Gemini CLI asks for a call it never announced with a tool_call update)
         fp = ask.fingerprint(f.tool_call)
         seen = self.tool_calls[fp] = self.tool_calls.get(fp, 0) + 1
         out: list[Effect] = [Record("permission_request", {"tool_call": f.tool_call, "options": f.options, "fingerprint": fp, "seen": seen})]

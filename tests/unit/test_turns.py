@@ -312,3 +312,19 @@ def test_an_instruction_the_answer_cap_stops_is_held_for_resume_and_not_recorded
     out = a.handle(2.0, Decided(ask.token, model("continue", "Add the test.")))
     [rec] = records(out, "turn_end")
     assert (rec["sent"], rec["pending"]) == (None, "Add the test.") and not of(out, SendPrompt) and a.exit_code == ExitCode.LIMIT
+
+
+def test_acp_the_last_message_starts_after_a_permission_request_the_agent_never_announced():
+    """gemini --acp asks permission for a shell command without a tool_call update first: its words before and after the
+    denied call ran together as one message ("…removing it.The deletion was refused")."""
+    from cursorpilot.acp.facts import PermissionAsked
+
+    p = acp()
+    p.handle(1.0, Update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Removing data/."}}))
+    options = [{"optionId": "cancel", "name": "Reject", "kind": "reject_once"}]
+    (ask,) = of(p.handle(1.1, PermissionAsked(1, {"toolCallId": "c1", "kind": "execute", "title": "rm -rf data"}, options)), AcpAsk)
+    p.handle(1.2, Decided(1, Decision(Verdict.ANSWER, text="Reject", choices=ask.question.choices, source="policy:delete",
+                                      denied="delete")))
+    (judge,) = of(turn(p, 2.0, "The deletion was refused, so I stopped."), AcpAsk)
+    assert judge.question.text == "The deletion was refused, so I stopped."
+    assert any("the deny policy refused 'Permission for execute: rm -rf data'" in n for n in judge.question.notes)
