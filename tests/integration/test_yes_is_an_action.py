@@ -12,6 +12,7 @@ import textwrap
 import pytest
 
 from tests.fakes.llm_server import FakeLLM
+from tests.helpers import is_turn_end, verdict
 
 pytestmark = pytest.mark.timeout(120)
 KEY = "sk-test-0123456789abcdefghij"
@@ -133,7 +134,10 @@ def test_an_acp_permission_to_delete_approved_by_a_model_is_rejected(pilot, tmp_
         {"say": "Done."}]]}))
 
     def allow(prompt: str) -> str:
-        """A model that approves whatever it is asked (the agent's message does not reach its prompt: the call does)."""
+        """A model that approves whatever it is asked (the agent's message does not reach its prompt: the call does), and
+        judges the agent's turn end done."""
+        if is_turn_end(prompt):
+            return verdict("done")
         return json.dumps({"action": "type", "text": "Allow" if "Delete important/" in prompt else "?", "submit": True})
 
     with FakeLLM(answer=allow) as server:
