@@ -48,6 +48,7 @@ FLOOD_BYTES = 1 << 20  # more output than this since the last render is a flood:
 FLOOD_RENDER_EVERY = 0.5  # render it less often (each render then costs a pass over the flood)
 KERNEL_EVERY = 0.03  # how often the kernel is asked whether the program waits on its terminal
 STOP_GRACE = 3.0  # SIGINT, then SIGKILL after this long
+EXIT_GRACE = 1.0  # after its terminal closed, how long a program may take to exit by itself
 
 
 @dataclass(slots=True, kw_only=True)
@@ -184,7 +185,10 @@ class PtyStep:
             self._look(now)
             self._collect(now)
             self._send_due(now)  # a reply chosen just now (a rule hit) goes out without another turn of the loop
-        status = self.driver.status() if not self.driver.alive() else self.driver.terminate(STOP_GRACE)
+        # the terminal closed (EOF) a moment before the program is reaped: let it end by itself before any signal
+        # (it was reported "killed by SIGINT" in 1 run of 5 of `bash -c "touch out.txt"`)
+        status = (self.driver.status() if not self.driver.alive()
+                  else None if self.pilot.done else self.driver.wait(EXIT_GRACE)) or self.driver.terminate(STOP_GRACE)
         describe = status.describe()
         last = last_words(self.screen.snapshot().lines, self.run_.cols) if status.code != 0 and not self.pilot.done else None
         self.tx.emit("program_exited", step=self.step.index, code=status.code, signal=status.signal, describe=describe, last_words=last)

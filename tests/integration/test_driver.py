@@ -58,3 +58,12 @@ def test_typing_into_a_program_that_never_reads_fails_loudly(tmp_path, monkeypat
                 d.write(b"x" * 1000)
     finally:
         d.close()
+
+
+@pytest.mark.timeout(60)
+def test_a_program_that_closes_its_terminal_before_it_exits_keeps_its_exit_code(pilot):
+    """The terminal's EOF came a moment before the program was reaped, and it was sent SIGINT: 'killed by SIGINT'
+    for a program that exited by itself (1 run in 5 of `bash -c "touch out.txt"` on a loaded machine)."""
+    r = pilot(["bash", "-c", "exec 0<&- 1>&- 2>&-; sleep 0.3; exit 7"], rules="- {match: 'nothing', reply: x}\n")
+    [exited] = r.of("program_exited")
+    assert (exited["code"], exited["signal"]) == (7, None) and r.code == 1
