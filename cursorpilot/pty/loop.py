@@ -32,8 +32,9 @@ from cursorpilot import goalcheck, reaper
 from cursorpilot.program_env import last_words, program_env
 from cursorpilot.pty import ask, kernel
 from cursorpilot.pty.driver import ExitStatus, PtyDriver
-from cursorpilot.pty.pilot import (Ask, AskHuman, Close, Delivered, Effect, Pilot, PilotConfig, Record, RunCounts, ScreenFacts, Tell,
-                                   Type)
+from cursorpilot.decide.deliver import Delivered, Record, RunCounts, Tell
+from cursorpilot.pty.facts import Ask, AskHuman, Close, Effect, PilotConfig, ScreenFacts, Type
+from cursorpilot.pty.pilot import Pilot
 from cursorpilot.pty.screen import TerminalScreen
 from cursorpilot.recording import SessionRecorder
 from cursorpilot.session import Job, RunSession, StepBase, StepResult

@@ -10,87 +10,27 @@ when a quiet screen no rule explains is judged, when to escalate. Tested with a 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
-from cursorpilot.decide.turns import CheckGoal, Next, TurnConfig, TurnFacts, Turns, gist
+from cursorpilot.decide.turns import CheckGoal, Next, TurnFacts, Turns, gist
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
-from cursorpilot.decide.deliver import Answer, Delivered, Record, RunCounts, Tally, Tell, deliver, escalate, halt_of
-from cursorpilot.detect.menu import keys_for, submit_row
+from cursorpilot.decide.deliver import Answer, Record, RunCounts, Tally, deliver, escalate, halt_of
 from cursorpilot.detect.profiles import Kind as Screen
 from cursorpilot.detect.profiles import Profile
 from cursorpilot.errors import ExitCode
-from cursorpilot.keys import Modes, ReplyError, Write, only_keys, to_writes
+from cursorpilot.keys import Modes, Write
+from cursorpilot.pty.facts import Ask, AskHuman, Close, Effect, PilotConfig, ScreenFacts, Type
+from cursorpilot.pty.keystrokes import Refused, keystrokes
 from cursorpilot.machine import TERMINAL, Action, Event, State, transition
-from cursorpilot.secret import asks_secret, masked, resolve
-from cursorpilot.secret import names as secret_names
+from cursorpilot.secret import asks_secret
 
 RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
 WAIT_BACKOFF_CAP = 60.0  # the longest a quiet unknown screen waits to be judged after WAIT answers in a row
 BUSY_FACTOR = 2.0  # ...of a program the kernel says is busy: judged after this many times undecided_after
 STARTING_GRACE = 20.0  # an agent given its task that shows only its idle composer this long has finished it unseen
 PROSE = ".prose_question"  # the classifier's id for an agent's closing question at its composer: a turn end that asks
-
-
-# -- effects -----------------------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Ask:
-    """Decide this prompt (deny policy, rules, provider). The decision comes back with `decided(token, ...)`."""
-
-    token: int
-    c: Classification
-    kind: str | None = None  # Kind.UNDECIDED for a quiet screen no rule explains; Kind.TURN_END for an agent that stopped
-    secret: bool = False  # what is typed here is a secret (echo off, or the prompt asks for a password)
-    question: Question | None = None  # a turn end's question, built here (the loop adds the screen)
-
-
-@dataclass(frozen=True, slots=True)
-class AskHuman:
-    token: int
-    c: Classification
-    why: str
-    secret: bool = False  # the answer is a secret: not shown as the person types it
-    prompt: str | None = None  # what to show, when not the prompt block (a turn end: the agent's last message)
-
-
-@dataclass(frozen=True, slots=True)
-class Type:
-    writes: tuple[Write, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Close:
-    graceful: bool  # the profile's quit keys; else SIGINT
-
-
-Effect = Record | Ask | AskHuman | Type | Delivered | Tell | Close | CheckGoal  # Record, Tell, Delivered: deliver.py; CheckGoal: turns.py
-
-
-# -- facts -------------------------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class ScreenFacts:
-    text: str  # the rendered screen, for the step's expect regex
-    content: int  # changes when what is shown changes (a repaint with equal content does not)
-    quiet_for: float  # seconds since it last changed
-    tty: str | None = None  # reading | polling | busy | None: the kernel on the foreground process
-    modes: Modes = Modes()
-    judge: Callable[[], Classification] | None = None  # the whole live region as a prompt (only built when judged)
-    echo_off: bool = False  # the terminal reads a line with echo off (read -s, getpass): what is typed is a secret
-    said: Callable[[str | None], str] | None = None  # an agent's last message above its composer, from below the echo of
-    # the last instruction it was given (only read at a turn end)
-
-
-@dataclass(slots=True)
-class PilotConfig:
-    profile: Profile
-    send: str | None = None  # typed once the program is ready for input
-    expect_regex: str | None = None
-    max_answers: int | None = None  # this step's own cap
-    started_with_task: bool = False  # an agent given its task on the command line: its idle composer is not a question yet
-    echo_check: bool = False  # Enter after typed text waits until the screen shows it
-    secrets: Mapping[str, str] = field(default_factory=dict)  # --secret: the values <secret:NAME> types (never shown)
-    turns: TurnConfig = field(default_factory=TurnConfig)  # how an agent's turn ends are judged and bounded
 
 
 @dataclass(slots=True)
@@ -489,50 +429,17 @@ class Pilot:
     def _type_answer(self, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,
                      secret: bool = False, prompt: str | None = None) -> list[Effect]:
         """prompt: what was answered, when not the prompt block (a turn end: the agent's last message)."""
-        text, p = d.text or "", self.profile
-        secret = secret or d.secret
-        if secret_names(text):  # <secret:NAME>: its value, in the keys only
-            try:
-                text = resolve(text, self.config.secrets)
-            except KeyError as exc:
-                return self._escalate(c, f"the reply names a secret that was not given: {exc.args[0]!r} "
-                                         f"(--secret {exc.args[0]}=ENVVAR gives it)", kind)
-            secret = True
-        shown = masked(text) if secret else text  # what records and messages may hold of it
-        out: list[Effect] = []
-        # the rule's word on Enter for prompts it knows; the answerer's where no rule knows, or for free text (a pager's q)
-        own = kind == Kind.UNDECIDED or c.state == Screen.INPUT
-        submit = d.submit if own and d.submit is not None else c.submit
-        typed, check = text, None
-        if c.state == Screen.QUESTION and not submit and re.fullmatch(r"[A-Za-z]{2,}", text.strip()):
-            typed = f"<key:{text.strip()[0].lower()}>"  # a prompt that acts on one key gets one key: "yes" is y, not y-e-s
-        mapped = keys_for(c.menu, text) if c.menu is not None else None
-        if mapped is not None:  # an option named by label or number: arrows from the highlighted row, then Enter
-            typed, chosen = mapped
-            submit_at = submit_row(c.menu)
-            check = submit_at.label if submit_at is not None else None if c.menu.multi or c.menu.typed else chosen[0].label
-            out.append(Record("menu_choice", {"rule_id": c.rule_id, "reply": shown, "options": [o.label for o in chosen], "keys": typed,
-                                              "highlighted": None if c.menu.typed else c.menu.current.label, "multi": c.menu.multi}))
-        elif c.menu is not None and not only_keys(text) and kind != Kind.UNDECIDED:
-            return self._escalate(c, f"the reply {shown!r} names none of the options ({', '.join(o.label for o in c.menu.options)})", kind)
         try:
-            writes = to_writes(typed, submit=submit, key_delay=p.key_delay_ms / 1000, enter_delay=p.enter_delay_ms / 1000,
-                               multiline=c.multiline, modes=modes, echo_check=self.config.echo_check and mapped is None)
-        except ReplyError as exc:
+            k = keystrokes(c, d, modes, self.profile, kind=kind, secret=secret, secrets=self.config.secrets,
+                           echo_check=self.config.echo_check)
+        except Refused as exc:
             return self._escalate(c, str(exc), kind)
-        if c.prefill and c.state == Screen.INPUT and typed.strip() and not only_keys(typed):
-            writes.insert(0, Write(b"\x7f" * len(c.prefill), 0.0, f"<backspace>x{len(c.prefill)}"))  # the default goes
-        if secret:  # the text typed is masked wherever it is recorded or shown; key names are no secret
-            writes = [replace(w, label=masked(w.label), secret=True) if w.data.decode("utf-8", "replace") == w.label else w
-                      for w in writes]
-        if check is not None and len(writes) > 1:
-            writes[-1] = replace(writes[-1], check=check, check_from=c.anchor_row)  # Enter only once the highlight is there
-        elif writes and writes[-1].echo is not None:
-            writes[-1] = replace(writes[-1], prompt=headline(c.block))
+        shown, writes, submit = k.shown, k.writes, k.submit
+        out: list[Effect] = [k.choice] if k.choice else []
         asked = prompt or c.block
         delivered = deliver(self.tally, Answer(asked, shown, d.source, c.rule_id, kind or c.state,
                                                gist(asked) if kind == Kind.TURN_END else headline(asked),
-                                               extra={"secret": True} if secret else {},
+                                               extra={"secret": True} if k.secret else {},
                                                preview_extra={"keys": [w.label for w in writes]}))
         halt = halt_of(delivered)
         if halt is not None:

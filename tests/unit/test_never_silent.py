@@ -10,7 +10,9 @@ from cursorpilot.detect.classifier import UNKNOWN, Classification
 from cursorpilot.detect.menu import parse
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.keys import Modes
-from cursorpilot.pty.pilot import BUSY_FACTOR, Ask, AskHuman, Close, Pilot, PilotConfig, Record, RunCounts, ScreenFacts, Type
+from cursorpilot.decide.deliver import Record, RunCounts
+from cursorpilot.pty.facts import Ask, AskHuman, Close, PilotConfig, ScreenFacts, Type
+from cursorpilot.pty.pilot import BUSY_FACTOR, Pilot
 
 PROFILES = {name: load_profile(name) for name in ("generic", "claude")}
 MENU = parse("Pick one\n❯ 1. Yes\n  2. No\n")

@@ -8,7 +8,9 @@ from cursorpilot.detect.profiles import load_profile
 from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes
 from cursorpilot.machine import State
-from cursorpilot.pty.pilot import Ask, AskHuman, Close, Pilot, PilotConfig, Record, RunCounts, ScreenFacts, Type
+from cursorpilot.decide.deliver import Record, RunCounts
+from cursorpilot.pty.facts import Ask, AskHuman, Close, PilotConfig, ScreenFacts, Type
+from cursorpilot.pty.pilot import Pilot
 
 GENERIC = load_profile("generic")
 CLAUDE = load_profile("claude")

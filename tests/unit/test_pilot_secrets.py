@@ -8,7 +8,7 @@ from cursorpilot.decide.deliver import Delivered, Tell
 from cursorpilot.decide.question import Decision
 from cursorpilot.detect.classifier import Classification
 from cursorpilot.keys import Modes
-from cursorpilot.pty.pilot import Ask, AskHuman, Type
+from cursorpilot.pty.facts import Ask, AskHuman, Type
 from cursorpilot.secret import masked
 from tests.unit.test_pilot import answer, facts, of, pilot, records
 

@@ -15,7 +15,8 @@ from cursorpilot.detect.profiles import load_profile
 from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes
 from cursorpilot.machine import State
-from cursorpilot.pty.pilot import Ask, AskHuman, Close, Pilot, PilotConfig, ScreenFacts, Type
+from cursorpilot.pty.facts import Ask, AskHuman, Close, PilotConfig, ScreenFacts, Type
+from cursorpilot.pty.pilot import Pilot
 
 CLAUDE = load_profile("claude")
 IDLE = Classification(state="idle", rule_id="claude.idle", block="❯", key="claude.idle@30:❯", anchor_row=30)
