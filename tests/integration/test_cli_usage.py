@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,8 +18,14 @@ ASK = 'read -p "Continue? [y/n] " a; echo "got:$a"'
 def cp(*args: str, cwd: Path, env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
     """`cursor-pilot ARGS` as a process, stdin closed (nobody at the terminal), no API keys."""
     base = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
-    return subprocess.run([sys.executable, "-m", "cursorpilot", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL, env={**base, **(env or {})})
+    p = subprocess.run([sys.executable, "-m", "cursorpilot", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                       stdin=subprocess.DEVNULL, env={**base, **(env or {})})
+    # the words a person reads: rich colours its help and errors where it knows the log shows colour (GitHub Actions)
+    p.stdout, p.stderr = ANSI.sub("", p.stdout), ANSI.sub("", p.stderr)
+    return p
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 @pytest.fixture
