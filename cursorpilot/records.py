@@ -341,6 +341,17 @@ class PolicyDenied(Rec):
     on: str | None = None
 
 
+@declare("policy_granted")
+class PolicyGranted(Rec):
+    """A yes to a question of a class the deny policy refuses (`policy_rule`, `evidence`) went through because the
+    user's governing prompt asks for it in so many words (`granted_by`: its sentence, with no negation in it)."""
+
+    policy_rule: str | None = None
+    evidence: str | None = None
+    rule_id: str | None = None
+    granted_by: str | None = None
+
+
 @declare("provider_request")
 class ProviderRequest(Rec):
     """A question went to the model: the prompt block, its kind and rule, the prompt's estimated tokens, and the

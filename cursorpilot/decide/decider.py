@@ -18,6 +18,7 @@ from cursorpilot.decide.choices import Offered, find
 from cursorpilot.decide.guards import Guards
 from cursorpilot.decide.policy import Denial, check_question
 from cursorpilot.decide.policy import check as check_policy
+from cursorpilot.decide.policy import grants
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
 from cursorpilot.decide.yesno import asked, refusal, said_yes
 from cursorpilot.decide import turns
@@ -44,6 +45,7 @@ class Decider:
         self.run = run
         self.tx = run.tx
         self.governing_prompt = governing_prompt
+        self.grants = grants(governing_prompt)  # the yeses the user's own words ask for (decide/policy.py)
         self.cwd = cwd
         self.rules = rules
         self.filer = filer
@@ -212,6 +214,12 @@ class Decider:
                 d = replace(d, choices=chosen)
         if d.denied is None and d.source != "human" and said_yes(q, d):  # a person who answers decides for themselves
             denial = check_question(asked(q), self.run.allow)
+            if denial is not None and denial.rule in self.grants:  # the user's governing prompt asked for it in so many words
+                granted = check_question(asked(q), self.run.allow | frozenset(self.grants))
+                if granted is None:
+                    self.tx.emit("policy_granted", policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source,
+                                 granted_by=self.grants[denial.rule])
+                denial = granted
             if denial is not None:
                 return self._refuse(q, denial, "yes")
         if self.guards.looping(q.text, d.text):

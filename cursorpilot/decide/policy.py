@@ -1,7 +1,10 @@
 """The deny policy: deterministic, checked on the whole prompt block before any provider is asked,
 and on every reply before it is typed; and a yes is weighed by what it approves (`check_question`).
 
-Only a plan's ``allow:`` list lifts a rule (by id). The governing prompt and the LLM cannot.
+Only a plan's ``allow:`` list lifts a rule (by id); the LLM and the program's output never can. The governing prompt,
+which the user wrote, can grant a *yes* to a class of question by asking for it plainly ("Remove the six package",
+"Replace the existing file"; `grants`): a sentence that asks for it and holds no negation. It never lifts the rules on
+commands, and a sentence with "never", "not", "keep"… grants nothing, so "never delete" stays a refusal.
 """
 
 from __future__ import annotations
@@ -101,6 +104,25 @@ def check_question(text: str, allow: frozenset[str] = frozenset()) -> Denial | N
             if rule not in allow and rx.search(line):
                 return Denial(rule, " ".join(line.split()))
     return None
+
+
+_NEGATION = re.compile(r"(?i)\b(never|not|no|nothing|none|nor|don'?t|doesn'?t|mustn'?t|shouldn'?t|can'?t|cannot|won'?t"
+                       r"|without|avoid\w*|refus\w*|declin\w*|keep\w*|leav\w*|protect\w*|preserv\w*|forbid\w*|prohibit\w*|unless)\b")
+_SENTENCE = re.compile(r"[^.!?;\n]+")
+
+
+def grants(governing_prompt: str) -> dict[str, str]:
+    """The classes of question the user's governing prompt plainly asks to say yes to, each with the sentence that does:
+    a sentence that names the act (remove, replace, drop, format, reset…) and holds no negation. Deterministic and
+    narrow on purpose: what is unclear grants nothing, and the yes is refused as before."""
+    out: dict[str, str] = {}
+    for sentence in _SENTENCE.findall(governing_prompt or ""):
+        if _NEGATION.search(sentence):
+            continue
+        for rule, rx in QUESTION_RULES.items():
+            if rule not in out and rx.search(sentence):
+                out[rule] = " ".join(sentence.split())
+    return out
 
 
 def rule_ids() -> list[str]:

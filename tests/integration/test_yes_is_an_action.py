@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from tests.fakes.llm_server import FakeLLM
-from tests.helpers import is_turn_end, verdict
+from tests.helpers import is_turn_end, typed, verdict
 
 pytestmark = pytest.mark.timeout(120)
 KEY = "sk-test-0123456789abcdefghij"
@@ -55,6 +55,19 @@ def test_a_rule_that_says_yes_to_everything_gets_the_same_no(pilot, tmp_path):
     assert r.code == 0, r.stdout + r.stderr
     assert (tmp_path / "important" / "a").exists() and b"got:n" in (r.log / "session.raw").read_bytes()
     assert r.of("policy_denied")[0]["evidence"] == "Delete all files in important/? [y/N]"
+
+
+def test_a_governing_prompt_that_asks_for_the_removal_lets_the_model_s_yes_through(pilot, tmp_path):
+    """The yardstick's pip-uninstall ('Remove the six package ... Confirm the uninstall.') and ssh-keygen ('Replace the
+    existing file there.') were answered n by the policy: the task left undone, exit 0. The user's own words grant it."""
+    with FakeLLM(answer=lambda prompt: typed("y")) as server:
+        r = pilot(["bash", "-c", DELETE_ASKED], "--provider", "openai", "--base-url", server.url + "/v1",
+                  "--prompt", "Delete the files in important/ when asked.", env={"OPENAI_API_KEY": KEY})
+    assert r.code == 0, r.stdout + r.stderr
+    assert not (tmp_path / "important" / "a").exists()
+    [granted] = r.of("policy_granted")
+    assert granted["policy_rule"] == "delete" and granted["granted_by"] == "Delete the files in important/ when asked"
+    assert r.of("policy_denied") == []
 
 
 def test_a_plan_that_allows_deleting_lets_the_yes_through(pilot, tmp_path):

@@ -152,3 +152,15 @@ def test_what_counts_as_a_yes():
     assert not said_yes(line("Delete? [y/N]"), Decision(Verdict.ANSWER, text=""))  # Enter on a default-no
     assert said_yes(q, Decision(Verdict.ANSWER, text="1", choices=(Choice("0", "Delete all"),)))
     assert not said_yes(q, Decision(Verdict.ANSWER, text="2", choices=(Choice("1", "Keep them"),)))
+
+
+def test_the_governing_prompt_grants_a_yes_only_in_plain_words_with_no_negation():
+    from cursorpilot.decide.policy import grants
+
+    assert grants("Remove the six package from the tv virtual environment. Confirm the uninstall.") == {
+        "delete": "Remove the six package from the tv virtual environment"}
+    assert grants("Generate a key in ./id_test. Replace the existing file there.") == {"overwrite": "Replace the existing file there"}
+    for refusing in ("Never delete anything.", "Approve tests and writes; never delete.", "Nothing here may be deleted.",
+                     "When asked whether to remove a file, refuse.", "Delete the build folder but keep the data.",
+                     "Do not overwrite the config.", "Don't reset the branch"):
+        assert grants(refusing) == {}, refusing
