@@ -27,6 +27,7 @@ from cursorpilot.errors import ExitCode
 
 TOOL_LOOP_LIMIT = 5  # the same tool call requested more often than this stops the run
 INIT_TIMEOUT = 30.0  # an agent that has not answered initialize by then is not an ACP agent (npx may download first)
+STUCK_AFTER = 600.0  # a turn in which nothing at all happens this long goes to a human (the PTY's stuck_after_s)
 NOT_JSON_RECORDED = 20  # lines on the agent's stdout that are not JSON-RPC: recorded up to this many
 # Agents that can't take ACP's resource-not-found for a missing file. Gemini CLI (0.61 and before) gets the client's
 # JSON-RPC error as a plain object, checks `String(err)` ("[object Object]") for "Resource not found", never maps it
@@ -45,6 +46,7 @@ class AcpPilotConfig:
     max_answers: int | None = None  # the step's own cap
     deadline: float | None = None
     deadline_reason: str = "timeout"
+    stuck_after: float = STUCK_AFTER
     turns: TurnConfig = field(default_factory=TurnConfig)  # how turn ends are judged and bounded (decide/turns.py)
 
 
@@ -87,6 +89,7 @@ class AcpPilot:
     tool_calls: dict[str, int] = field(default_factory=dict)
     not_json: int = 0
     started_at: float = 0.0
+    last_fact_at: float = 0.0  # when anything last happened (the agent spoke, a decision came back): the stuck clock
     _open: dict[int, _Open] = field(default_factory=dict)
     _own_token: int = 0  # questions the pilot asks itself (a turn end) get negative tokens; the agent's requests are positive
     turns: Turns = field(init=False)
@@ -106,6 +109,8 @@ class AcpPilot:
 
     # -- facts in ----------------------------------------------------------------------------------------------------
     def handle(self, now: float, fact: Fact) -> list[Effect]:
+        if not isinstance(fact, Tick):
+            self.last_fact_at = now
         return _HANDLERS[type(fact)](self, now, fact)
 
     def _started(self, now: float, f: Started) -> list[Effect]:
@@ -120,7 +125,18 @@ class AcpPilot:
                              else f"{self.config.deadline_reason}: {self._no_initialize()}")
         if not self.initialized and now - self.started_at >= INIT_TIMEOUT:
             return self._end(ExitCode.FAILED, self._no_initialize())
+        if self.turn_open and not self._open and now - self.last_fact_at >= self.config.stuck_after:
+            return self._stuck(now)
         return []
+
+    def _stuck(self, now: float) -> list[Effect]:
+        """Mid-turn, the agent has sent nothing (no update, no request) for stuck_after and nothing is being decided: a
+        wait must have a deadline even without --timeout. Asking a person can't unstick the agent's turn: exit 3."""
+        said = "".join(self.message).strip() or "".join(self.said).strip()
+        why = f"stuck: the agent sent nothing for {now - self.last_fact_at:.0f}s in the middle of its turn"
+        effects = escalate(self.run, rule_id="acp.stuck", prompt=said[-500:], why=why, headline=gist(said) if said else "(nothing said)",
+                           can_ask=False)
+        return effects[:-1] + self._halt(halt_of(effects))
 
     def _no_initialize(self) -> str:
         noise = f" (it printed {self.not_json} line(s) that are not JSON-RPC)" if self.not_json else ""

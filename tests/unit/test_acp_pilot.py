@@ -4,7 +4,7 @@ from cursorpilot.acp.facts import (NOT_FOUND, REFUSED, Ask, AskHuman, CallFailed
                                    ExtensionAsked, FileRead, FileWrite, FormAsked, GoalChecked, Initialized, Interrupted, NotJson,
                                    OpenSession, PermissionAsked, Refuse, Reply, SendPrompt, SessionOpened, Started, Tick, TurnEnded,
                                    Update)
-from cursorpilot.acp.pilot import INIT_TIMEOUT, TOOL_LOOP_LIMIT, AcpPilot, AcpPilotConfig
+from cursorpilot.acp.pilot import INIT_TIMEOUT, STUCK_AFTER, TOOL_LOOP_LIMIT, AcpPilot, AcpPilotConfig
 from cursorpilot.decide.deliver import Record, RunCounts
 from cursorpilot.decide.question import Decision, Verdict
 from cursorpilot.decide.turns import CheckGoal, TurnFacts
@@ -218,6 +218,24 @@ def test_an_agent_that_never_answers_initialize_fails_and_says_what_it_printed()
     out = p.handle(INIT_TIMEOUT, Tick())
     assert of(out, End) == [End(ExitCode.FAILED, "the agent never answered initialize (it printed 1 line(s) that are not JSON-RPC)")]
     assert not of(out, CancelTurn)
+
+
+def test_a_turn_in_which_nothing_happens_has_a_deadline_even_without_timeout():
+    """No --timeout: an agent that goes silent mid-turn is not waited on forever; anything it does restarts the clock,
+    and a question being decided (by a model, a person) is not the agent's silence."""
+    p = started(interactive=True)  # deadline None
+    p.handle(5.0, Update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Running the build."}}))
+    assert p.handle(5.0 + STUCK_AFTER - 1, Tick()) == []
+    out = p.handle(5.0 + STUCK_AFTER, Tick())
+    assert of(out, End) == [End(ExitCode.HUMAN_NEEDED, f"a human is needed (stuck: the agent sent nothing for {STUCK_AFTER:.0f}s "
+                                                       "in the middle of its turn): Running the build.")]
+    assert of(out, CancelTurn) and records(out, "escalation")[0]["rule_id"] == "acp.stuck" and p.run.escalations == 1
+    deciding = started()
+    deciding.handle(1.0, PermissionAsked(1, SHELL, GEMINI))
+    assert deciding.handle(1.0 + 2 * STUCK_AFTER, Tick()) == []  # the pilot's own question: its deadlines are the decider's
+    idle = started()
+    decide(idle, idle.handle(1.0, PermissionAsked(1, SHELL, GEMINI)), "Allow")  # decided at 1.0: the agent's move again
+    assert of(idle.handle(1.0 + STUCK_AFTER, Tick()), End)[0].code == ExitCode.HUMAN_NEEDED
 
 
 def test_an_agent_that_dies_mid_turn_fails_and_past_the_deadline_it_is_the_limit():
