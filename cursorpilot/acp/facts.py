@@ -119,7 +119,10 @@ class CallFailed:
 
 @dataclass(frozen=True, slots=True)
 class Tick:
-    """Time passed: the deadline and the initialize timeout are looked at."""
+    """Time passed: the deadline, the initialize timeout and the stuck clock are looked at. `output_at`: when a command
+    the client runs for the agent (terminal/*) last wrote output, if one is running (the agent waits on it)."""
+
+    output_at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,8 @@ from cursorpilot.errors import ExitCode
 
 TOOL_LOOP_LIMIT = 5  # the same tool call requested more often than this stops the run
 INIT_TIMEOUT = 30.0  # an agent that has not answered initialize by then is not an ACP agent (npx may download first)
-STUCK_AFTER = 600.0  # a turn in which nothing at all happens this long goes to a human (the PTY's stuck_after_s)
+STUCK_AFTER = 600.0  # a turn in which nothing at all happens this long goes to a human (the PTY's stuck_after_s)...
+TOOL_FACTOR = 2.0  # ...twice as long while a tool call the agent announced has not finished (a build, a test run)
 NOT_JSON_RECORDED = 20  # lines on the agent's stdout that are not JSON-RPC: recorded up to this many
 # Agents that can't take ACP's resource-not-found for a missing file. Gemini CLI (0.61 and before) gets the client's
 # JSON-RPC error as a plain object, checks `String(err)` ("[object Object]") for "Resource not found", never maps it
@@ -90,6 +91,7 @@ class AcpPilot:
     not_json: int = 0
     started_at: float = 0.0
     last_fact_at: float = 0.0  # when anything last happened (the agent spoke, a decision came back): the stuck clock
+    running: set[str] = field(default_factory=set)  # tool calls announced and not finished
     _open: dict[int, _Open] = field(default_factory=dict)
     _own_token: int = 0  # questions the pilot asks itself (a turn end) get negative tokens; the agent's requests are positive
     turns: Turns = field(init=False)
@@ -125,15 +127,20 @@ class AcpPilot:
                              else f"{self.config.deadline_reason}: {self._no_initialize()}")
         if not self.initialized and now - self.started_at >= INIT_TIMEOUT:
             return self._end(ExitCode.FAILED, self._no_initialize())
-        if self.turn_open and not self._open and now - self.last_fact_at >= self.config.stuck_after:
-            return self._stuck(now)
+        if self.turn_open and not self._open:
+            since = max(self.last_fact_at, f.output_at or 0.0)  # a command run for the agent that writes output is working
+            limit = self.config.stuck_after * (TOOL_FACTOR if self.running or f.output_at is not None else 1.0)
+            if now - since >= limit:
+                return self._stuck(now - since)
         return []
 
-    def _stuck(self, now: float) -> list[Effect]:
-        """Mid-turn, the agent has sent nothing (no update, no request) for stuck_after and nothing is being decided: a
-        wait must have a deadline even without --timeout. Asking a person can't unstick the agent's turn: exit 3."""
+    def _stuck(self, quiet: float) -> list[Effect]:
+        """Mid-turn, nothing has happened for stuck_after (twice that while a tool runs): no update, no request, no output
+        of a command the agent waits on, and nothing being decided. A wait must have a deadline even without --timeout;
+        asking a person can't unstick the agent's turn: exit 3."""
         said = "".join(self.message).strip() or "".join(self.said).strip()
-        why = f"stuck: the agent sent nothing for {now - self.last_fact_at:.0f}s in the middle of its turn"
+        tools = f" (its tool call{'s' if len(self.running) > 1 else ''} {', '.join(sorted(self.running))} still running)" if self.running else ""
+        why = f"stuck: nothing happened for {quiet:.0f}s in the middle of the agent's turn{tools}"
         effects = escalate(self.run, rule_id="acp.stuck", prompt=said[-500:], why=why, headline=gist(said) if said else "(nothing said)",
                            can_ask=False)
         return effects[:-1] + self._halt(halt_of(effects))
@@ -166,6 +173,7 @@ class AcpPilot:
 
     def _prompt(self, text: str) -> list[Effect]:
         self.said, self.message = [], []
+        self.running.clear()
         self.turn_open = True
         return [SendPrompt(text)]
 
@@ -182,6 +190,11 @@ class AcpPilot:
         if kind in ("tool_call", "tool_call_update"):
             if kind == "tool_call":
                 self._new_message()
+            tool_id, status = str(u.get("toolCallId") or ""), u.get("status")
+            if status in ("pending", "in_progress") or (kind == "tool_call" and status is None):
+                self.running.add(tool_id)
+            elif status in ("completed", "failed"):
+                self.running.discard(tool_id)
             return [Record("tool_call", {"update": kind, "tool_call_id": u.get("toolCallId"), "title": u.get("title"),
                                          "kind": u.get("kind"), "status": u.get("status"), "raw_input": u.get("rawInput")})]
         if kind == "plan":

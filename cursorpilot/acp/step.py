@@ -58,7 +58,7 @@ class AcpStep:
             task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=run.allow, resume_session=config.session_id,
             max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns), self.counts)
         self.workspace = Workspace(self.cwd)
-        self.terminals = Terminals()
+        self.terminals = Terminals(run.clock.monotonic)
         self.stderr = StderrLog(run.log_dir / (f"agent-stderr-{config.index:02d}.log" if config.index > 1 else "agent-stderr.log"))
         self._mark = f"{run.run_id}-{config.index}"
         self._conn = None
@@ -134,7 +134,7 @@ class AcpStep:
             if self.run_.interrupts > seen:
                 seen = self.run_.interrupts
                 self.feed(facts.Interrupted())
-            self.feed(facts.Tick())
+            self.feed(facts.Tick(self.terminals.output_at()))
 
     async def _wind_down(self) -> None:
         """The step has ended: the agent is told (session/cancel went out with the End) and given a moment to end its

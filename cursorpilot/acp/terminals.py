@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from collections.abc import Callable
 
 OUTPUT_LIMIT = 1 << 20  # bytes of a terminal's output kept by default
 
@@ -15,8 +16,9 @@ class UnknownTerminal(KeyError):
 
 
 class Terminal:
-    def __init__(self, id_: str, line: str, limit: int):
-        self.id, self.line, self.limit = id_, line, limit
+    def __init__(self, id_: str, line: str, limit: int, clock: Callable[[], float]):
+        self.id, self.line, self.limit, self._clock = id_, line, limit, clock
+        self.output_at = clock()  # when it started or last wrote output
         self.output = b""
         self.truncated = False
         self.exit_code: int | None = None
@@ -33,6 +35,7 @@ class Terminal:
     async def _read(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None
         while chunk := await self.proc.stdout.read(65536):
+            self.output_at = self._clock()
             self.output += chunk
             if len(self.output) > self.limit:
                 self.output, self.truncated = self.output[-self.limit :], True
@@ -55,17 +58,23 @@ class Terminal:
 
 
 class Terminals:
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float]) -> None:
         self._all: dict[str, Terminal] = {}
         self._count = 0
+        self._clock = clock
 
     async def start(self, line: str, argv: list[str], cwd: str, env: dict[str, str], limit: int | None) -> Terminal:
         """A new terminal running argv; OSError when it can't be started (then there is no terminal)."""
-        term = Terminal(str(self._count + 1), line, limit or OUTPUT_LIMIT)
+        term = Terminal(str(self._count + 1), line, limit or OUTPUT_LIMIT, self._clock)
         await term.start(argv, cwd, env)
         self._count += 1
         self._all[term.id] = term
         return term
+
+    def output_at(self) -> float | None:
+        """When a command still running last wrote output (None: none runs)."""
+        running = [t.output_at for t in self._all.values() if t.exit_code is None]
+        return max(running) if running else None
 
     def get(self, terminal_id: str) -> Terminal:
         try:

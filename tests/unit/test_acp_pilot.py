@@ -4,7 +4,7 @@ from cursorpilot.acp.facts import (NOT_FOUND, REFUSED, Ask, AskHuman, CallFailed
                                    ExtensionAsked, FileRead, FileWrite, FormAsked, GoalChecked, Initialized, Interrupted, NotJson,
                                    OpenSession, PermissionAsked, Refuse, Reply, SendPrompt, SessionOpened, Started, Tick, TurnEnded,
                                    Update)
-from cursorpilot.acp.pilot import INIT_TIMEOUT, STUCK_AFTER, TOOL_LOOP_LIMIT, AcpPilot, AcpPilotConfig
+from cursorpilot.acp.pilot import INIT_TIMEOUT, STUCK_AFTER, TOOL_FACTOR, TOOL_LOOP_LIMIT, AcpPilot, AcpPilotConfig
 from cursorpilot.decide.deliver import Record, RunCounts
 from cursorpilot.decide.question import Decision, Verdict
 from cursorpilot.decide.turns import CheckGoal, TurnFacts
@@ -227,8 +227,8 @@ def test_a_turn_in_which_nothing_happens_has_a_deadline_even_without_timeout():
     p.handle(5.0, Update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Running the build."}}))
     assert p.handle(5.0 + STUCK_AFTER - 1, Tick()) == []
     out = p.handle(5.0 + STUCK_AFTER, Tick())
-    assert of(out, End) == [End(ExitCode.HUMAN_NEEDED, f"a human is needed (stuck: the agent sent nothing for {STUCK_AFTER:.0f}s "
-                                                       "in the middle of its turn): Running the build.")]
+    assert of(out, End) == [End(ExitCode.HUMAN_NEEDED, f"a human is needed (stuck: nothing happened for {STUCK_AFTER:.0f}s "
+                                                       "in the middle of the agent's turn): Running the build.")]
     assert of(out, CancelTurn) and records(out, "escalation")[0]["rule_id"] == "acp.stuck" and p.run.escalations == 1
     deciding = started()
     deciding.handle(1.0, PermissionAsked(1, SHELL, GEMINI))
@@ -236,6 +236,23 @@ def test_a_turn_in_which_nothing_happens_has_a_deadline_even_without_timeout():
     idle = started()
     decide(idle, idle.handle(1.0, PermissionAsked(1, SHELL, GEMINI)), "Allow")  # decided at 1.0: the agent's move again
     assert of(idle.handle(1.0 + STUCK_AFTER, Tick()), End)[0].code == ExitCode.HUMAN_NEEDED
+
+
+def test_a_tool_that_runs_or_a_command_that_writes_output_is_work_not_silence():
+    """A tool call announced and not finished doubles the stuck deadline; a command the client runs for the agent
+    restarts the clock each time it writes output. Neither removes the deadline."""
+    p = started()
+    p.handle(1.0, Update({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "npm run build", "status": "in_progress"}))
+    assert p.handle(1.0 + STUCK_AFTER, Tick()) == []
+    out = p.handle(1.0 + STUCK_AFTER * TOOL_FACTOR, Tick())
+    assert "(its tool call t1 still running)" in of(out, End)[0].reason
+    finished = started()
+    finished.handle(1.0, Update({"sessionUpdate": "tool_call", "toolCallId": "t1", "status": "pending"}))
+    finished.handle(2.0, Update({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"}))
+    assert of(finished.handle(2.0 + STUCK_AFTER, Tick()), End)  # the tool is done: the agent's silence again
+    writing = started()
+    assert writing.handle(STUCK_AFTER * 3, Tick(output_at=STUCK_AFTER * 3 - 5)) == []  # the build still prints
+    assert of(writing.handle(STUCK_AFTER * 5, Tick(output_at=STUCK_AFTER * 3)), End)  # it fell silent too
 
 
 def test_an_agent_that_dies_mid_turn_fails_and_past_the_deadline_it_is_the_limit():
