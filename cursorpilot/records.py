@@ -279,10 +279,21 @@ class KeysSent(Rec):
 
 @declare("enter_retry")
 class EnterRetry(Rec):
-    """The prompt stayed after the answer: Enter was sent again (`attempt`)."""
+    """The screen stayed exactly as it was after the answer, and the program waits on its terminal again: Enter was sent
+    again (`attempt`)."""
 
     prompt_key: Any = None
     attempt: int | None = None
+
+
+@declare("not_taken")
+class NotTaken(Rec):
+    """After the answer (and `enter_retries` more Enters) the screen stayed exactly as it was and the program waits on
+    its terminal again: the answer was not taken, and the screen is judged again, told what was `typed`."""
+
+    prompt_key: Any = None
+    typed: str | None = None
+    enter_retries: int | None = None
 
 
 @declare("enter_skipped")

@@ -7,7 +7,8 @@ Rules:
 - Only the live region is read: the cursor line, or a block of ``block_lines`` rows
   ending at the cursor (plus any footer below it). Old prompts in scrollback are not
   questions.
-- A working marker anywhere in the live region suppresses every question kind.
+- A working marker anywhere in the live region suppresses every question kind, unless the kernel says the program
+  is blocked reading its terminal: then the marker is a line it printed (`encrypting with a passphrase ...`).
 - Nothing but "working" is reported until the screen has been quiet for the
   profile's settle window; rules with ``quiet_ms`` wait longer still.
 """
@@ -298,8 +299,8 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
     def region(rule: Rule) -> _Region:
         return cursor_region if rule.scope == "cursor_line" else block_region
 
-    for rule in profile.rules:
-        if rule.kind == Kind.WORKING and (m := _matches(rule, region(rule).text)):
+    for rule in profile.rules:  # a marker drawn by a program blocked reading its terminal is not moving: it asks
+        if rule.kind == Kind.WORKING and not timing.reading and (m := _matches(rule, region(rule).text)):
             return _result(rule, region(rule), m, snap)
 
     settle = profile.settle_ms / 1000
@@ -319,8 +320,8 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
         if rule.quiet_ms and timing.tty == "busy":  # a rule that guesses from silence: the kernel says the program
             recheck = BUSY_RECHECK if recheck is None else min(recheck, BUSY_RECHECK)  # is not waiting on its terminal
             continue  # (yet: sampled busy now and then, look again); the pilot judges the screen in the end anyway
-        if rule.quiet_ms and rule.scope == "cursor_line" and not snap.cursor_visible:
-            continue  # ...or the cursor is hidden: text left of it is where a full-screen program last drew, no prompt
+        if rule.quiet_ms and rule.scope == "cursor_line" and not _prompt_like(snap, timing.reading):
+            continue  # ...or the cursor is hidden, or parked on a box's button (`│   <  OK  >`): no line prompt is there
         if answerable and rule.scope == "cursor_line" and timing.waiting_on_terminal:
             quiet = fast  # the silence a prompt rule waits for is what the kernel just confirmed
         wait = quiet - timing.quiet_for
@@ -330,12 +331,38 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
         found = _result(rule, region(rule), m, snap)
         if rule.needs_menu and found.menu is None:
             continue  # the words are there, but no options with a highlight under them
+        if _guess(rule) and (menu := _any_menu(profile, block_region, snap)) is not None:
+            return menu  # a field guessed from silence yields to a highlighted list under a question (dialog, fzf)
         if found.state == Kind.IDLE:
             return _prose_question(profile, snap, found) or found
         return found
     if recheck is not None:  # a rule is waiting for more quiet: it decides, not the menu reading
         return Classification(state=UNKNOWN, recheck_after=recheck)
     return _any_menu(profile, block_region, snap) or Classification(state=UNKNOWN)
+
+
+def _guess(rule: Rule) -> bool:
+    """A rule that takes a quiet cursor line for a text field (generic.waiting_input): the weakest evidence there is."""
+    return rule.kind == Kind.INPUT and rule.scope == "cursor_line" and rule.quiet_ms > 0
+
+
+_BOXED = str.maketrans({ch: " " for ch in "│┃║|┌┐└┘├┤─━═╭╮╰╯<>[]"})
+
+
+def _prompt_like(snap: Snapshot, reading: bool) -> bool:
+    """Could the cursor be at a line prompt? It shows, and the text left of it has a word once box borders and button
+    brackets are gone: dialog parks its cursor on a button, `│    <`, which no reader of a line would ask at."""
+    if not snap.cursor_visible:
+        return False
+    left = snap.cursor_text
+    if _WORD.search(left.translate(_BOXED)) is not None:
+        return True
+    if "<" in left or "│" in left:
+        return False  # a button, a box's border: a full-screen dialog, judged whole
+    return reading or _PROMPT_END.search(left) is not None
+
+
+_PROMPT_END = re.compile(r"[>$#%:?]\s*$")  # `>>> `, `#? `, `> `: a prompt with no word of its own
 
 
 _ASKS = re.compile(r"(?m)^\s*(?:[│┃|]\s*)?(?:(?:[?◆◇◈]|\[\?\])\s+(?!for shortcuts)\S.*|.*\S.*(?:\?|:)\s*(?:\(.*\))?\s*[│┃|]?\s*)$")

@@ -22,7 +22,8 @@ from cursorpilot.keys import only_keys
 
 MARKERS = "❯›>●▶→➤»"  # a highlighted row starts with one of these
 UNMARKED = "○"  # a radio button that is not the highlighted one (@clack/prompts)
-_BORDER = re.compile(r"^\s*[│┃║|]\s?|\s*[│┃║|]\s*$")
+_PIPES = re.compile(r"^\s*\||\|\s*$")  # an ASCII border: only at either end of a row (inside one it is text)
+_VERTICAL = str.maketrans({ch: " " for ch in "│┃║"})
 _ROW = re.compile(
     rf"^(?P<lead>\s*)(?P<mark>[{MARKERS}{UNMARKED}])?(?P<gap>\s*)"
     r"(?P<check>\[[ xX✓✔*]\]|[◯◉○●◎☐☑■□◻◼])?\s*"
@@ -81,7 +82,9 @@ class Menu:
 
 
 def _strip(row: str) -> str:
-    return _BORDER.sub("", row)
+    """A row without its box borders, each turned into a space so columns stay where they were: a list nested in two
+    boxes (dialog's menu inside its frame) lines up like one drawn without any."""
+    return _PIPES.sub(lambda m: " " * len(m.group(0)), row).translate(_VERTICAL).rstrip()
 
 
 def parse(rows: list[str] | str, styled: frozenset[int] | set[int] = frozenset()) -> Menu | None:

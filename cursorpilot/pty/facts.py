@@ -26,6 +26,7 @@ class Ask:
     kind: str | None = None  # Kind.UNDECIDED for a quiet screen no rule explains; Kind.TURN_END for an agent that stopped
     secret: bool = False  # what is typed here is a secret (echo off, or the prompt asks for a password)
     question: Question | None = None  # a turn end's question, built here (the loop adds the screen)
+    notes: tuple[str, ...] = ()  # facts for the judge: "'y' was typed here already, and the screen did not change"
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,11 +5,13 @@ thread of any member of that group blocked in read() on the session's terminal w
 complete. "The session's terminal" is every way to reach it: the pty's slave as stdin, `/dev/tty` (getpass, ssh,
 sudo, gpg and fuzzy finders read their answer there, not from stdin), or any other fd that resolves to the slave.
 A thread blocked in poll/select/epoll on a set that holds the terminal waits for a key (Node, Rust and Python TUIs,
-readline); on a set without it, for something else (the network, a child, a timer): busy. Anything else (running,
-sleeping, waiting for a child or a lock) is busy.
+readline); on a set without it, for something else (the network, a child, a timer): busy. A thread asleep in a
+process that holds the terminal non-blocking checks it between sleeps: polling. Anything else (running, sleeping,
+waiting for a child or a lock) is busy.
 
-This is a hint that makes decisions faster, never a gate: the pilot judges a quiet screen in the end whatever the
-kernel says (pty/pilot.py). Where the kernel can't tell (another OS, /proc unreadable), the answer is None.
+This is the fact that tells working from waiting (pty/pilot.py): a quiet screen of a program that waits on its
+terminal is judged within seconds; one that is busy is left to work, up to stuck_after and the run's limits. Where
+the kernel can't tell (another OS, /proc unreadable), the answer is None and silence is all there is to go by.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ _TABLES = {
     },
     "aarch64": {"read": {63, 65, 67, 69}, "select": {72}, "poll": {73}, "epoll": {22, 441}},
 }
+_SLEEPS = {"x86_64": {35, 230}, "aarch64": {101, 115}}.get(platform.machine(), set())  # nanosleep, clock_nanosleep
+_O_NONBLOCK = 0o4000
 _TABLE = _TABLES.get(platform.machine())
 _CTTY = "/dev/tty"  # the controlling terminal: for the foreground group, this pty
 
@@ -107,6 +111,25 @@ class _Process:
     def forget_fds(self) -> None:
         self._fds.clear()
 
+    def checks_tty_between_sleeps(self, slave: str | None) -> bool:
+        """It holds the terminal open non-blocking: a sleep then a read that returns at once, in a loop, is how a
+        program waits for a key without any syscall saying so (`sleep 10` in a script holds it blocking: busy)."""
+        try:
+            fds = [int(name) for name in os.listdir(f"/proc/{self.pid}/fd")]
+        except OSError:
+            return False
+        for fd in fds:
+            if not self.is_tty(fd, slave):
+                continue
+            try:
+                with open(f"/proc/{self.pid}/fdinfo/{fd}", "rb") as fh:
+                    flags = next((line.split()[1] for line in fh.read().splitlines() if line.startswith(b"flags:")), b"0")
+            except (OSError, IndexError):
+                continue
+            if int(flags, 8) & _O_NONBLOCK:
+                return True
+        return False
+
     def _mem(self, address: int, size: int) -> bytes | None:
         if not address or size <= 0 or size > 1 << 16:
             return None
@@ -173,6 +196,8 @@ def _task_state(proc: _Process, task: str, slave: str | None) -> str | None:
             if fds is None:
                 return POLLING  # the set can't be read: it may hold the terminal
             return POLLING if any(proc.is_tty(fd, slave) for fd in fds) else BUSY
+    if nr in _SLEEPS and proc.checks_tty_between_sleeps(slave):
+        return POLLING
     return BUSY
 
 

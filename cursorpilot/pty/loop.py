@@ -324,7 +324,7 @@ class PtyStep:
 
     def _ask(self, e: Ask) -> None:
         snap = self.screen.snapshot()
-        q = (ask.question(self._profile, e.c, snap, [], kind=e.kind, secret=e.secret) if e.question is None
+        q = (ask.question(self._profile, e.c, snap, [], kind=e.kind, secret=e.secret, notes=e.notes) if e.question is None
              else ask.with_screen(e.question, snap))
         first = self.decider.first(q)
         if first is not None:

@@ -28,42 +28,21 @@ from cursorpilot.secret import asks_secret
 
 RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
 WAIT_BACKOFF_CAP = 60.0  # the longest a quiet unknown screen waits to be judged after WAIT answers in a row
-BUSY_FACTOR = 2.0  # ...of a program the kernel says is busy: judged after this many times undecided_after
+BUSY_LOOK = 0.25  # a quiet program the kernel sees busy is looked at this often: it may turn to its terminal any time
 STARTING_GRACE = 20.0  # an agent given its task that shows only its idle composer this long has finished it unseen
 PROSE = ".prose_question"  # the classifier's id for an agent's closing question at its composer: a turn end that asks
 
 
 @dataclass(slots=True)
 class _Watch:
-    """After an answer: expect the screen to change, or re-send Enter, or escalate."""
+    """After an answer: did the program take it? The facts say so (pty/pilot.py `_follow_watch`), never stillness."""
 
-    key: str
-    anchor_row: int
-    block: str  # normalised prompt text
+    c: Classification  # the prompt as it was answered
     submit: bool
+    typed: str  # what was typed (a secret as its mask): the note when the screen stays exactly as it was
     due: float
     retries: int = 0
     content: int | None = None  # the screen when the last key went out: until it changes, the program has not reacted
-
-    rule_id: str | None = None
-    prompt: str = ""  # the prompt block as shown when it was answered
-    last_line: str = ""  # the prompt's last line, normalised, and its absolute row: our echo may be read as a new
-    last_row: int = -1  # prompt there ("Choose from [1/2/3] (1): 3") before the program has taken the Enter
-
-    def same_prompt(self, c: Classification) -> bool:
-        """The same prompt, possibly with our typed text echoed after it or in its field (Enter not taken yet)."""
-        if c.key == self.key:
-            return True
-        if not c.block:
-            return False  # nothing a rule reads (an unexplained screen): judged on its own once quiet
-        if self.last_line and c.anchor_row == self.last_row and " ".join(c.block.split()).startswith(self.last_line):
-            return True
-        if c.anchor_row != self.anchor_row:
-            return False
-        if self.block and " ".join(c.block.split()).startswith(self.block):
-            return True
-        # a field whose text we replaced (clack draws the typed text where the placeholder was): same rule, same place
-        return c.state == Screen.INPUT and self.rule_id is not None and c.rule_id == self.rule_id
 
 
 @dataclass(slots=True)
@@ -106,6 +85,8 @@ class Pilot:
     _content: int = -1  # what the screen showed at the last look (a repaint with equal content keeps it)
     _echo_off: bool = False  # ...and whether the terminal's echo was off then
     _turn: _TurnEnd | None = None
+    _typed: dict[str, str] = field(default_factory=dict)  # what was last typed at each prompt (a secret as its mask)
+    _busy_since: float | None = None  # the kernel has seen the quiet program busy since then (recorded once)
     tally: Tally = field(init=False)
     turns: Turns = field(init=False)
 
@@ -148,7 +129,7 @@ class Pilot:
         self._content, self._echo_off = facts.content, facts.echo_off
         self._wake = None if c.recheck_after is None else now + c.recheck_after
         if self._watch is not None:
-            held = self._follow_watch(now, c, facts.content)
+            held = self._follow_watch(now, c, facts)
             if held is not None:
                 return out + held
         if self.config.expect_regex and c.state != SETTLING and re.search(self.config.expect_regex, facts.text, re.M):
@@ -176,14 +157,18 @@ class Pilot:
         return out + self._asked_again(now, c, facts)
 
     def _asked_again(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
-        """A prompt answered before is on screen again, where it was, and stays (the program re-asked in place):
-        after undecided_after it is asked again. Never silence; the loop breaker ends a program that keeps asking."""
+        """A prompt answered before is on screen again after the program took the answer (it re-asked, maybe after an
+        error line): after undecided_after it is asked again, told what was typed before. Never silence; the loop
+        breaker ends a program that keeps asking. One that is busy is working: it is left to work."""
+        if facts.tty == "busy":
+            return self._left_to_work(now, c, facts)
         due = now - facts.quiet_for + self.profile.undecided_after_s
         if now < due:
             self._wake_by(due)
             return []
         self.answered.pop(c.key or "", None)
-        return [Record("asked_again", {"rule_id": c.rule_id, "prompt": c.block}), *self._prompted(now, c, facts.modes)]
+        notes = self._not_taken(self._typed.get(c.key or "", "")) if c.key in self._typed else ()
+        return [Record("asked_again", {"rule_id": c.rule_id, "prompt": c.block}), *self._ask(c, None, notes)]
 
     def decided(self, now: float, token: int, d: Decision, current: Callable[[], Classification], content: int,
                 modes: Modes) -> list[Effect]:
@@ -335,15 +320,19 @@ class Pilot:
         return out + self._abort(n.code, n.why)
 
     def _undecided(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
-        """Quiet, no working marker, no rule: the screen gets a decision within `judge_after` (never silence).
+        """Quiet, no working marker, no rule: the screen gets a decision within `judge_after` (never silence), unless
+        the kernel sees the program busy, not waiting on its terminal: then it is working, and is left to work up to
+        stuck_after (whoever would judge it, rules or a model: nobody is being asked).
 
-        The kernel's word only moves the deadline: reading (or waiting for a key on a screen that shows a question),
-        it comes sooner; busy, later, by a bounded factor. A screen judged WAIT is judged again once the backoff has
-        passed (each WAIT in a row doubles it) and, still unchanged after stuck_after_s, goes to a human. A screen
-        answered that stays as it was did not take the answer: a human is asked.
+        Waiting on its terminal (reading, or polling with a question on screen), it is judged sooner. A screen judged
+        WAIT is judged again once the backoff has passed (each WAIT in a row doubles it) and, still unchanged after
+        stuck_after_s, goes to a human. A screen answered before and shown again is judged again, told so.
         """
         if facts.judge is None:
             return []
+        if facts.tty == "busy":
+            return self._left_to_work(now, c, facts)
+        self._busy_since = None
         judged = facts.judge()
         key = judged.key or ""
         delay = self.judge_after(facts.tty, judged.asks)
@@ -357,17 +346,30 @@ class Pilot:
         if now < since + delay:
             self._wake_by(since + delay)
             return []
-        if key in self.answered:
-            return self._escalate(judged, "the program did not react to the answer", Kind.UNDECIDED.value)
-        return self._ask(judged, Kind.UNDECIDED.value)
+        notes = self._not_taken(self._typed[key]) if key in self.answered and key in self._typed else ()
+        return self._ask(judged, Kind.UNDECIDED.value, notes)
+
+    def _left_to_work(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+        """The kernel sees the program busy (sleeping, computing, waiting on the network or a child), not waiting on its
+        terminal: it is working, whatever its still screen shows. Looked at again every BUSY_LOOK (it may turn to its
+        terminal any time), and a human is asked once it has been quiet for stuck_after_s."""
+        out: list[Effect] = []
+        if self._busy_since is None:
+            self._busy_since = now
+            out.append(Record("screen_state", {"state": "working", "rule_id": "kernel.busy", "prompt": c.block or None,
+                                               "evidence": "the kernel sees it busy, not waiting on its terminal", "error": None}))
+        stuck_after = self.profile.stuck_after_s
+        if facts.quiet_for >= stuck_after:
+            return out + self._escalate(c, f"stuck: quiet for {stuck_after:g}s, busy and not waiting on its terminal")
+        self._wake_by(min(now + BUSY_LOOK, now - facts.quiet_for + stuck_after))
+        return out
 
     def judge_after(self, tty: str | None, asks: bool) -> float:
-        """How long a screen no rule explains stays quiet before it is judged: the one deadline of never-silent."""
+        """How long a screen no rule explains, of a program that may be waiting on its terminal, stays quiet before it
+        is judged: the one deadline of never-silent (a busy one is working: `_left_to_work`)."""
         after = self.profile.undecided_after_s
         if tty == "reading" or (tty == "polling" and asks):
             after = min(after, self.profile.quick_judge_s)  # the kernel confirms it waits for input
-        elif tty == "busy":
-            after *= BUSY_FACTOR  # not waiting on its terminal as far as the kernel can see: a while longer, not forever
         if self.waits_in_a_row:  # the model said WAIT: the next judgement backs off from the full deadline
             after = max(after, self.profile.undecided_after_s)
         return min(after * 2 ** min(self.waits_in_a_row, 6), max(WAIT_BACKOFF_CAP, after))
@@ -392,39 +394,47 @@ class Pilot:
         a PIN… by its words (a TUI that draws `****` itself leaves echo on)."""
         return self._echo_off or (c.state in (Screen.INPUT, UNKNOWN) and asks_secret(c.block, dialog=c.state == UNKNOWN))
 
-    def _ask(self, c: Classification, kind: str | None) -> list[Effect]:
+    def _ask(self, c: Classification, kind: str | None, notes: tuple[str, ...] = ()) -> list[Effect]:
         self._token += 1
         secret = self._secret(c)
         self._asking = _Asking(self._token, c, self._content, kind, secret)
-        return [*self._apply(Event.PROMPT, c), Ask(self._token, c, kind, secret)]
+        return [*self._apply(Event.PROMPT, c), Ask(self._token, c, kind, secret, notes=notes)]
 
     @staticmethod
     def _still_there(c: Classification, current: Classification) -> bool:
         return current.key == c.key or (c.state == Screen.INPUT and current.state == Screen.IDLE and current.anchor_row == c.anchor_row)
 
-    def _follow_watch(self, now: float, c: Classification, content: int) -> list[Effect] | None:
-        """None: the program reacted and the answered prompt is gone, carry on; else what to do while it is still
-        there. A screen that has not changed since the last key went out is never a new question: asking about it
-        would answer a stale screen (a confirm that takes the key without echoing it looks exactly as before)."""
+    def _follow_watch(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect] | None:
+        """None: the program took the answer, carry on with whatever it shows; else what to do meanwhile.
+
+        Taken: the screen changed anywhere since the last key went out, or the kernel says the program left its terminal
+        (it works now: the never-silent deadline applies, not an escalation). Not taken: it waits on its terminal again
+        and the screen is exactly as it was; Enter is re-sent (only on that same, unchanged screen), then the screen is
+        judged again, the judge told what was typed and that nothing changed. A still screen alone proves nothing."""
         w = self._watch
         assert w is not None
-        if c.state == SETTLING:
-            return []
-        reacted = w.content is not None and content != w.content
-        if reacted and not w.same_prompt(c):
-            self._watch = None  # the prompt was consumed
+        if c.state == SETTLING or w.content is None:
+            return []  # still rendering, or keys still going out
+        if facts.content != w.content or facts.tty == "busy":
+            self._watch = None
             return None
         if now < w.due:
             self._wake_by(w.due)
             return []
-        shown = c if c.block else Classification(state=Screen.INPUT.value, rule_id=w.rule_id, block=w.prompt, key=w.key,
-                                                  anchor_row=w.anchor_row)
+        shown = c if c.key == w.c.key or not c.block else w.c
         if w.submit and w.retries < len(RETRY_GAPS) - 1:
             w.retries += 1
-            return [Record("enter_retry", {"prompt_key": w.key, "attempt": w.retries}), *self._apply(Event.REPLY, shown),
+            return [Record("enter_retry", {"prompt_key": w.c.key, "attempt": w.retries}), *self._apply(Event.REPLY, shown),
                     Type((Write(b"\r", 0.0, "<enter>"),))]
         self._watch = None
-        return self._escalate(shown, "the program did not react to the answer")
+        return [Record("not_taken", {"prompt_key": w.c.key, "typed": w.typed, "enter_retries": w.retries}),
+                *self._ask(shown, Kind.UNDECIDED.value if shown.state == UNKNOWN else None, self._not_taken(w.typed))]
+
+    @staticmethod
+    def _not_taken(typed: str) -> tuple[str, ...]:
+        return (f"{typed!r} was typed here already, and the screen did not change at all: the program waits on its "
+                "terminal again, so the answer was not taken. Answer what this screen asks now (differently, if that "
+                "answer cannot work), or ask for a human.",)
 
     def _type_answer(self, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,
                      secret: bool = False, prompt: str | None = None) -> list[Effect]:
@@ -451,13 +461,12 @@ class Pilot:
         self.waits_in_a_row = 0
         if c.key:
             self.answered[c.key] = self.answered.get(c.key, 0) + 1
+            self._typed[c.key] = shown
         self.worked = True  # whatever the program does next answers to us; idle afterwards means done
         out += delivered
         out += self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
         out.append(Type(tuple(writes)))
-        lines = c.block.rstrip("\n").split("\n")
-        self._watch = _Watch(c.key or "", c.anchor_row, " ".join(c.block.split()), submit, float("inf"), rule_id=c.rule_id, prompt=c.block,
-                             last_line=" ".join(lines[-1].split()), last_row=c.anchor_row + len(lines) - 1)
+        self._watch = _Watch(c, submit, shown, float("inf"))
         return out
 
     def _escalate(self, c: Classification, why: str, kind: str | None = None, shown: str | None = None) -> list[Effect]:
@@ -501,5 +510,6 @@ class Pilot:
         if current == self._last:
             return []
         self._last = current
+        self._busy_since = None  # a new state recorded: the kernel's "busy" is said again after it
         return [Record("screen_state", {"state": state, "rule_id": c.rule_id, "prompt": c.block or None,
                                         "evidence": c.evidence or None, "error": c.error})]

@@ -79,6 +79,9 @@ class _Cells(dict):
         return cell
 
 
+_LATIN1 = pyte.charsets.LAT1_MAP  # G0 as a terminal starts: a drawn character is itself
+
+
 class _Screen(pyte.Screen):
     """pyte screen that counts scrolled rows and queues replies to terminal queries."""
 
@@ -95,7 +98,7 @@ class _Screen(pyte.Screen):
         """Printable ASCII that fits on the row: the cells pyte would make, without a namedtuple copy per character."""
         cursor = self.cursor
         if (
-            self.charset or not data.isascii() or not data.isprintable()
+            self.charset or self.g0_charset is not _LATIN1 or not data.isascii() or not data.isprintable()
             or cursor.x + len(data) > self.columns or mo.IRM in self.mode
         ):
             super().draw(data)
@@ -199,6 +202,10 @@ class TerminalScreen:
         self.cols, self.rows = cols, rows
         self._screen = _GuardedScreen(cols, rows)
         self._stream = pyte.Stream(self._screen)
+        # The text arrives decoded, so pyte's UTF-8 flag only makes it drop charset designations (ESC ( 0) and SI/SO.
+        # ncurses draws its boxes with the DEC line-drawing set even in a UTF-8 locale, and xterm honours it: dialog's
+        # `lqqqk` is `┌───┐` and its `x` is `│`, or a box reads as letters and a `< Yes >` button row as `x <`.
+        self._stream.use_utf8 = False
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._version = 0
         self._cached: Snapshot | None = None

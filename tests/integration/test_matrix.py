@@ -17,14 +17,14 @@ from pathlib import Path
 import pytest
 
 from cursorpilot.detect.profiles import load_profile
-from cursorpilot.pty.pilot import BUSY_FACTOR
+
 
 pytestmark = pytest.mark.timeout(600)
 ASKER = Path(__file__).resolve().parents[1] / "programs" / "asker.py"
 WAITS = ("read", "select", "poll", "epoll", "sleep")
 SCREENS = ("line", "alt", "blank", "empty")
 ECHOS = ("on", "off")
-BOUND = load_profile("generic").undecided_after_s * BUSY_FACTOR  # the longest a hint may delay a judgement
+BOUND = load_profile("generic").undecided_after_s  # the longest a hint may delay the judgement of a program that waits
 SLACK = 4.0  # start-up of the pilot and of the program, on a loaded machine
 CODE = "swordfish"
 

@@ -1,6 +1,8 @@
 """The invariant of this pilot, as a property: from the moment a screen stops changing, a decision is recorded within
-the deadline, whatever the kernel says and whatever the screen shows. A hint (the kernel's word, a rule, a WAIT) may
-move the deadline; nothing may remove it. Driven with made-up facts and a fake clock (hypothesis picks them)."""
+the deadline whenever the program may be waiting on its terminal, whatever the screen shows. A hint (a rule, a WAIT)
+may move the deadline; nothing may remove it. Only the kernel's fact that the program is busy (not waiting on its
+terminal) holds a judgement back, and then it says so at once (a working record), and a human is asked at stuck_after.
+Driven with made-up facts and a fake clock (hypothesis picks them)."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,7 +14,7 @@ from cursorpilot.detect.profiles import load_profile
 from cursorpilot.keys import Modes
 from cursorpilot.decide.deliver import Record, RunCounts
 from cursorpilot.pty.facts import Ask, AskHuman, Close, PilotConfig, ScreenFacts, Type
-from cursorpilot.pty.pilot import BUSY_FACTOR, Pilot
+from cursorpilot.pty.pilot import Pilot
 
 PROFILES = {name: load_profile(name) for name in ("generic", "claude")}
 MENU = parse("Pick one\n❯ 1. Yes\n  2. No\n")
@@ -50,13 +52,17 @@ def test_a_quiet_screen_always_gets_a_decision_within_the_deadline(profile, kind
     if answered_before:  # the same prompt was answered earlier and is on screen again, unchanged
         p.answered[c.key or ""] = 1
         p.answered[judged.key or ""] = 1
-    bound = PROFILES[profile].undecided_after_s * BUSY_FACTOR  # the longest any hint may delay a judgement
+    bound = PROFILES[profile].undecided_after_s  # the longest any hint may delay a judgement of a waiting program
+    stuck = PROFILES[profile].stuck_after_s
     looks = sorted({0.45, *extra_looks})
-    now, i, decided_at = 0.45, 0, None
-    while decided_at is None and now <= bound + 1.0:
+    now, i, decided_at, seen, working = 0.45, 0, None, [], False
+    while decided_at is None and now <= stuck + 1.0:
         tty = ttys[min(i, len(ttys) - 1)]
         i += 1
+        seen.append((now, tty))
         effects = p.screen(now, c, ScreenFacts("", 1, now, tty, Modes(), judge=lambda: judged))
+        working = working or any(isinstance(e, Record) and e.type == "screen_state" and e.fields["rule_id"] == "kernel.busy"
+                                 for e in effects)
         if any(isinstance(e, (Ask, AskHuman, Close)) or (isinstance(e, Record) and e.type in ("escalation", "answer")) for e in effects) \
                 or any(isinstance(e, Type) for e in effects):
             decided_at = now
@@ -64,7 +70,11 @@ def test_a_quiet_screen_always_gets_a_decision_within_the_deadline(profile, kind
         wake = p.wake_at()
         assert wake is not None and wake > now or [t for t in looks if t > now], f"silent at {now}: nothing will look again"
         now = min([t for t in (wake, *looks) if t is not None and t > now])
-    assert decided_at is not None and decided_at <= bound + 1e-9, f"{kind} under {ttys[:i]}: no decision by {bound}s"
+    assert decided_at is not None, f"{kind} under {ttys[:i]}: no decision by stuck_after ({stuck}s)"
+    late = [(t, tty) for t, tty in seen[:-1] if t >= bound + 1e-9 and tty != "busy"]
+    assert not late, f"{kind}: waiting on its terminal at {late[0][0]}s, past the {bound}s deadline, and not decided"
+    if decided_at > bound + 1e-9:
+        assert working, f"{kind}: held back past the deadline without a record saying it works"
 
 
 @settings(max_examples=150, deadline=None)
