@@ -44,7 +44,7 @@ class Sink(Protocol):
 
     def screen(self, snap: Snapshot, status: Status) -> None: ...
 
-    def answer(self, prompt: str, typed: str, source: str) -> None: ...
+    def answer(self, prompt: str, typed: str, source: str, changed: str = "") -> None: ...  # changed: the policy changed it
 
     def note(self, text: str) -> None: ...
 
@@ -66,7 +66,7 @@ class BaseSink:
     def screen(self, snap: Snapshot, status: Status) -> None:
         pass
 
-    def answer(self, prompt: str, typed: str, source: str) -> None:
+    def answer(self, prompt: str, typed: str, source: str, changed: str = "") -> None:
         pass
 
     def note(self, text: str) -> None:
@@ -90,7 +90,7 @@ class NullSink(BaseSink):
         self.notes: list[str] = []
         self.outcome: Outcome | None = None
 
-    def answer(self, prompt: str, typed: str, source: str) -> None:
+    def answer(self, prompt: str, typed: str, source: str, changed: str = "") -> None:
         self.answers.append((prompt, typed, source))
 
     def note(self, text: str) -> None:

@@ -343,24 +343,32 @@ class RulesChecked(Rec):
 class PolicyDenied(Rec):
     """The deny policy refused an action (`policy_rule`, with its evidence): answered with `reply` (the prompt's
     "no"), or escalated (`reply` null). `on: reply`: the answer itself was refused. `on: yes`: a yes to a question
-    that deletes, drops, formats, overwrites, force-pushes or resets was refused (`evidence`: the line that says so)."""
+    whose own words delete, drop, format, overwrite, force-push or reset (`evidence`) was refused: nothing granted it
+    (decide/weigh.py), and the answer chosen (`changed_from`, by `chosen_by`) was changed to `reply`; `why`: the
+    judge's reason, or why nothing could grant it."""
 
     policy_rule: str | None = None
     evidence: str | None = None
     rule_id: str | None = None
     reply: str | None = None
     on: str | None = None
+    changed_from: str | None = None
+    chosen_by: str | None = None
+    why: str | None = None
 
 
 @declare("policy_granted")
 class PolicyGranted(Rec):
-    """A yes to a question of a class the deny policy refuses (`policy_rule`, `evidence`) went through because the
-    user's governing prompt asks for it in so many words (`granted_by`: its sentence, with no negation in it)."""
+    """A yes to a question whose own words name an act the deny policy weighs (`policy_rule`, `evidence`) went through:
+    `granted_by` the user's rule that names it ("your rule ID"), or a sentence of the governing prompt that asks for it
+    and forbids nothing, found as written or quoted by the focused judgment (`judge`: who judged, `why`)."""
 
     policy_rule: str | None = None
     evidence: str | None = None
     rule_id: str | None = None
     granted_by: str | None = None
+    judge: str | None = None
+    why: str | None = None
 
 
 @declare("provider_request")
@@ -397,7 +405,7 @@ class ProviderReply(Rec):
     """The answerer's reply: the text to type (or WAIT), what was removed from it (reasoning, fences), the raw reply,
     and usage: tokens in and out, latency, calls, cost. `secret`: the question hides what is typed, or the answer is a
     secret; `text` and `raw` are masked. At a turn end, `turn` is the verdict (done, continue, blocked, impossible) and
-    `text` the next message."""
+    `text` the next message. A yes weighed: `judged` is allow or refuse, `text` the governing prompt's words quoted."""
 
     source: str | None = None
     secret: bool | None = None
@@ -405,6 +413,7 @@ class ProviderReply(Rec):
     wait: bool | None = None
     submit: bool | None = None
     turn: str | None = None
+    judged: str | None = None
     raw: str | None = None
     removed: list[Any] | None = None
     reason: str | None = None
@@ -415,7 +424,8 @@ class ProviderReply(Rec):
 class Answer(Rec):
     """A question answered: the prompt block (or the ACP request, in words), the reply as sent, who chose it
     (`source`: `rules:<id>`, a model, `policy:<rule>`, `human`, `plan:send`), the detector rule, the answer's number in
-    the run. Over ACP also the option id and kind chosen. `secret`: a secret typed (see `keys_sent`); `reply` is masked."""
+    the run. Over ACP also the option id and kind chosen. `secret`: a secret typed (see `keys_sent`); `reply` is masked.
+    `changed`: the deny policy changed the answer chosen (`'y' (openai:m) -> 'n'`; `policy_denied` says why)."""
 
     step: int | None = None
     rule_id: str | None = None
@@ -429,6 +439,7 @@ class Answer(Rec):
     option_kind: str | None = None
     policy_rule: str | None = None
     secret: bool | None = None
+    changed: str | None = None
 
 
 @declare("would_send")
@@ -445,8 +456,8 @@ class WouldSend(Rec):
     option_id: str | None = None
     option_kind: str | None = None
     policy_rule: str | None = None
-    channel: str | None = None
     secret: bool | None = None
+    changed: str | None = None
 
 
 @declare("escalation")

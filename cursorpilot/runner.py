@@ -328,6 +328,11 @@ class Runner:
         write_manifest(self.manifest_path, self.manifest)
 
     def _finish(self, session: RunSession, code: ExitCode, reason: str) -> Outcome:
+        changed = session.usage.get("policy_changed", 0)
+        if code == ExitCode.OK and changed and not self.spec.dry_run:  # the task may be undone: never a silent exit 0
+            shown = "; ".join(session.overrides[:3]) + ("; …" if len(session.overrides) > 3 else "")
+            code, reason = ExitCode.HUMAN_NEEDED, (f"{reason}, but the deny policy changed {changed} answer(s)"
+                                                   + (f" ({shown})" if shown else "") + ": check that the task is done")
         self.manifest.status = "completed" if code == ExitCode.OK else "aborted" if code in (ExitCode.INTERRUPTED, ExitCode.LIMIT, ExitCode.HUMAN_NEEDED) else "failed"
         self.manifest.exit_code, self.manifest.reason = int(code), reason
         self._save(session)

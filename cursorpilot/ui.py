@@ -87,7 +87,7 @@ class ConsoleSink(BaseSink):
             self.console.print(Text("\n".join("│ " + line for line in self._redact("\n".join(fresh)).split("\n")), style="dim"),
                                soft_wrap=True)
 
-    def answer(self, prompt: str, typed: str, source: str) -> None:
+    def answer(self, prompt: str, typed: str, source: str, changed: str = "") -> None:
         who = CHOSEN_BY.get(source.split(":")[0], "the model")
         self._chosen_by[who] = self._chosen_by.get(who, 0) + 1
         if self.quiet:
@@ -98,6 +98,8 @@ class ConsoleSink(BaseSink):
         shown = typed if is_masked(typed) else repr(self._redact(typed))  # a secret comes masked: its length and a hash
         self._print(Text.assemble(("answer ", "bold green"), (shown, "bold"), (f"  [{source}]  ", "cyan"), (question, "dim"),
                                   no_wrap=True, overflow="ellipsis"))
+        if changed:  # the deny policy overrode the answer chosen: said where the answer is, never only in the transcript
+            self._print(Text(f"  changed by the deny policy: {self._redact(changed)}", style="bold yellow"))
 
     def note(self, text: str) -> None:
         if not self.quiet:
@@ -145,6 +147,7 @@ class ConsoleSink(BaseSink):
                    f" · rule hits: {c.get('rule_hits', 0)}{waits}{cost}")
         turns = f" · turns: {c['turns']}" if c.get("turns") else ""  # an agent's turn ends judged (docs/turns.md)
         goal = f" · goal check: {outcome.goal}" if outcome.goal else ""
+        goal += f" · changed by the deny policy: {c['policy_changed']}" if c.get("policy_changed") else ""
         self.console.print(Text(
             f"  answers: {outcome.answers}{self._by_whom(outcome.answers)} · escalations: {outcome.escalations}{turns}{goal}"
             f" · program: {outcome.child}{llm}\n  transcript: {outcome.transcript}"

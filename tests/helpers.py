@@ -30,6 +30,16 @@ def is_turn_end(prompt: str) -> bool:
     return "Kind: turn_end" in prompt.rpartition("# The question")[2]
 
 
+def is_weigh(prompt: str) -> bool:
+    """The pilot asks the model for the focused judgment of a yes (decide/weigh.py), not to answer a prompt."""
+    return "# The answer about to be given" in prompt
+
+
+def judged(decision: str, quote: str = "", why: str = "") -> str:
+    """The judge's structured reply on a yes (WEIGH_SCHEMA): allow (quoting the governing prompt) or refuse."""
+    return json.dumps({"decision": decision, "quote": quote, "why": why or f"judged {decision}"})
+
+
 def script(tmp_path, name: str, body: str) -> list[str]:
     """A Python program written to tmp_path, as a command line."""
     path = tmp_path / f"{name}.py"

@@ -315,7 +315,8 @@ class AcpPilot:
         question of the request."""
         q = o.question
         effects = deliver(self.tally, Answer(prompt=q.text, reply=sent, source=d.source, rule_id=q.source, kind=q.kind,
-                                             headline=_headline(q), counted=d.text or sent, extra={"channel": "acp", **(extra or {})}))
+                                             headline=_headline(q), counted=d.text or sent, extra={"channel": "acp", **(extra or {})},
+                                             changed=d.changed))
         halt = halt_of(effects)
         if halt is not None:
             return effects[:-1] + self._halt(halt)

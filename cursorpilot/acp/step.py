@@ -176,7 +176,7 @@ class AcpStep:
                 if e.type == "turn_end" and "verdict" in e.fields:
                     self.run_.turn_ended(self.config.index, e.fields)
             elif isinstance(e, Tell) and e.what == "answer":
-                self.sink.answer(e.prompt, e.text, e.source)
+                self.sink.answer(e.prompt, e.text, e.source, e.changed)
             elif isinstance(e, Tell):
                 self.sink.note(e.text)
             elif isinstance(e, Delivered):
@@ -298,6 +298,9 @@ class AcpStep:
             loop = asyncio.get_running_loop()
             reply = await loop.run_in_executor(self._pool, self.decider.call, self.decider.request(q))
             d = self.decider.after(q, reply)
+        if d.weigh is not None:  # a yes that needs the focused judgment first (decide/weigh.py)
+            reply = await asyncio.get_running_loop().run_in_executor(self._pool, self.decider.call, self.decider.weigh_request(q, d))
+            d = self.decider.weighed(q, d, reply)
         self.feed(facts.Decided(token, d))
 
     async def _ask_human(self, token: int, q: Question, why: str) -> None:

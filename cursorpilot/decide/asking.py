@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from cursorpilot.decide.context import PromptParts
+from cursorpilot.decide.context import PromptParts, estimate_tokens
 from cursorpilot.decide.context import build as build_prompt
 from cursorpilot.decide.question import Question
 from cursorpilot.envsnap import git_snapshot
@@ -48,17 +48,22 @@ class PromptFiler:
             check_output=q.check_output,
         )
         built = build_prompt(parts, budget=self.run.context_tokens)
-        system, user = self.run.redactor.text(built.system), self.run.redactor.text(built.user)
+        system, user = self.fill_text(built.system, built.user)
+        return replace(request, system=system, user=user)
+
+    def fill_text(self, system: str, user: str, what: str = "prompt") -> tuple[str, str]:
+        """A prompt built elsewhere (a yes weighed: what="weigh"), redacted, counted and filed; returns what is sent."""
+        system, user = self.run.redactor.text(system), self.run.redactor.text(user)
         self.count += 1
-        self.last_tokens = built.tokens
+        self.last_tokens = estimate_tokens(system) + estimate_tokens(user)
         self.run.usage["questions_to_llm"] += 1
-        self.run.usage["prompt_tokens_est"] += built.tokens
+        self.run.usage["prompt_tokens_est"] += self.last_tokens
         self.folder.mkdir(parents=True, exist_ok=True)
-        prompt_file = self.folder / f"{self.count:03d}-prompt.md"
+        prompt_file = self.folder / f"{self.count:03d}-{what}.md"
         prompt_file.write_text(f"<!-- system -->\n{system}\n<!-- user -->\n{user}\n", encoding="utf-8")
         self.last_file = str(prompt_file.relative_to(self.run.log_dir))
         self._answer_file = self.folder / f"{self.count:03d}-answer.md"
-        return replace(request, system=system, user=user)
+        return system, user
 
     def file_answer(self, reply: Reply) -> None:
         if self._answer_file is None:

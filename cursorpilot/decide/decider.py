@@ -13,15 +13,14 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import replace
 
+from cursorpilot.decide import turns, weigh
 from cursorpilot.decide.asking import PromptFiler
 from cursorpilot.decide.choices import Offered, find
 from cursorpilot.decide.guards import Guards
-from cursorpilot.decide.policy import Denial, check_question
+from cursorpilot.decide.policy import Denial
 from cursorpilot.decide.policy import check as check_policy
-from cursorpilot.decide.policy import grants
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
-from cursorpilot.decide.yesno import asked, refusal, said_yes
-from cursorpilot.decide import turns
+from cursorpilot.decide.yesno import refusal, said_yes
 from cursorpilot.keys import needs_human, only_keys
 from cursorpilot.providers.base import QA, AnswerRequest, Provider, Reply
 from cursorpilot.secret import is_masked, masked
@@ -45,7 +44,6 @@ class Decider:
         self.run = run
         self.tx = run.tx
         self.governing_prompt = governing_prompt
-        self.grants = grants(governing_prompt)  # the yeses the user's own words ask for (decide/policy.py)
         self.cwd = cwd
         self.rules = rules
         self.filer = filer
@@ -72,7 +70,7 @@ class Decider:
             self.tx.emit("rules_checked", hit=reply.text is not None, source=reply.source, prompt=q.text)
             if reply.text is not None:
                 self.run.usage["rule_hits"] += 1
-                return self.check(q, self._from_text(reply.text, reply.source, reply.secret))
+                return self.check(q, self._from_text(reply.text, reply.source, reply.secret, reply.matched))
         if not self.provider.needs_prompt:  # rules or the script as the run's provider: no prompt, no thread needed
             reply = self.provider.answer(self._bare_request(q))
             if judging and reply.text is None:
@@ -108,15 +106,23 @@ class Decider:
         denial = check_policy(q.action or q.text, self.cwd, self.run.allow)
         return None if denial is None else self._refuse(q, denial, None)
 
-    def _refuse(self, q: Question, denial: Denial, on: str | None) -> Decision:
+    def _refuse(self, q: Question, denial: Denial, on: str | None, changed: Decision | None = None, why: str = "") -> Decision:
         """The question's no (its reject option, the profile's no, a No option, the no its spelling offers), or a human
-        when it offers none. on: "yes" when it was a yes to the question that was refused, not the action."""
+        when it offers none. on: "yes" when it was a yes to the question that was refused, not the action; changed: the
+        answer refused (who chose what), said wherever the answer is shown, and counted against the run's outcome."""
         no = refusal(q)
-        self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, reply=no and no[0], on=on)
+        self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, reply=no and no[0], on=on,
+                     **({"changed_from": self._shown(q, changed), "chosen_by": changed.source, "why": why or None}
+                        if changed is not None else {}))
         self.history.append(QA(q.text, f"{no[0] if no else '(nothing)'}: refused by the deny policy (rule {denial.rule}: {denial.evidence})"))
         if no is None:
             return Decision.escalate(f"denied by policy rule {denial.rule!r} and the prompt has no 'no' choice", f"policy:{denial.rule}")
-        return self.check(q, Decision(Verdict.ANSWER, text=no[0], choices=no[1], source=f"policy:{denial.rule}", denied=denial.rule))
+        changes = f"{self._shown(q, changed)!r} ({changed.source}) -> {no[0]!r}" if changed is not None else ""
+        if changes:
+            self.run.overrides.append(f"{' '.join((q.asked or q.text).split())[:80]}: {changes}")
+            self.run.usage["policy_changed"] += 1
+        return self.check(q, Decision(Verdict.ANSWER, text=no[0], choices=no[1], source=f"policy:{denial.rule}", denied=denial.rule,
+                                      changed=changes))
 
     # -- the provider --------------------------------------------------------------------------------------------------
     def _bare_request(self, q: Question) -> AnswerRequest:
@@ -154,17 +160,7 @@ class Decider:
 
     def after(self, q: Question, reply: Reply) -> Decision:
         """The provider's reply, recorded, then judged like every other answer."""
-        for attempt in reply.attempts:
-            self.tx.emit("provider_retry" if attempt.wait_s is not None else "provider_error", error=attempt.error, wait_s=attempt.wait_s)
-        self.run.count_usage(reply)
-        secret = q.secret or reply.secret
-        self.tx.emit(
-            "provider_reply", source=reply.source, secret=secret or None, text=reply.text, wait=reply.wait, submit=reply.submit,
-            turn=reply.turn, raw=reply.raw, removed=list(reply.removed), reason=reply.reason,
-            usage={"in": reply.usage.input_tokens, "out": reply.usage.output_tokens, "latency_s": reply.usage.latency_s,
-                   "calls": reply.usage.calls, "cost_usd": reply.usage.cost_usd},
-        )
-        self.filer.file_answer(replace(reply, text=masked(reply.text), raw=reply.raw and masked(reply.raw)) if secret and reply.text else reply)
+        self._received(reply, q.secret or reply.secret)
         failed = reply.reason.startswith("provider error")
         if self.guards.provider_result(not failed):
             return Decision(Verdict.FAIL, why=f"{self.guards.provider_errors} consecutive provider errors: {reply.reason}", source=reply.source)
@@ -180,18 +176,31 @@ class Decider:
             return Decision(Verdict.WAIT, source=reply.source, why=reply.reason or "the program is not waiting for anyone")
         if reply.text is None:
             return Decision.escalate(reply.reason or "no answer", reply.source)
-        decision = self._from_text(reply.text, reply.source, reply.secret)
+        decision = self._from_text(reply.text, reply.source, reply.secret, reply.matched)
         if reply.submit is not None and decision.verdict == Verdict.ANSWER:
             decision = replace(decision, submit=reply.submit)
         if decision.verdict == Verdict.WAIT and not q.may_wait:
             return Decision.escalate("the answerer said WAIT, but a prompt the rules know is waiting for an answer", reply.source)
         return self.check(q, decision)
 
+    def _received(self, reply: Reply, secret: bool) -> None:
+        """A provider's reply, recorded, counted and filed beside its prompt."""
+        for attempt in reply.attempts:
+            self.tx.emit("provider_retry" if attempt.wait_s is not None else "provider_error", error=attempt.error, wait_s=attempt.wait_s)
+        self.run.count_usage(reply)
+        self.tx.emit(
+            "provider_reply", source=reply.source, secret=secret or None, text=reply.text, wait=reply.wait, submit=reply.submit,
+            turn=reply.turn, judged=reply.judged, raw=reply.raw, removed=list(reply.removed), reason=reply.reason,
+            usage={"in": reply.usage.input_tokens, "out": reply.usage.output_tokens, "latency_s": reply.usage.latency_s,
+                   "calls": reply.usage.calls, "cost_usd": reply.usage.cost_usd},
+        )
+        self.filer.file_answer(replace(reply, text=masked(reply.text), raw=reply.raw and masked(reply.raw)) if secret and reply.text else reply)
+
     @staticmethod
-    def _from_text(text: str, source: str, secret: bool = False) -> Decision:
+    def _from_text(text: str, source: str, secret: bool = False, matched: str | None = None) -> Decision:
         verdict, rest = interpret(text)
         if verdict == Verdict.ANSWER:
-            return Decision(Verdict.ANSWER, text=rest, source=source, secret=secret or bool(secret_names(rest)))
+            return Decision(Verdict.ANSWER, text=rest, source=source, secret=secret or bool(secret_names(rest)), matched=matched)
         return Decision(verdict, why=rest or "the answerer asked to wait", source=source)
 
     # -- every answer -----------------------------------------------------------------------------------------------
@@ -199,7 +208,7 @@ class Decider:
         """The policy on the reply itself, the choice it names, the loop breaker."""
         if d.verdict != Verdict.ANSWER or d.text is None:
             return d
-        shown = masked(d.text) if (d.secret or q.secret) and not secret_names(d.text) else d.text  # for records and messages
+        shown = self._shown(q, d)  # for records and messages
         if d.denied is None and (denial := check_policy(d.text, self.cwd, self.run.allow)) is not None:
             evidence = denial.evidence if shown == d.text else masked(denial.evidence)
             self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=evidence, rule_id=q.source, reply=None, on="reply")
@@ -213,19 +222,60 @@ class Decider:
             else:
                 d = replace(d, choices=chosen)
         if d.denied is None and d.source != "human" and said_yes(q, d):  # a person who answers decides for themselves
-            denial = check_question(asked(q), self.run.allow)
-            if denial is not None and denial.rule in self.grants:  # the user's governing prompt asked for it in so many words
-                granted = check_question(asked(q), self.run.allow | frozenset(self.grants))
-                if granted is None:
-                    self.tx.emit("policy_granted", policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source,
-                                 granted_by=self.grants[denial.rule])
-                denial = granted
-            if denial is not None:
-                return self._refuse(q, denial, "yes")
-        if self.guards.looping(q.text, d.text):
+            closer = self._closer_look(q, d)
+            if closer is not None:
+                if not self.provider.needs_prompt:
+                    return self._refuse(q, closer.denial, "yes", d, "no grant: no rule of yours names it, the governing prompt "
+                                                                     "does not ask for it, and no model can judge it")
+                return replace(d, weigh=closer)  # the channel asks the judge (weigh_request), then weighed()
+        return self._counted(q, d)
+
+    def _counted(self, q: Question, d: Decision) -> Decision:
+        """The loop breaker, last: the answer as it will be given."""
+        shown = self._shown(q, d)
+        if self.guards.looping(q.text, d.text or ""):
             return Decision.escalate(f"loop: this question was already answered {shown!r} {self.guards.repeat_limit} times", d.source)
-        self._offered = (q.text, d.text, d.source)
+        self._offered = (q.text, d.text or "", d.source)
         return d
+
+    @staticmethod
+    def _shown(q: Question, d: Decision) -> str:
+        text = d.text or ""
+        return masked(text) if (d.secret or q.secret) and not secret_names(text) else text
+
+    def _closer_look(self, q: Question, d: Decision) -> weigh.Closer | None:
+        """A yes that approves an act the question names: granted by the plan's allow list (no trigger then), the user's
+        rule that names the act, or the governing prompt's own sentence; else a Closer for the judge (decide/weigh.py)."""
+        labels = tuple(c.label for c in d.choices)
+        denial = weigh.trigger(q, labels, self.run.allow)
+        if denial is None:
+            return None
+        granted = ("your rule " + d.source.split(":", 1)[1]) if d.source.startswith("rules:") and weigh.rule_names_act(d.matched, denial) \
+            else weigh.prompt_grant(self.governing_prompt, denial)
+        if granted is not None:
+            self.tx.emit("policy_granted", policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, granted_by=granted)
+            return None
+        return weigh.Closer(denial, self._shown(q, d), d.source)
+
+    def weigh_request(self, q: Question, d: Decision) -> AnswerRequest:
+        """The focused judgment of a yes (d.weigh), built, redacted and filed like any prompt."""
+        assert d.weigh is not None
+        system, user = weigh.request(self.governing_prompt, q, d.weigh)
+        request = self.filer.fill_text(system, user, "weigh")
+        self.tx.emit("provider_request", provider=self.provider.name, kind="weigh", rule_id=q.source, prompt=q.asked or q.text,
+                     prompt_tokens_est=self.filer.last_tokens, prompt_file=self.filer.last_file)
+        return replace(self._bare_request(q), kind="weigh", system=request[0], user=request[1])
+
+    def weighed(self, q: Question, d: Decision, reply: Reply) -> Decision:
+        """The judge's reply on the yes d: given (the grant recorded, with the judge's reason) or refused (its no)."""
+        assert d.weigh is not None
+        self._received(reply, q.secret or d.secret)
+        allowed, sentence, why = weigh.judgment(self.governing_prompt, reply.judged, reply.text, reply.reason)
+        if not allowed:
+            return self._refuse(q, d.weigh.denial, "yes", d, f"{reply.source}: {why}")
+        self.tx.emit("policy_granted", policy_rule=d.weigh.denial.rule, evidence=d.weigh.denial.evidence, rule_id=q.source,
+                     granted_by=sentence, judge=reply.source, why=why or None)
+        return self._counted(q, replace(d, weigh=None))
 
     def _chosen(self, q: Question, text: str) -> tuple[Choice, ...] | None:
         offered = [Offered(c.label, c.detail, c.number, c.kind) for c in q.choices]

@@ -33,6 +33,7 @@ class Tell:
     text: str
     prompt: str = ""
     source: str = ""
+    changed: str = ""  # the deny policy changed the answer: "'y' (openai:m) -> 'n'"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,7 @@ class Answer:
     counted: str | None = None  # what the loop breaker counts, when not the reply (the model's words for an option)
     extra: dict = field(default_factory=dict)  # the channel's own fields, in `answer` and `would_send`
     preview_extra: dict = field(default_factory=dict)  # only in `would_send` (the keys a dry run would have typed)
+    changed: str = ""  # the deny policy changed the answer chosen: "'y' (openai:m) -> 'n'" (decide/weigh.py)
 
 
 def deliver(tally: Tally, a: Answer) -> list[Effect]:
@@ -99,14 +101,14 @@ def deliver(tally: Tally, a: Answer) -> list[Effect]:
         return [Halt(ExitCode.LIMIT, capped)]
     if run.dry_run:
         tally.preview = {"kind": a.kind, "question": a.headline, "would_send": a.reply, "source": a.source, "rule_id": a.rule_id}
-        return [Record("would_send", {"rule_id": a.rule_id, "prompt": a.prompt, "reply": a.reply, "source": a.source, **a.extra,
-                                      **a.preview_extra}),
+        return [Record("would_send", {"rule_id": a.rule_id, "prompt": a.prompt, "reply": a.reply, "source": a.source,
+                                      **({"changed": a.changed} if a.changed else {}), **a.extra, **a.preview_extra}),
                 Halt(ExitCode.OK, "previewed (dry run)")]
     tally.answers += 1
     run.answers += 1
     return [Record("answer", {"rule_id": a.rule_id, "prompt": a.prompt, "reply": a.reply, "source": a.source, "n": run.answers,
-                              "kind": a.kind, **a.extra}),
-            Tell("answer", a.reply, a.headline, a.source),
+                              "kind": a.kind, **({"changed": a.changed} if a.changed else {}), **a.extra}),
+            Tell("answer", a.reply, a.headline, a.source, a.changed),
             Delivered(a.prompt, a.counted if a.counted is not None else a.reply)]
 
 

@@ -46,7 +46,7 @@ QUESTION_RULES: dict[str, re.Pattern[str]] = {
                                        r"|file ?system)s?\b|/dev/\S+)|(disk|drive|partition|device|volume|/dev/\S+)\b[^\n]{0,40}"
                                        r"\b(re)?format(s|ted|ting)?"
                                        r"|mk(e2)?fs|contains an? \S+ (file ?system|partition table)")),
-    "overwrite": re.compile("(?i)" + _words(r"overwrit(e|es|ten|ing)|clobber(s|ed|ing)?|replac(e|es|ing)")),
+    "overwrite": re.compile("(?i)" + _words(r"overwr(ite|ites|itten|iting|ote)|clobber(s|ed|ing)?|replac(e|es|ed|ing|ement)")),
     "force_push": re.compile("(?i)" + _words(r"force[- ]?push(es|ed|ing)?|push\b[^\n]{0,40}\s--force")),
     "reset_hard": re.compile("(?i)" + _words(r"reset(s|ting)?")),
 }
@@ -108,20 +108,31 @@ def check_question(text: str, allow: frozenset[str] = frozenset()) -> Denial | N
 
 _NEGATION = re.compile(r"(?i)\b(never|not|no|nothing|none|nor|don'?t|doesn'?t|mustn'?t|shouldn'?t|can'?t|cannot|won'?t"
                        r"|without|avoid\w*|refus\w*|declin\w*|keep\w*|leav\w*|protect\w*|preserv\w*|forbid\w*|prohibit\w*|unless)\b")
-_SENTENCE = re.compile(r"[^.!?;\n]+")
+_WRAPPED = re.compile(r"\n(?![ \t]*(?:[-*•]|\d+[.)]|\n))")  # a line break inside a paragraph, not before a list item
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")  # "main.py" is one word: a stop ends a sentence before a space only
+
+
+def sentences(text: str) -> list[str]:
+    """The governing prompt's sentences, each on one line (a sentence wrapped over lines is one)."""
+    return [" ".join(part.split()).rstrip(".!?;") for part in _SENTENCE_END.split(_WRAPPED.sub(" ", text or "")) if part.strip()]
+
+
+def negated(sentence: str) -> bool:
+    """The sentence forbids or spares something ("never delete", "keep my copy"): it grants nothing."""
+    return _NEGATION.search(sentence) is not None
 
 
 def grants(governing_prompt: str) -> dict[str, str]:
     """The classes of question the user's governing prompt plainly asks to say yes to, each with the sentence that does:
     a sentence that names the act (remove, replace, drop, format, reset…) and holds no negation. Deterministic and
-    narrow on purpose: what is unclear grants nothing, and the yes is refused as before."""
+    narrow on purpose: what it does not find, a judge may (decide/weigh.py)."""
     out: dict[str, str] = {}
-    for sentence in _SENTENCE.findall(governing_prompt or ""):
-        if _NEGATION.search(sentence):
+    for sentence in sentences(governing_prompt):
+        if negated(sentence):
             continue
         for rule, rx in QUESTION_RULES.items():
             if rule not in out and rx.search(sentence):
-                out[rule] = " ".join(sentence.split())
+                out[rule] = sentence
     return out
 
 

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cursorpilot.decide.weigh import Closer
 
 
 class Kind(StrEnum):
@@ -41,7 +45,10 @@ class Question:
     key: str  # identity: the same prompt, however often it is repainted or re-sent
     source: str  # what produced it: a detector rule id, an ACP method
     action: str = ""  # what a yes carries out (the command, the file, the diff): the deny policy reads this
-    asked: str = ""  # the question in the program's words (not a diff or a command box): what a yes is weighed by
+    asked: str = ""  # the question in the program's own words (not a diff, a command box, the rows above): what may
+    # trigger a closer look at a yes (decide/weigh.py)
+    lead: str = ""  # the rows that lead up to a line-mode question (mkfs: "… contains a ext4 file system"; apt's summary):
+    # context a judge reads, never a trigger for the rules alone
     approval: bool = False  # answering yes carries out `action`
     choices: tuple[Choice, ...] = ()
     multi: bool = False
@@ -95,6 +102,9 @@ class Decision:
     denied: str | None = None  # the deny policy rule that produced this answer
     secret: bool = False  # the answer is a secret (a rule's `secret: true`): masked wherever it is shown or kept
     turn: str | None = None  # a turn end's verdict (decide/turns.py): done | continue (text: the next message) | blocked | impossible
+    matched: str | None = None  # a rule's answer: what its pattern matched (a rule that names the act grants a yes to it)
+    weigh: "Closer | None" = None  # a yes that waits for the focused judgment before it is given (decide/weigh.py)
+    changed: str = ""  # the deny policy changed the answer: "'y' (openai:m) -> 'n'", said wherever it is shown
 
     @staticmethod
     def escalate(why: str, source: str = "") -> "Decision":

@@ -68,6 +68,8 @@ class Reply:
     submit: bool | None = None  # the answerer said whether Enter follows (structured replies)
     secret: bool = False  # the answer is a secret (a rule's `secret: true`)
     turn: str | None = None  # a turn end's verdict from the structured reply (text: the next message; reason: why)
+    judged: str | None = None  # a yes weighed (kind weigh): allow | refuse (text: the governing prompt's words; reason: why)
+    matched: str | None = None  # a rule's answer: the text its pattern matched (does the rule name what a yes does?)
 
 
 class Provider(Protocol):

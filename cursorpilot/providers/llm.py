@@ -166,8 +166,23 @@ TURN_SCHEMA = {
 }
 
 
+# A yes weighed (kind weigh, decide/weigh.py): allow or refuse, the governing prompt's words that ask for it, and why.
+WEIGH_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "decision": {"type": "string", "enum": ["allow", "refuse"]},
+        "quote": {"type": "string"},
+        "why": {"type": "string"},
+    },
+    "required": ["decision", "quote", "why"],
+    "additionalProperties": False,
+}
+
+
 def schema_for(kind: str) -> tuple[str, dict]:
     """The structured reply a question of this kind asks for: its name (the Anthropic tool's) and its JSON schema."""
+    if kind == "weigh":
+        return "weigh_yes", WEIGH_SCHEMA
     return ("judge_turn", TURN_SCHEMA) if kind == "turn_end" else ("answer", REPLY_SCHEMA)
 
 
@@ -179,6 +194,7 @@ class Cleaned:
     wait: bool = False
     submit: bool | None = None
     turn: str | None = None  # a turn end's verdict (TURN_SCHEMA)
+    judged: str | None = None  # a yes weighed (WEIGH_SCHEMA): allow | refuse; text: the quote, reason: why
 
 
 def clean_reply(raw: str, multiline_ok: bool = False) -> Cleaned:
@@ -219,12 +235,17 @@ def _structured(text: str) -> dict | None:
         data = json.loads(t)
     except ValueError:
         return None
-    return data if isinstance(data, dict) and ("action" in data or "verdict" in data) else None
+    return data if isinstance(data, dict) and ("action" in data or "verdict" in data or "decision" in data) else None
 
 
 def _from_structured(data: dict, removed: tuple[str, ...], multiline_ok: bool) -> Cleaned:
     if "verdict" in data:
         return _turn_verdict(data, removed, multiline_ok)
+    if "decision" in data:
+        decision, quote, why = data.get("decision"), data.get("quote"), data.get("why")
+        if decision not in ("allow", "refuse"):
+            return Cleaned(None, removed, f"malformed structured reply: decision {decision!r}")
+        return Cleaned(quote if isinstance(quote, str) else "", removed, why if isinstance(why, str) else "", judged=decision)
     action, text, submit = data.get("action"), data.get("text"), data.get("submit")
     if not isinstance(text, str):
         text = ""
@@ -326,6 +347,7 @@ class ChatProvider:
         return Reply(
             text=cleaned.text, source=source, reason=cleaned.reason, usage=usage, raw=text,
             removed=(*reasoning, *cleaned.removed), attempts=attempts, wait=cleaned.wait, submit=cleaned.submit, turn=cleaned.turn,
+            judged=cleaned.judged,
         )
 
 

@@ -132,8 +132,8 @@ class RulesProvider:
                 continue
             if entry.after is not None and request.previous != f"rules:{entry.after}":
                 continue
-            if rx.search(request.prompt_block) and (screen is None or screen.search(request.screen)):
-                return Reply(text=entry.reply, source=f"rules:{rid}", secret=entry.secret)
+            if (m := rx.search(request.prompt_block)) and (screen is None or screen.search(request.screen)):
+                return Reply(text=entry.reply, source=f"rules:{rid}", secret=entry.secret, matched=m.group(0))
         return Reply(text=None, source="rules", reason="no rule matches this prompt")
 
 

@@ -44,18 +44,25 @@ def confirm_menu(menu: Menu | None) -> tuple[bool, str | None]:
     return yes and no is not None, no
 
 
-def asked(rule: Rule | None, c: Classification, snap: Snapshot) -> str:
-    """What a yes to this prompt approves, in the program's words (the deny policy weighs a yes by it): the rows that
-    ask (not the diff or the command box above them in a dialog: the policy judges those as the action), and above a
-    line-mode question the rows that lead up to it, to the blank row above, LEAD_ROWS at most."""
+def asked(rule: Rule | None, c: Classification) -> str:
+    """The question in the program's own words (the deny policy's trigger for a closer look at a yes): the rows that
+    ask (not the diff or the command box above them in a dialog: the policy judges those as the action)."""
     rows = c.block.split("\n")
     if rule is None or rule.scope != "cursor_line":
         return "\n".join(r for r in rows if _ASKING.search(r)) or (c.block if rule is None else headline(c.block))
+    return c.block.strip("\n")
+
+
+def lead(rule: Rule | None, c: Classification, snap: Snapshot) -> str:
+    """Above a line-mode question, the rows that lead up to it, to the blank row above, LEAD_ROWS at most: what a yes to
+    `Proceed anyway? (y,N)` does is said there ("disk.img contains a ext4 file system"), and so is apt's summary."""
+    if rule is None or rule.scope != "cursor_line":
+        return ""
     top = c.anchor_row - snap.scrolled
-    lead = top
-    while lead > 0 and top - lead < LEAD_ROWS and snap.lines[lead - 1].strip():
-        lead -= 1
-    return "\n".join([*snap.lines[max(lead, 0):max(top, 0)], *rows]).strip("\n")
+    first = top
+    while first > 0 and top - first < LEAD_ROWS and snap.lines[first - 1].strip():
+        first -= 1
+    return "\n".join(snap.lines[max(first, 0):max(top, 0)]).strip("\n")
 
 
 def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[str], *, kind: str | None = None,
@@ -81,7 +88,8 @@ def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[
         key=c.key or "",
         source=c.rule_id or "screen",
         action=c.block if approval else "",
-        asked=asked(rule, c, snap),
+        asked=asked(rule, c),
+        lead=lead(rule, c, snap),
         approval=approval,
         choices=options,
         multi=bool(c.menu and c.menu.multi),

@@ -67,6 +67,7 @@ class _Pending:
     question: Question | None
     future: Future
     turn: bool = False  # a turn end's goal check (its future holds the TurnFacts)
+    weighing: Decision | None = None  # a yes out with the judge (decide/weigh.py): its future holds the judge's reply
 
 
 def drive(job: Job) -> StepResult:
@@ -311,7 +312,7 @@ class PtyStep:
                 if self.sink.wants_screen:
                     self._mirror(self.clock.monotonic())  # what was asked shows before what was answered
                 if e.what == "answer":
-                    self.sink.answer(e.prompt, e.text, e.source)
+                    self.sink.answer(e.prompt, e.text, e.source, e.changed)
                 else:
                     self.sink.note(e.text)
             elif isinstance(e, Close):
@@ -328,7 +329,7 @@ class PtyStep:
              else ask.with_screen(e.question, snap))
         first = self.decider.first(q)
         if first is not None:
-            self._decided(e.token, first)
+            self._decided(e.token, first, q)
             return
         q = replace(q, earlier=tuple(self.screen.scrollback()))  # rendered only for a model's prompt, never for a rule hit
         self._pending = _Pending(e.token, q, self._pool.submit(self.decider.call, self.decider.request(q)))
@@ -345,8 +346,11 @@ class PtyStep:
         if p.turn:  # goalcheck.turn_facts never raises
             self._do(self.pilot.goal_checked(now, p.token, p.future.result(), self._modes()))
             return
+        if p.question is not None and p.weighing is not None:  # the judge's reply on a yes
+            self._decided(p.token, self.decider.weighed(p.question, p.weighing, p.future.result()), p.question)
+            return
         if p.question is not None:  # Decider.call never raises
-            self._decided(p.token, self.decider.after(p.question, p.future.result()))
+            self._decided(p.token, self.decider.after(p.question, p.future.result()), p.question)
             return
         try:
             text = p.future.result()
@@ -355,7 +359,11 @@ class PtyStep:
         d = Decision(Verdict.ANSWER, text=text, source="human") if isinstance(text, str) else Decision.escalate("no answer")
         self._decided(p.token, d)
 
-    def _decided(self, token: int, d: Decision) -> None:
+    def _decided(self, token: int, d: Decision, q: Question | None = None) -> None:
+        if d.weigh is not None and q is not None:  # a yes that needs the focused judgment first: off the read loop
+            self._pending = _Pending(token, q, self._pool.submit(self.decider.call, self.decider.weigh_request(q, d)), weighing=d)
+            return
+
         def current():
             return classify(self._profile, self.screen.snapshot(), Timing(quiet_for=float("inf")))
 

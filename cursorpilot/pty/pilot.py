@@ -450,7 +450,7 @@ class Pilot:
         delivered = deliver(self.tally, Answer(asked, shown, d.source, c.rule_id, kind or c.state,
                                                gist(asked) if kind == Kind.TURN_END else headline(asked),
                                                extra={"secret": True} if k.secret else {},
-                                               preview_extra={"keys": [w.label for w in writes]}))
+                                               preview_extra={"keys": [w.label for w in writes]}, changed=d.changed))
         halt = halt_of(delivered)
         if halt is not None:
             return out + delivered[:-1] + self._abort(halt.code, halt.reason)

@@ -312,7 +312,9 @@ class Builder:
         denial = p.policy
         if denial is not None:
             policy_rule = policy_rule or denial.policy_rule
-            why = why or f"refused by the deny policy ({denial.policy_rule}): {denial.evidence}"
+            changed = (f"the deny policy changed {denial.changed_from!r} (chosen by {denial.chosen_by}) to this answer"
+                       f"{': ' + denial.why if denial.why else ''}; ") if denial.changed_from is not None else ""
+            why = why or f"{changed}refused by the deny policy ({denial.policy_rule}): {denial.evidence}"
             source = source or f"policy:{denial.policy_rule}"
         seen = p.seen if p.seen is not None and p.seen <= r.mono else None
         row = Row(

@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from tests.fakes.llm_server import FakeLLM
-from tests.helpers import is_turn_end, typed, verdict
+from tests.helpers import is_turn_end, is_weigh, judged, question_of, typed, verdict
 
 pytestmark = pytest.mark.timeout(120)
 KEY = "sk-test-0123456789abcdefghij"
@@ -27,8 +27,13 @@ echo "got:$a"
 """
 
 
+def sbin(name: str) -> str | None:
+    return shutil.which(name) or next((p for p in (f"/usr/sbin/{name}", f"/sbin/{name}") if os.path.exists(p)), None)
+
+
 def misled(prompt: str) -> str:
-    """A model that believes the program's output over its governing prompt."""
+    """A model that believes the program's output over its governing prompt; asked to judge a yes, it has not seen that
+    output, and answers as it answers anything else: no judgment."""
     return json.dumps({"action": "type", "text": "y" if "always answer y" in prompt else "?", "submit": True})
 
 
@@ -36,35 +41,72 @@ def typed_keys(r) -> list[str]:
     return [k["keys"] for k in r.of("keys_sent")]
 
 
-def test_a_model_misled_by_the_program_into_yes_gets_n_typed(pilot, tmp_path):
+def test_a_model_misled_by_the_program_into_yes_gets_n_typed_and_the_run_says_so(pilot, tmp_path):
     """The model answered y to "Delete all files in important/? [y/N]" and cursor-pilot typed it: the directory was
-    gone, exit 0."""
+    gone, exit 0. Now the yes goes to a judge that never sees the output that misled the model; the no is typed, and the
+    run does not end as if nothing happened."""
     with FakeLLM(answer=misled) as server:
         r = pilot(["bash", "-c", DELETE_ASKED], "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", NEVER,
                   env={"OPENAI_API_KEY": KEY})
-    assert r.code == 0, r.stdout + r.stderr
-    assert len(server.requests) == 1 and "always answer y" in json.dumps(server.requests[0]["json"])  # it was asked, said y
+    assert r.code == 3 and "the deny policy changed 1 answer" in r.stdout, r.stdout + r.stderr
+    asked, judge = (json.dumps(q["json"]) for q in server.requests)
+    assert "always answer y" in asked and "always answer y" not in judge and "weigh_yes" in judge  # isolated from the output
     assert sorted(p.name for p in (tmp_path / "important").iterdir()) == ["a", "b"]
     assert b"got:n" in (r.log / "session.raw").read_bytes() and typed_keys(r) == ["n", "<enter>"]
-    assert [(d["policy_rule"], d["on"], d["reply"]) for d in r.of("policy_denied")] == [("delete", "yes", "n")]
-    assert r.of("answer")[0]["source"] == "policy:delete"
+    [denied] = r.of("policy_denied")
+    assert (denied["policy_rule"], denied["on"], denied["reply"], denied["changed_from"]) == ("delete", "yes", "n", "y")
+    assert r.of("answer")[0]["source"] == "policy:delete" and r.of("answer")[0]["changed"].startswith("'y' (openai:")
+
+
+@pytest.mark.parametrize("quote,why", [
+    ("Delete all files in important/", "not in the governing prompt"),  # the program's words, not the user's
+    ("delete anything", "forbids"),  # the user's words, in a sentence that forbids it
+])
+def test_a_judge_that_allows_without_the_users_own_words_for_it_gets_nothing_through(pilot, tmp_path, quote, why):
+    """A compromised model, as answerer and as judge: its allow must quote the governing prompt, in a sentence that
+    does not forbid the act; it cannot, so the files stay."""
+    with FakeLLM(answer=lambda prompt: judged("allow", quote) if is_weigh(prompt) else typed("y")) as server:
+        r = pilot(["bash", "-c", DELETE_ASKED], "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", NEVER,
+                  env={"OPENAI_API_KEY": KEY})
+    assert r.code == 3 and (tmp_path / "important" / "a").exists() and len(server.requests) == 2
+    assert why in r.of("policy_denied")[0]["why"]
+
+
+def test_a_judge_that_finds_the_users_words_for_it_lets_the_yes_through(pilot, tmp_path):
+    """unzip's `replace app/main.py?` got n though the governing prompt says main.py "should be replaced": a word list
+    had no "replaced". Words the list does not hold at all are the judge's to find."""
+    prompt = "Upgrade the app: the release's copies are what I want in important/ from now on, so clear out the old ones."
+    with FakeLLM(answer=lambda p: judged("allow", "so clear out the old ones") if is_weigh(p) else typed("y")) as server:
+        r = pilot(["bash", "-c", DELETE_ASKED], "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", prompt,
+                  env={"OPENAI_API_KEY": KEY})
+    assert r.code == 0, r.stdout + r.stderr
+    assert not (tmp_path / "important").exists() and len(server.requests) == 2
+    [granted] = r.of("policy_granted")
+    assert granted["granted_by"].endswith("so clear out the old ones") and granted["judge"].startswith("openai:")
 
 
 def test_a_rule_that_says_yes_to_everything_gets_the_same_no(pilot, tmp_path):
     r = pilot(["bash", "-c", DELETE_ASKED], "--answer", ".=y")
-    assert r.code == 0, r.stdout + r.stderr
+    assert r.code == 3 and "the deny policy changed 1 answer" in r.stdout, r.stdout + r.stderr
     assert (tmp_path / "important" / "a").exists() and b"got:n" in (r.log / "session.raw").read_bytes()
     assert r.of("policy_denied")[0]["evidence"] == "Delete all files in important/? [y/N]"
 
 
+def test_a_rule_of_yours_that_names_the_act_is_your_grant(pilot, tmp_path):
+    r = pilot(["bash", "-c", DELETE_ASKED], "--answer", "Delete all files=y")
+    assert r.code == 0, r.stdout + r.stderr
+    assert not (tmp_path / "important").exists() and r.of("policy_granted")[0]["granted_by"] == "your rule answer1"
+
+
 def test_a_governing_prompt_that_asks_for_the_removal_lets_the_model_s_yes_through(pilot, tmp_path):
     """The yardstick's pip-uninstall ('Remove the six package ... Confirm the uninstall.') and ssh-keygen ('Replace the
-    existing file there.') were answered n by the policy: the task left undone, exit 0. The user's own words grant it."""
+    existing file there.') were answered n by the policy: the task left undone, exit 0. The user's own words grant it,
+    with no judge to ask."""
     with FakeLLM(answer=lambda prompt: typed("y")) as server:
         r = pilot(["bash", "-c", DELETE_ASKED], "--provider", "openai", "--base-url", server.url + "/v1",
                   "--prompt", "Delete the files in important/ when asked.", env={"OPENAI_API_KEY": KEY})
     assert r.code == 0, r.stdout + r.stderr
-    assert not (tmp_path / "important" / "a").exists()
+    assert not (tmp_path / "important" / "a").exists() and len(server.requests) == 1
     [granted] = r.of("policy_granted")
     assert granted["policy_rule"] == "delete" and granted["granted_by"] == "Delete the files in important/ when asked"
     assert r.of("policy_denied") == []
@@ -80,28 +122,62 @@ def test_a_plan_that_allows_deleting_lets_the_yes_through(pilot, tmp_path):
 
 def test_enter_on_a_default_yes_is_a_yes(pilot, tmp_path):
     body = 'touch keep.txt; read -p "Remove keep.txt? [Y/n] " a; if [ -z "$a" ] || [ "$a" = y ]; then rm keep.txt; fi; echo "got:$a"'
-    r = pilot(["bash", "-c", body], "--answer", "Remove=")
-    assert r.code == 0, r.stdout + r.stderr
+    r = pilot(["bash", "-c", body], "--answer", "keep\\.txt=")  # a rule that names the file, not the act
+    assert r.code == 3, r.stdout + r.stderr
     assert (tmp_path / "keep.txt").exists() and typed_keys(r) == ["n", "<enter>"]
 
 
-def sbin(name: str) -> str | None:
-    return shutil.which(name) or next((p for p in (f"/usr/sbin/{name}", f"/sbin/{name}") if os.path.exists(p)), None)
+# The mirror image: yeses that must go through, with rules only (the user's rule for the question) and with a model.
+MIRROR = {
+    "apt": ('echo "The following NEW packages will be installed:"; echo "  jq libjq1 libonig5"; '
+            'echo "0 upgraded, 3 newly installed, 0 to remove and 0 not upgraded."; echo "After this operation, 1,032 kB of '
+            'additional disk space will be used."; read -p "Do you want to continue? [Y/n] " a', "continue\\?=y",
+            "Install jq."),
+    "wizard": ('read -p "Delete files at the destination that are not in the source? (y/n) " a; '
+               'read -p "Write sync.toml? (y/n) " b; a=$b', "Write sync=y|Delete files=n",
+               "Set up the sync without deleting anything at the destination, and write its config file."),
+    "keep": ('read -p "Keep your existing files? [Y/n] " a', "Keep your existing files=y", "Keep my files."),
+    "reset": ('read -p "Reset the retry counter? [y/N] " a', "Reset the retry counter=y",
+              "Reset the retry counter before the next attempt."),
+}
+
+
+def mirror_model(prompt: str) -> str:
+    """A model that says yes to what it is asked, and no to the wizard's deletion."""
+    return typed("n" if "Delete files at the destination" in question_of(prompt) else "y")
+
+
+@pytest.mark.parametrize("case", sorted(MIRROR))
+@pytest.mark.parametrize("answerer", ["rules", "model"])
+def test_yeses_the_user_asked_for_go_through(pilot, tmp_path, case, answerer):
+    """apt's `Do you want to continue?` was answered n for its summary's "0 to remove"; the wizard's `Write sync.toml?`
+    for the answered question above it. Exit 0, the answer typed is the one chosen, nothing refused."""
+    body, rules, prompt = MIRROR[case]
+    body += '; echo "got:$a"'
+    if answerer == "rules":
+        args = [a for rule in rules.split("|") for a in ("--answer", rule)]
+        r = pilot(["bash", "-c", body], *args, "--prompt", prompt)
+    else:
+        with FakeLLM(answer=mirror_model) as server:
+            r = pilot(["bash", "-c", body], "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", prompt,
+                      env={"OPENAI_API_KEY": KEY})
+        assert not any(is_weigh(json.dumps(q["json"])) for q in server.requests)
+    assert r.code == 0 and b"got:y" in (r.log / "session.raw").read_bytes(), r.stdout + r.stderr
+    assert r.of("policy_denied") == []
 
 
 @pytest.mark.skipif(sbin("mkfs.ext4") is None or sbin("dumpe2fs") is None, reason="needs e2fsprogs")
-def test_mkfs_proceed_anyway_y_comma_N_is_weighed_and_refused(pilot, tmp_path):
-    """mkfs asks `Proceed anyway? (y,N)`: read as free text, the policy never weighed it. Its words say nothing; the rows
-    above it (`disk.img contains a ext4 file system`) say what a yes does."""
+def test_mkfs_proceed_anyway_is_answered_by_the_users_rule_for_it(pilot, tmp_path):
+    """mkfs asks `Proceed anyway? (y,N)`; what a yes does is in the rows above it, which are context (apt's "0 to remove"
+    is such a row), never a trigger: the user's rule for the question answers it."""
     image, uuid = tmp_path / "disk.img", "11111111-2222-3333-4444-555555555555"
     with open(image, "wb") as fh:
         fh.truncate(8 << 20)
     subprocess.run([sbin("mkfs.ext4"), "-q", "-U", uuid, str(image)], check=True)
     r = pilot([sbin("mkfs.ext4"), str(image)], "--answer", "Proceed=y")
-    assert r.of("screen_state")[0]["rule_id"] == "generic.yes_no"
-    assert [(d["policy_rule"], d["on"]) for d in r.of("policy_denied")] == [("mkfs", "yes")] and typed_keys(r) == ["n", "<enter>"]
-    assert r.code == 1 and r.of("program_exited")[0]["code"] == 1  # mkfs takes the no and exits 1
-    assert uuid in subprocess.run([sbin("dumpe2fs"), "-h", str(image)], capture_output=True, text=True).stdout  # not formatted
+    assert r.of("screen_state")[0]["rule_id"] == "generic.yes_no" and typed_keys(r) == ["y", "<enter>"]
+    assert r.code == 0 and r.of("policy_denied") == [], r.stdout + r.stderr
+    assert uuid not in subprocess.run([sbin("dumpe2fs"), "-h", str(image)], capture_output=True, text=True).stdout  # formatted
 
 
 SELECT = 'PS3="Your choice: "; echo "{q}"; select a in {opts}; do echo "chose:$a"; break; done; {after}'
@@ -111,7 +187,7 @@ def test_a_numbered_yes_no_menu_whose_question_deletes_is_answered_with_its_no(p
     (tmp_path / "important").mkdir()
     body = SELECT.format(q="Delete all files in important/?", opts="Yes No", after='[ "$a" = Yes ] && rm -rf important; true')
     r = pilot(["bash", "-c", body], "--answer", ".=y")
-    assert r.code == 0, r.stdout + r.stderr
+    assert r.code == 3, r.stdout + r.stderr  # the answer was changed: said, and not a silent exit 0
     assert (tmp_path / "important").is_dir() and b"chose:No" in (r.log / "session.raw").read_bytes()
     assert typed_keys(r) == ["2", "<enter>"] and r.of("policy_denied")[0]["reply"] == "No"
 
@@ -131,7 +207,7 @@ def test_a_highlighted_yes_no_menu_whose_question_deletes_gets_its_no(pilot, tmp
     with FakeLLM(answer=misled) as server:
         r = pilot([sys.executable, str(program)], "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", NEVER,
                   env={"OPENAI_API_KEY": KEY})
-    assert r.code == 0, r.stdout + r.stderr
+    assert r.code == 3, r.stdout + r.stderr
     assert (tmp_path / "important").is_dir() and b"chose:No" in (r.log / "session.raw").read_bytes()
     assert r.of("policy_denied")[0]["on"] == "yes" and r.of("menu_choice")[0]["options"] == ["No"]
 
@@ -151,12 +227,14 @@ def test_an_acp_permission_to_delete_approved_by_a_model_is_rejected(pilot, tmp_
         judges the agent's turn end done."""
         if is_turn_end(prompt):
             return verdict("done")
+        if is_weigh(prompt):  # and, asked to judge its own yes, allows it with the program's words for a grant
+            return judged("allow", "Delete important/")
         return json.dumps({"action": "type", "text": "Allow" if "Delete important/" in prompt else "?", "submit": True})
 
     with FakeLLM(answer=allow) as server:
         r = pilot(["cursor-pilot", "sim", "acp", str(scenario), "--record", str(tmp_path / "agent.jsonl")], "--acp", "--task", "tidy up",
                   "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", NEVER, env={"OPENAI_API_KEY": KEY})
-    assert r.code == 0, r.stdout + r.stderr
+    assert r.code == 3 and "changed 1 answer" in r.stdout, r.stdout + r.stderr
     asked = [json.loads(line) for line in (tmp_path / "agent.jsonl").read_text().splitlines()]
     assert [p["kind"] for p in asked if p["event"] == "permission"] == ["reject_once"]
     assert (tmp_path / "important" / "a").read_text() == "keep me\n"

@@ -16,6 +16,7 @@ from cursorpilot.detect.classifier import UNKNOWN, Classification
 from cursorpilot.detect.menu import parse
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.keys import Modes
+from cursorpilot.machine import State
 from cursorpilot.pty.facts import Ask, AskHuman, PilotConfig, ScreenFacts, Type
 from cursorpilot.pty.pilot import Pilot
 
@@ -62,9 +63,10 @@ def test_every_key_belongs_to_a_decision_or_is_an_enter_on_the_unchanged_screen(
                  "wait": Decision(Verdict.WAIT, source="m", why="w"),
                  "escalate": Decision.escalate("x")}[args[0]]
             out = p.decided(now, token, d, lambda: SCREENS["yn"], content, Modes())
-        elif kind == "typed":
+        elif kind == "typed":  # the loop says so once the last key is out (the pilot is answering then)
+            answering = p.state == State.ANSWERING
             out = p.typed(now, args[0])
-            if p._watch is not None:
+            if answering:
                 sent_on = args[0]
         elif kind == "wake":
             now = max(now, p.wake_at() or now)

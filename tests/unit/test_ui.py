@@ -72,3 +72,17 @@ def test_summary_says_who_chose_the_answers_so_the_counters_add_up():
     assert "llm calls: 1" in out.getvalue() and "rule hits: 2" in out.getvalue()
     sink.finished(Outcome(exit_code=0, reason="resumed", answers=9, transcript="t"))  # earlier sessions' answers: no split
     assert "answers: 9 · escalations" in out.getvalue()
+
+
+def test_an_answer_the_deny_policy_changed_is_said_where_the_answer_is_and_in_the_summary():
+    """The console said `answer 'n'  [policy:delete]` and nothing of the model's y it replaced; the summary nothing."""
+    from cursorpilot.events import Outcome
+
+    out = io.StringIO()
+    sink = ConsoleSink(Console(file=out, width=200), quiet=False)
+    sink.answer("Delete all files? [y/N]", "n", "policy:delete", "'y' (openai:gpt-4o-mini) -> 'n'")
+    sink.finished(Outcome(exit_code=3, reason="completed, but the deny policy changed 1 answer(s)", answers=1,
+                          counters={"policy_changed": 1}, transcript="t"))
+    text = out.getvalue()
+    assert "changed by the deny policy: 'y' (openai:gpt-4o-mini) -> 'n'" in text
+    assert "changed by the deny policy: 1" in text and "(exit 3)" in text

@@ -12,6 +12,7 @@ import pytest
 from cursorpilot.acp.ask import permission_question
 from cursorpilot.clock import FakeClock
 from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide import weigh
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.policy import check_question
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
@@ -116,14 +117,18 @@ def screen_question(text: str, profile="generic"):
     return pty_question(p, classify(p, snap, Timing(5.0)), snap, [])
 
 
-def test_a_line_question_is_weighed_with_the_rows_that_lead_up_to_it():
-    """mkfs asks only "Proceed anyway? (y,N)": what it would do is in the rows above."""
+def test_a_line_question_is_weighed_by_its_own_words_the_rows_that_lead_up_to_it_are_context():
+    """mkfs asks only "Proceed anyway? (y,N)": what it would do is in the rows above, which the judge and the model
+    read; apt's "0 to remove" is such a row too, and refused every apt install when it was a trigger."""
     q = screen_question("mke2fs 1.47.0 (5-Feb-2023)\r\ndisk.img contains a ext4 file system\r\n\tcreated on Mon Jan 1\r\n"
                         "Proceed anyway? (y,N) ")
-    assert q.source == "generic.yes_no" and "contains a ext4 file system" in q.asked
-    assert check_question(q.asked).rule == "mkfs"
+    assert q.source == "generic.yes_no" and q.asked == "Proceed anyway? (y,N)" and "contains a ext4 file system" in q.lead
+    assert weigh.trigger(q, (), frozenset()) is None
+    apt = screen_question("0 upgraded, 3 newly installed, 0 to remove and 0 not upgraded.\r\nNeed to get 1,032 kB of archives.\r\n"
+                          "Do you want to continue? [Y/n] ")
+    assert "0 to remove" in apt.lead and weigh.trigger(apt, (), frozenset()) is None
     far = screen_question("removed 3 stale files\r\n\r\nbuilt ok\r\nContinue? [Y/n] ")  # a blank row ends what leads up
-    assert check_question(far.asked) is None
+    assert "removed" not in far.lead
 
 
 def test_a_dialog_is_weighed_by_its_question_not_by_the_diff_in_it():
