@@ -92,6 +92,7 @@ class AcpPilot:
     started_at: float = 0.0
     last_fact_at: float = 0.0  # when anything last happened (the agent spoke, a decision came back): the stuck clock
     running: set[str] = field(default_factory=set)  # tool calls announced and not finished
+    rejected: str | None = None  # this turn, the last tool call the pilot itself rejected (what it was)
     _open: dict[int, _Open] = field(default_factory=dict)
     _own_token: int = 0  # questions the pilot asks itself (a turn end) get negative tokens; the agent's requests are positive
     turns: Turns = field(init=False)
@@ -172,7 +173,7 @@ class AcpPilot:
         return [Record("acp_session", {"session_id": f.session_id, "loaded": f.loaded}), *self._prompt(first)]
 
     def _prompt(self, text: str) -> list[Effect]:
-        self.said, self.message = [], []
+        self.said, self.message, self.rejected = [], [], None
         self.running.clear()
         self.turn_open = True
         return [SendPrompt(text)]
@@ -269,6 +270,8 @@ class AcpPilot:
             return self._need_human(token, o, outcome.why)
         choice = outcome.choice
         assert choice is not None
+        if (choice.kind or "").startswith("reject"):
+            self.rejected = q.asked or _headline(q)
         return self._deliver(token, o, d, choice.label, outcome.reply,
                              {"option_id": choice.key, "option_kind": choice.kind, "policy_rule": d.denied})
 
@@ -341,8 +344,11 @@ class AcpPilot:
 
     # -- the end of a turn (decide/turns.py says what it leads to) ----------------------------------------------------
     def _turn_ended(self, now: float, f: TurnEnded) -> list[Effect]:
+        """A turn end is judged. A `cancelled` one is judged too when the pilot itself had just rejected a tool call:
+        Codex's only reject option ("No, and tell Codex what to do differently") ends its turn that way, as "Interrupted"
+        does on a screen. Any other cancelled turn (nobody here cancelled it) needs a human."""
         self.turn_open = False
-        if self.done or f.stop_reason == "cancelled":
+        if self.done or (f.stop_reason == "cancelled" and self.rejected is None):
             return [Record("turn_end", {"stop_reason": f.stop_reason, "usage": f.usage}),
                     *self._end(ExitCode.HUMAN_NEEDED, "the turn was cancelled")]
         self._own_token -= 1  # the goal check and the working tree first (the loop runs them): GoalChecked follows
@@ -354,12 +360,17 @@ class AcpPilot:
         if o is None or self.done:
             return []
         said, message = "".join(self.said), "".join(self.message).strip()
-        asked = ask.turn_end_question(said)
+        stop = o.data["stop"]["stop_reason"]
+        cancelled = f"Turn cancelled: the agent stopped when cursor-pilot rejected {self.rejected}" if stop == "cancelled" else ""
+        asked = None if cancelled else ask.turn_end_question(said)
         closing = None if asked is None else Question(kind=Kind.INPUT.value, text=asked, key=f"acp.turn_end:{asked}", source="acp.turn_end")
         n = self.turns.ended(now, f.facts, message or said, closing is not None)
-        stop = o.data["stop"]["stop_reason"]
-        q = self.turns.question(text=message or said[-2000:], source="acp.turn_end", closing=closing, live=tuple(said.splitlines()[-40:]),
-                                multiline=True, notes=() if stop == "end_turn" else (f"The agent's turn ended with stop reason {stop!r}.",))
+        text = "\n\n".join(t for t in (message or said[-2000:], cancelled) if t)  # a turn_end rule can match "cancelled"
+        notes = () if stop == "end_turn" else (f"The agent's turn ended with stop reason {stop!r}.",)
+        if cancelled:
+            notes += ("It ends its turn on a rejection and waits: tell it what to do instead, or judge the work done.",)
+        q = self.turns.question(text=text, source="acp.turn_end", closing=closing, live=tuple(said.splitlines()[-40:]),
+                                multiline=True, notes=notes)
         o.questions = [("", q)]
         return [Ask(f.token, q)] if n.action == "ask" else self._turn_next(f.token, o, n)
 
