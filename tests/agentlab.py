@@ -24,10 +24,7 @@ FAKES = ROOT / "tests" / "fakes" / "agents"
 PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli",
             "claude-agent-acp": "@zed-industries/claude-agent-acp", "codex-acp": "@zed-industries/codex-acp"}
 BACKENDS = {"claude": "fake_anthropic.py", "codex": "fake_openai.py", "gemini": "fake_gemini.py"}
-# IS_SANDBOX: as root, claude-agent-acp 0.23 reads it as leave to pass --allow-dangerously-skip-permissions, and
-# Claude Code (2.1.83 bundled, 2.1.330) then exits at once ("--dangerously-skip-permissions cannot be used with
-# root/sudo privileges"): session/new fails with "Query closed before response received" (docs/acp.md).
-SCRUB = ("OPENAI_", "ANTHROPIC_", "CLAUDE", "GEMINI_", "GOOGLE_", "CODEX_", "CURSORPILOT_SIM", "IS_SANDBOX")
+SCRUB = ("OPENAI_", "ANTHROPIC_", "CLAUDE", "GEMINI_", "GOOGLE_", "CODEX_", "CURSORPILOT_SIM")
 # codex-acp 0.16 knows only the models of its own catalog (gpt-5.2, gpt-5.3-codex, gpt-5.4, gpt-5.4-mini, gpt-5.5): for
 # any other it warns "Model metadata … not found" and offers no apply_patch tool, so it can't edit a file.
 CODEX_ACP_MODEL = "gpt-5.3-codex"

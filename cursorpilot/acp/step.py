@@ -19,6 +19,7 @@ from cursorpilot.acp import facts
 from cursorpilot.acp.pilot import AcpPilot, AcpPilotConfig
 from cursorpilot.acp.client import Client, dump, refusal
 from cursorpilot.acp.fs import Workspace
+from cursorpilot.acp.launchers import misread
 from cursorpilot.acp.terminals import Terminal, Terminals
 from cursorpilot.acp.wire import StderrLog, pump
 from cursorpilot.decide.asking import PromptFiler
@@ -89,6 +90,9 @@ class AcpStep:
         from acp import connect_to_agent
 
         env, hidden = program_env(self.config.env, self._mark, self.run_.keep_ci_env)
+        for name in misread(self.config.command, env):
+            del env[name]
+            hidden.append(name)
         try:
             proc = await asyncio.create_subprocess_exec(
                 *self.config.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
