@@ -90,12 +90,12 @@ def fingerprint(tool_call: dict) -> str:
     return hashlib.sha256(f"{action.kind}\n{action.text}".encode()).hexdigest()[:16]
 
 
-def permission_question(tool_call: dict, options: list[dict]) -> Question:
+def permission_question(tool_call: dict, options: list[dict], source: str = "acp.permission") -> Question:
     action = describe(tool_call)
     choices = tuple(Choice(str(o.get("optionId")), str(o.get("name")), kind=o.get("kind")) for o in options)
     text = f"Permission for {action.kind or 'a tool'}: {action.text or '(the agent did not say what)'}"
     return Question(
-        kind=Kind.PERMISSION.value, text=text, key=f"acp.permission:{fingerprint(tool_call)}", source="acp.permission",
+        kind=Kind.PERMISSION.value, text=text, key=f"{source}:{fingerprint(tool_call)}", source=source,
         action=action.text, approval=True, choices=choices, live=tuple(text.splitlines()),
         asked=f"{action.kind} {action.text.partition(chr(10))[0]}".strip(),  # "delete Delete important/": what a yes does
     )
