@@ -46,7 +46,7 @@ class PrintSim:
         self.calls = 0
         self.said: list[str] = []
 
-    def emit(self, event: dict) -> None:
+    def send(self, event: dict) -> None:
         sys.stdout.write(json.dumps({**event, "session_id": self.session}) + "\n")
         sys.stdout.flush()
 
@@ -58,18 +58,18 @@ class PrintSim:
         turn = self._turn()
         turns = self.sc.get("turns") or [[{"say": "Done."}]]
         self.record("print_turn", turn=turn, prompt=prompt, resume=self.args.resume, force=self.args.force)
-        self.emit({"type": "system", "subtype": "init", "apiKeySource": "env", "cwd": self.workspace, "model": self.sc.get("model", "Auto"),
+        self.send({"type": "system", "subtype": "init", "apiKeySource": "env", "cwd": self.workspace, "model": self.sc.get("model", "Auto"),
                    "permissionMode": "default"})
-        self.emit({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": prompt}]}})
+        self.send({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": prompt}]}})
         if self.sc.get("noise"):  # what a real stream may hold besides its documented events
             sys.stdout.write('{"type": "assistant", "message": {"role": "assi\n')
             sys.stdout.write("[warn] telemetry disabled\n")
-            self.emit({"type": "status", "subtype": "heartbeat", "timestamp_ms": int(time.time() * 1000)})
+            self.send({"type": "status", "subtype": "heartbeat", "timestamp_ms": int(time.time() * 1000)})
         for step in turns[min(turn, len(turns) - 1)]:
             (name, arg), = step.items() if isinstance(step, dict) else ((step, None),)
             if name == "say":
                 self.said.append(str(arg))
-                self.emit({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": str(arg)}]}})
+                self.send({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": str(arg)}]}})
             elif name == "shell":
                 self._shell(str(arg))
             elif name == "fail":
@@ -77,7 +77,7 @@ class PrintSim:
                 return 1
         self.state_path.parent.mkdir(parents=True, exist_ok=True)
         self.state_path.write_text(json.dumps({"turn": turn + 1}))
-        self.emit({"type": "result", "subtype": "success", "is_error": False, "duration_ms": 1200, "duration_api_ms": 1100,
+        self.send({"type": "result", "subtype": "success", "is_error": False, "duration_ms": 1200, "duration_api_ms": 1100,
                    "result": "".join(self.said), "request_id": str(uuid.uuid4())})
         return 0
 
@@ -98,7 +98,7 @@ class PrintSim:
             sys.stderr.write("Error: No prompt provided for print mode\n")
             return 1
         if fail in ("usage_limit", "connection"):
-            self.emit({"type": "system", "subtype": "init", "apiKeySource": "env", "cwd": self.workspace, "model": "Auto",
+            self.send({"type": "system", "subtype": "init", "apiKeySource": "env", "cwd": self.workspace, "model": "Auto",
                        "permissionMode": "default"})
             sys.stderr.write(FAILURES[fail] + "\n")
             return 1
@@ -117,7 +117,7 @@ class PrintSim:
         self.calls += 1
         call_id = f"call_{self.calls}\n"  # call ids can hold a literal newline (CURSOR_CLI.md §4)
         args = {"command": command, "workingDirectory": self.workspace, "timeout": 30000}
-        self.emit({"type": "tool_call", "subtype": "started", "call_id": call_id, "tool_call": {"shellToolCall": {"args": args}}})
+        self.send({"type": "tool_call", "subtype": "started", "call_id": call_id, "tool_call": {"shellToolCall": {"args": args}}})
         verdict = self._approval(command)
         self.record("approval", command=command, **verdict)
         if "rejected" in verdict:
@@ -125,7 +125,7 @@ class PrintSim:
         else:
             done = subprocess.run(command, shell=True, cwd=self.workspace, capture_output=True, text=True, timeout=30)
             result = {"success": {"exitCode": done.returncode, "stdout": done.stdout, "stderr": done.stderr, "executionTime": 10}}
-        self.emit({"type": "tool_call", "subtype": "completed", "call_id": call_id,
+        self.send({"type": "tool_call", "subtype": "completed", "call_id": call_id,
                    "tool_call": {"shellToolCall": {"args": args, "result": result}}})
 
     def _approval(self, command: str) -> dict:
@@ -137,7 +137,7 @@ class PrintSim:
         if self.sc.get("build", "new") == "old":
             return {"rejected": "User Rejected", "by": "no_force"}
         self.queries += 1
-        self.emit({"type": "interaction_query", "subtype": "request", "query_type": "shellRequestQuery",
+        self.send({"type": "interaction_query", "subtype": "request", "query_type": "shellRequestQuery",
                    "query": {"id": self.queries, "shellRequestQuery": {"args": {"command": command}, "skipApproval": False}}})
         line = sys.stdin.readline()
         try:
