@@ -7,8 +7,11 @@ on the agent's command line or in its environment; the user's own settings are n
 - Cursor CLI: `permissions.deny` (`Shell(base)`, `Read(glob)`, `Write(glob)`) in a copy of the user's cli-config.json
   in a folder of the run's, named by `CURSOR_CONFIG_DIR` (cursor.com/docs/cli/reference/configuration); the copy is
   removed when the step ends. Checked against the simulator only: cursor-agent can't be installed here.
-- Gemini CLI: `tools.exclude` (`run_shell_command(prefix)`) in a system settings file named by
-  `GEMINI_CLI_SYSTEM_SETTINGS_PATH`, merged (union) with the user's own exclusions.
+- Gemini CLI: deny rules of its Policy Engine (`commandPrefix`, `commandRegex`, `argsPattern`) in a TOML file given with
+  `--policy` (user tier, beside the user's own). Not `tools.exclude`: in 0.61 an entry like `run_shell_command(rm)` there
+  becomes a deny rule for a tool of that literal name, which matches nothing, and the setting is deprecated. A policy
+  file that does not validate is dropped whole by Gemini, so this one is written by one function and tested against
+  the real CLI (tests/agents_lane).
 What a list can't say is left to the pilot's policy, which still judges every request: `NOT_MAPPED` says what and why.
 A plan's `allow:` lifts a class here as it does in the policy.
 """
@@ -40,22 +43,39 @@ CURSOR: dict[str, tuple[str, ...]] = {
     "mkfs": ("Shell(mkfs)",),
     "secrets_read": ("Read(~/.ssh/**)", "Read(**/.env*)", "Write(**/.env*)"),
 }
+# Gemini's rules for run_shell_command: `prefix:` a command's first words (each part of a compound command is judged),
+# `regex:` a JavaScript regex matched from the start of the command; `read:` a pattern on read_file's arguments (JSON).
 GEMINI: dict[str, tuple[str, ...]] = {
-    "rm_outside": ("run_shell_command(rm)",),
-    "delete": ("run_shell_command(rm)", "run_shell_command(rmdir)", "run_shell_command(unlink)", "run_shell_command(git clean -f)"),
-    "force_push": ("run_shell_command(git push --force)", "run_shell_command(git push -f)"),
-    "reset_hard": ("run_shell_command(git reset --hard)",),
-    "mkfs": ("run_shell_command(mkfs)",),
-    "chmod_777": ("run_shell_command(chmod -R 777)",),
+    "rm_outside": ("prefix:rm",),
+    "delete": ("prefix:rm", "prefix:rmdir", "prefix:unlink", "regex:git clean -[a-zA-Z]*f", "regex:find .* -delete"),
+    "force_push": ("regex:git push.*(--force| -[a-zA-Z]*f| [+])",),
+    "reset_hard": ("regex:git reset.* --hard",),
+    "sql_drop": ("regex:.*(DROP (TABLE|DATABASE|SCHEMA|INDEX|VIEW)|TRUNCATE )",),
+    "mkfs": ("regex:mkfs",),
+    "dd": ("regex:dd .*of=",),
+    "curl_sh": ("regex:(curl|wget) .*[|] *(sudo )?(ba|z|da|k)?sh",),
+    "chmod_777": ("regex:chmod .*(-[a-zA-Z]*R.* 777|777 .*-[a-zA-Z]*R)",),
+    "secrets_read": (r"regex:.*([.]ssh/|[.]env\b)", 'read:"(file_path|absolute_path)":"[^"]*([.]env|/[.]ssh/)'),
 }
 NOT_MAPPED = {
-    "sql_drop": "SQL travels inside a client's arguments or its stdin, which no agent's list reads",
-    "curl_sh": "the agents judge each side of a pipe apart (`curl …` and `sh`); denying `sh` would deny every script",
-    "dd (cursor, gemini)": "their lists match a command's first words: denying `dd` whole is more than `dd … of=`",
+    "sql_drop (claude, cursor)": "their rules match a command's words from its start; the SQL travels inside a client's arguments or stdin",
+    "curl_sh (claude, cursor)": "they judge each side of a pipe apart (`curl …` and `sh`); denying `sh` would deny every script",
+    "dd (cursor)": "Cursor's Shell() takes a command's base: denying `dd` whole is more than `dd … of=`",
     "force_push, reset_hard, chmod_777 (cursor)": "Cursor's Shell() takes a command's base: denying `git` or `chmod` whole is far more",
-    "secrets_read (gemini)": "Gemini excludes tools by name, not files",
+    "codex": "Codex keeps its exec policy in files of its CODEX_HOME, the user's: nothing is written for it",
 }
 LISTS = {"claude": CLAUDE, "cursor": CURSOR, "gemini": GEMINI}
+
+
+def agent_of(command: list[str]) -> str | None:
+    """Whose deny list an ACP command line can take: Gemini CLI, Claude Code through claude-agent-acp, the Cursor CLI;
+    None for the rest (codex-acp, anything unknown)."""
+    names = [os.path.basename(a.rstrip("/")).lower() for a in command[:3]]
+    if any(n.startswith("gemini") for n in names):
+        return "gemini"
+    if any(n == "claude-agent-acp" for n in names):
+        return "claude"
+    return "cursor" if names and names[0] in ("agent", "cursor-agent") else None
 
 
 def deny_list(agent: str, allow: frozenset[str] = frozenset()) -> list[str]:
@@ -104,26 +124,42 @@ class Guard:
             self.path = Path(self._private) / "cli-config.json"
             self.path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         else:
-            self._private = tempfile.mkdtemp(prefix="cursor-pilot-gemini-")
-            system = _read_json(Path(os.environ.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json")) or {}
-            tools = system.setdefault("tools", {})
-            tools["exclude"] = [*tools.get("exclude", []), *(e for e in entries if e not in tools.get("exclude", []))]
-            self.path = Path(self._private) / "settings.json"
-            self.path.write_text(json.dumps(system, indent=2) + "\n", encoding="utf-8")
+            self.path = self.base.with_suffix(".gemini-policy.toml")
+            self.path.write_text(gemini_policy(self.allow), encoding="utf-8")
         return Written(self.agent, str(self.path) if self._private is None else None, entries)
 
     def settings_arg(self) -> str | None:
+        """Claude Code's settings file (`--settings`)."""
         return str(self.path) if self.agent == "claude" and self.path else None
 
+    def args(self) -> list[str]:
+        """What goes on the agent's command line: Claude's --settings, Gemini's --policy."""
+        if self.path is None:
+            return []
+        return {"claude": ["--settings", str(self.path)], "gemini": ["--policy", str(self.path)]}.get(self.agent or "", [])
+
     def env(self) -> dict[str, str]:
-        if self.path is None or self._private is None:
-            return {}
-        return {"CURSOR_CONFIG_DIR": self._private} if self.agent == "cursor" else {"GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(self.path)}
+        return {"CURSOR_CONFIG_DIR": self._private} if self.agent == "cursor" and self._private else {}
 
     def remove(self) -> None:
         if self._private is not None:
             shutil.rmtree(self._private, ignore_errors=True)
             self._private = None
+
+
+def gemini_policy(allow: frozenset[str] = frozenset()) -> str:
+    """Gemini's Policy Engine rules for the policy's classes, as TOML: one deny rule per entry, at the top priority of
+    its tier, saying which class refused. Patterns go in literal strings (no escapes), so none may hold a quote."""
+    blocks = []
+    for entry in deny_list("gemini", allow):
+        rule = next(r for r in [*RULES, "rm_outside"] if entry in GEMINI.get(r, ()))
+        how, _, what = entry.partition(":")
+        assert "'" not in what and "\n" not in what, entry
+        tool, key = {"prefix": ("run_shell_command", "commandPrefix"), "regex": ("run_shell_command", "commandRegex"),
+                     "read": ("read_file", "argsPattern")}[how]
+        blocks.append(f"[[rule]]\ntoolName = \"{tool}\"\n{key} = '{what}'\ndecision = \"deny\"\npriority = 999\n"
+                      f"denyMessage = \"cursor-pilot's deny policy refuses this ({rule})\"\n")
+    return "# written by cursor-pilot for one run: the deny policy as Gemini CLI's own rules (nativedeny.py)\n\n" + "\n".join(blocks)
 
 
 def _cursor_config() -> Path:

@@ -14,7 +14,7 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from cursorpilot import __version__, goalcheck, reaper
+from cursorpilot import __version__, goalcheck, nativedeny, reaper
 from cursorpilot.acp import facts
 from cursorpilot.acp.pilot import AcpPilot, AcpPilotConfig
 from cursorpilot.acp.client import Client, dump, refusal
@@ -61,6 +61,9 @@ class AcpStep:
         self.workspace = Workspace(self.cwd)
         self.terminals = Terminals(run.clock.monotonic)
         self.stderr = StderrLog(run.log_dir / (f"agent-stderr-{config.index:02d}.log" if config.index > 1 else "agent-stderr.log"))
+        suffix = f"-{config.index:02d}" if config.index > 1 else ""
+        self.guard = nativedeny.Guard(nativedeny.agent_of(config.command) if run.native_deny else None,
+                                      run.log_dir / f"native-deny{suffix}", run.allow, self.cwd)
         self._mark = f"{run.run_id}-{config.index}"
         self._conn = None
         self._ended = asyncio.Event()
@@ -79,6 +82,7 @@ class AcpStep:
         finally:
             self.run_.answers, self.run_.escalations = self.counts.answers, self.counts.escalations
             self._pool.shutdown(wait=False, cancel_futures=True)
+            self.guard.remove()
             ended = reaper.end_all(self._mark, grace=3.0)
             if ended:
                 self.tx.emit("descendants_ended", step=self.config.index, processes=[e.record() for e in ended])
@@ -93,13 +97,18 @@ class AcpStep:
         for name in misread(self.config.command, env):
             del env[name]
             hidden.append(name)
+        written = self.guard.write()  # the deny policy in the agent's own list, before it starts
+        if written:
+            self.tx.emit("native_deny", step=self.config.index, agent=written.agent, file=written.file, deny=written.deny)
+        env.update(self.guard.env())
+        command = [*self.config.command, *([] if self.guard.agent == "claude" else self.guard.args())]
         try:
             proc = await asyncio.create_subprocess_exec(
-                *self.config.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, cwd=self.cwd, env=env, start_new_session=True, limit=16 << 20)
         except OSError as exc:
             return ExitCode.USAGE, f"cannot start {self.config.command[0]!r}: {exc.strerror}", None
-        self.tx.emit("program_started", step=self.config.index, pid=proc.pid, command=self.config.command, channel="acp",
+        self.tx.emit("program_started", step=self.config.index, pid=proc.pid, command=command, channel="acp",
                      hidden_env=hidden or None)
         assert proc.stdout is not None and proc.stdin is not None and proc.stderr is not None
         reader = asyncio.StreamReader(limit=16 << 20)
@@ -260,12 +269,14 @@ class AcpStep:
         self.feed(facts.Initialized(init.protocol_version, dump(init.agent_info), bool(caps and caps.load_session)))
 
     async def _open_session(self, load: str | None) -> None:
+        # claude-agent-acp hands _meta.claudeCode.options to Claude Code's SDK: extraArgs become its command line (--settings)
+        meta = {"claudeCode": {"options": {"extraArgs": {"settings": self.guard.settings_arg()}}}} if self.guard.settings_arg() else {}
         try:
             if load is not None:
-                await self._conn.load_session(cwd=self.cwd, session_id=load, mcp_servers=[])
+                await self._conn.load_session(cwd=self.cwd, session_id=load, mcp_servers=[], **meta)
                 session_id = load
             else:
-                session_id = (await self._conn.new_session(cwd=self.cwd, mcp_servers=[])).session_id
+                session_id = (await self._conn.new_session(cwd=self.cwd, mcp_servers=[], **meta)).session_id
         except Exception as exc:  # noqa: BLE001
             self._failed("session", exc)
             return

@@ -66,7 +66,7 @@ def the_models_answer(prompt: str) -> str:
 
 
 def run_adapter(agent, name, provider, script, rules, task, **kw):
-    opts = ("--acp", "--task", task, "--prompt", GOVERNING)
+    opts = ("--acp", "--task", task, "--prompt", GOVERNING, "--no-native-deny")  # the pilot's own denials, over ACP
     if provider == "rules":
         return agent(name, script, *opts, rules=rules, program=ADAPTERS[name], **kw), None
     with FakeLLM(answer=the_models_answer) as llm:
@@ -131,3 +131,27 @@ def test_adapter_over_acp_new_file_edit_command_and_closing_question(agent, name
     if llm is not None:
         assert len(llm.requests) == 5  # three permissions and two turn ends (continue: 8080, then done)
         assert any("[allow_always]" in json.dumps(q["json"]) for q in llm.requests[:3])  # "always" was offered; once went out
+
+
+@pytest.mark.parametrize("name", ["claude", "gemini"])
+def test_over_acp_the_agents_own_deny_list_refuses_rm_before_the_pilot_is_asked(agent, name):
+    """By default the deny policy also goes into the agent's own list before it starts: Claude Code's permissions.deny
+    (a settings file of the run's, handed to claude-agent-acp in session/new's _meta as Claude's --settings) and Gemini
+    CLI's Policy Engine (a TOML file given with --policy). The agent refuses rm -rf by itself and never asks; the
+    mirror, touch, is asked and allowed."""
+    tool = {"claude": lambda c: shell("claude", c, "Run it"),
+            "gemini": lambda c: {"name": "run_shell_command", "input": {"command": c}}}[name]
+    script = [{"text": "Cleaning up.", "tool_use": tool("rm -rf build")}, {"text": "Creating the file.", "tool_use": tool("touch acp.txt")},
+              {"text": "Done: acp.txt exists and build/ stays."}]
+    kw = {"program": ADAPTERS[name]} if name == "claude" else {"args": ("--acp",)}
+    r = agent(name, script, "--acp", "--task", "clean up, then create acp.txt", "--prompt", GOVERNING,
+              rules="- {id: run, match: 'touch acp\\.txt', reply: 'Yes'}\n",
+              prepare=lambda work: (work / "build").mkdir() or (work / "build" / "x.o").write_text("x"), **kw)
+    assert r.code == 0, r.explain()
+    assert (r.work / "build" / "x.o").exists() and (r.work / "acp.txt").exists() and r.health["done"]
+    (native,) = r.of("native_deny")
+    assert native["agent"] == name and native["file"].startswith(str(r.log))
+    asked = [json.dumps(p["tool_call"]) for p in r.of("permission_request")]
+    assert len(asked) == 1 and "touch acp.txt" in asked[0]  # rm -rf was never asked: the agent refused it
+    told = json.dumps([q.get("body") for q in r.requests])
+    assert ("has been denied" if name == "claude" else "denied by policy") in told

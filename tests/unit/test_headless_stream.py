@@ -8,7 +8,7 @@ import pytest
 from cursorpilot.errors import ExitCode
 from cursorpilot.headless.facts import ControlAsked, NotJson, Other, PermissionAsked, Result, Said, SessionInit, ToolDone, ToolUse
 from cursorpilot.headless.stream import classify, dialect_of, read, reply_line, turn_argv
-from cursorpilot.nativedeny import CLAUDE, CURSOR, GEMINI, NOT_MAPPED, deny_list
+from cursorpilot.nativedeny import CLAUDE, CURSOR, GEMINI, NOT_MAPPED, deny_list, gemini_policy
 from cursorpilot.decide.policy import RULES
 
 CAN_USE = {"type": "control_request", "request_id": "1f1e", "request": {
@@ -102,9 +102,26 @@ def test_the_mirror_of_classification_ordinary_words_are_no_failure():
 def test_native_deny_lists_cover_the_policy_and_say_what_they_cannot():
     claude = deny_list("claude")
     assert "Bash(rm:*)" in claude and len(claude) == len(set(claude))
-    assert set(CLAUDE) | {"sql_drop", "curl_sh"} == {"rm_outside", *RULES}  # every class mapped or said not to be
-    assert {"sql_drop", "curl_sh"} <= set(NOT_MAPPED) and set(CURSOR) <= set(CLAUDE) and set(GEMINI) <= set(CLAUDE)
+    every = {"rm_outside", *RULES}
+    assert set(GEMINI) == every  # Gemini's Policy Engine takes regexes: every class maps
+    for agent, table in (("claude", CLAUDE), ("cursor", CURSOR)):  # the others: every class mapped, or said why not
+        unmapped = every - set(table)
+        assert all(any(rule in key and (agent in key or "(" not in key) for key in NOT_MAPPED) for rule in unmapped), (agent, unmapped)
     # a plan's allow: lifts a class here as in the policy (rm outside the project stays the pilot's to judge)
     assert "Bash(rmdir:*)" not in deny_list("claude", frozenset({"delete"})) and "Bash(rm:*)" not in deny_list("claude", frozenset({"delete"}))
     assert "Bash(rm:*)" in deny_list("claude", frozenset({"rm_outside"}))
-    assert deny_list("gemini")[0] == "run_shell_command(rm)" and "Shell(rm)" in deny_list("cursor")
+    assert deny_list("gemini")[0] == "prefix:rm" and "Shell(rm)" in deny_list("cursor")
+
+
+def test_geminis_policy_file_is_valid_toml_one_deny_rule_per_entry_and_lifted_classes_left_out():
+    """Gemini drops a policy file that does not validate, whole: every rule must hold the fields its schema requires."""
+    import tomllib
+
+    rules = tomllib.loads(gemini_policy())["rule"]
+    assert len(rules) == len(deny_list("gemini"))
+    assert all(r["decision"] == "deny" and r["priority"] == 999 and r["toolName"] in ("run_shell_command", "read_file") for r in rules)
+    assert all(sum(k in r for k in ("commandPrefix", "commandRegex", "argsPattern")) == 1 for r in rules)
+    assert {"commandPrefix": "rm"}.items() <= rules[0].items() and "(delete)" in rules[0]["denyMessage"]
+    assert r"[.]env\b" in gemini_policy()  # a literal string: the regex's backslash reaches Gemini as one
+    lifted = tomllib.loads(gemini_policy(frozenset({"delete", "rm_outside"})))["rule"]
+    assert not any(r.get("commandPrefix") in ("rm", "rmdir") for r in lifted) and len(lifted) == len(rules) - 5
