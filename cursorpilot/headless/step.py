@@ -57,6 +57,7 @@ class HeadlessStep:
         self._ended = asyncio.Event()
         self._tasks: set[asyncio.Task] = set()
         self._proc: asyncio.subprocess.Process | None = None
+        self._turn_task: asyncio.Task | None = None
         self._requests: dict[str, dict] = {}  # the agent's open requests, by key, for the answer's shape
         self._turn = 0
         self._child: int | None = None
@@ -94,6 +95,8 @@ class HeadlessStep:
                 self.feed(facts.Interrupted())
             self.feed(facts.Tick())
         await self._stop()
+        if self._turn_task is not None and not self._turn_task.done():  # its exit is recorded before the step ends
+            await asyncio.wait({self._turn_task}, timeout=STOP_GRACE)
         for task in self._tasks:
             task.cancel()
 
@@ -114,7 +117,7 @@ class HeadlessStep:
             elif isinstance(e, Delivered):
                 self.decider.delivered(e.prompt, e.text)
             elif isinstance(e, facts.StartTurn):
-                self._spawn(self._run_turn(e.prompt, e.resume))
+                self._turn_task = self._spawn(self._run_turn(e.prompt, e.resume))
             elif isinstance(e, facts.Ask):
                 self._spawn(self._decide(e.token, e.question))
             elif isinstance(e, facts.AskHuman):
