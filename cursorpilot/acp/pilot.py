@@ -49,6 +49,7 @@ class AcpPilotConfig:
     deadline_reason: str = "timeout"
     stuck_after: float = STUCK_AFTER
     turns: TurnConfig = field(default_factory=TurnConfig)  # how turn ends are judged and bounded (decide/turns.py)
+    native: bool = False  # the deny policy is in the agent's own deny list too (nativedeny.py)
 
 
 @dataclass(slots=True)
@@ -92,6 +93,8 @@ class AcpPilot:
     started_at: float = 0.0
     last_fact_at: float = 0.0  # when anything last happened (the agent spoke, a decision came back): the stuck clock
     running: set[str] = field(default_factory=set)  # tool calls announced and not finished
+    actions: dict[str, str] = field(default_factory=dict)  # tool call id -> what it does, as the agent described it
+    asked: set[str] = field(default_factory=set)  # tool call ids the agent asked permission for
     rejected: str | None = None  # this turn, the last tool call the pilot itself rejected (what it was)
     _open: dict[int, _Open] = field(default_factory=dict)
     _own_token: int = 0  # questions the pilot asks itself (a turn end) get negative tokens; the agent's requests are positive
@@ -196,11 +199,24 @@ class AcpPilot:
                 self.running.add(tool_id)
             elif status in ("completed", "failed"):
                 self.running.discard(tool_id)
-            return [Record("tool_call", {"update": kind, "tool_call_id": u.get("toolCallId"), "title": u.get("title"),
-                                         "kind": u.get("kind"), "status": u.get("status"), "raw_input": u.get("rawInput")})]
+            if ask.describe(u).says_what:
+                self.actions[tool_id] = ask.describe(u).text
+            out: list[Effect] = [Record("tool_call", {"update": kind, "tool_call_id": u.get("toolCallId"), "title": u.get("title"),
+                                                      "kind": u.get("kind"), "status": u.get("status"), "raw_input": u.get("rawInput")})]
+            return out + (self._refused_by_agent(tool_id) if status == "failed" else [])
         if kind == "plan":
             return [Record("plan", {"entries": u.get("entries")})]
         return [Record("acp_update", {"update": kind, "data": u})]
+
+    def _refused_by_agent(self, tool_id: str) -> list[Effect]:
+        """A call that failed without being asked, which the policy refuses, was refused by the agent's own deny list
+        (nativedeny.py put it there): the policy's denial, recorded, and told to the turn-end judge."""
+        asked = tool_id in self.asked
+        denial = check_policy(self.actions.get(tool_id, ""), self.config.cwd, self.config.allow) if self.config.native and not asked else None
+        if denial is None:
+            return []
+        self.turns.answered(" ".join(self.actions[tool_id].split())[:160], "refused by the agent's own deny list", "policy", denial.rule)
+        return [Record("policy_denied", {"policy_rule": denial.rule, "evidence": denial.evidence, "rule_id": "acp.native_deny", "reply": None})]
 
     def _new_message(self) -> None:
         """A tool call (or a request for one) ends what the agent was saying: what it says after is a message of its own."""
@@ -215,6 +231,7 @@ class AcpPilot:
     # -- the agent's questions ----------------------------------------------------------------------------------------
     def _permission(self, now: float, f: PermissionAsked) -> list[Effect]:
         self._new_message()  # (Gemini CLI asks for a call it never announced with a tool_call update)
+        self.asked.add(str(f.tool_call.get("toolCallId") or ""))
         fp = ask.fingerprint(f.tool_call)
         seen = self.tool_calls[fp] = self.tool_calls.get(fp, 0) + 1
         out: list[Effect] = [Record("permission_request", {"tool_call": f.tool_call, "options": f.options, "fingerprint": fp, "seen": seen})]

@@ -57,7 +57,8 @@ class AcpStep:
                                 dry_run=run.dry_run, interactive=run.interactive)
         self.pilot = AcpPilot(AcpPilotConfig(
             task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=run.allow, resume_session=config.session_id,
-            max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns), self.counts)
+            max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns,
+            native=run.native_deny and nativedeny.agent_of(config.command) is not None), self.counts)
         self.workspace = Workspace(self.cwd)
         self.terminals = Terminals(run.clock.monotonic)
         self.stderr = StderrLog(run.log_dir / (f"agent-stderr-{config.index:02d}.log" if config.index > 1 else "agent-stderr.log"))

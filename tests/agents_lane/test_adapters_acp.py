@@ -155,3 +155,5 @@ def test_over_acp_the_agents_own_deny_list_refuses_rm_before_the_pilot_is_asked(
     assert len(asked) == 1 and "touch acp.txt" in asked[0]  # rm -rf was never asked: the agent refused it
     told = json.dumps([q.get("body") for q in r.requests])
     assert ("has been denied" if name == "claude" else "denied by policy") in told
+    if name == "claude":  # its adapter describes the call before it fails: the pilot records the policy's denial
+        assert [(d["policy_rule"], d["rule_id"]) for d in r.of("policy_denied")] == [("delete", "acp.native_deny")]

@@ -320,3 +320,24 @@ def test_cursor_questions_are_asked_one_by_one_and_answered_together():
     assert of(out, Reply) == [Reply(8, {"outcome": {"outcome": "answered", "answers": [
         {"questionId": "db", "selectedOptionIds": ["pg"]}, {"questionId": "name", "text": "demo"}]}})]
     assert of(p.handle(3.0, ExtensionAsked(9, "cursor/unknown", {})), Reply) == [Reply(9, {})]
+
+
+def test_a_call_the_agents_own_deny_list_refused_is_the_policys_denial_and_the_judge_hears_of_it():
+    """With the policy in the agent's own list (nativedeny.py), the agent refuses rm -rf without asking: the call just
+    fails. Claude's adapter describes it first (title, rawInput), so the pilot records the policy's denial."""
+    p = AcpPilot(AcpPilotConfig(task="t", governing_prompt="", cwd=CWD, native=True), RunCounts())
+    p.handle(0.0, Started())
+    p.handle(0.1, Initialized(1, {"name": "@zed-industries/claude-agent-acp"}, can_load=False))
+    p.handle(0.2, SessionOpened("s1", loaded=False))
+    call = {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "title": "rm -rf build", "kind": "execute",
+            "rawInput": {"command": "rm -rf build"}}
+    assert not records(p.handle(1.0, Update(call)), "policy_denied")
+    out = p.handle(1.1, Update({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "failed"}))
+    assert records(out, "policy_denied") == [{"policy_rule": "delete", "evidence": "rm -rf b", "rule_id": "acp.native_deny", "reply": None}]
+    assert "rule delete" in p.turns.happened[0]
+    # the mirrors: a call that fails and the policy lets through, and a call the pilot itself was asked about
+    p.handle(1.2, Update({**call, "toolCallId": "t2", "title": "make test", "rawInput": {"command": "make test"}}))
+    assert not records(p.handle(1.3, Update({"sessionUpdate": "tool_call_update", "toolCallId": "t2", "status": "failed"})), "policy_denied")
+    decide(p, p.handle(1.4, PermissionAsked(3, {**call, "toolCallId": "t3"}, CODEX)), "No, and tell Codex what to do differently",
+           source="policy:delete")
+    assert not records(p.handle(1.5, Update({"sessionUpdate": "tool_call_update", "toolCallId": "t3", "status": "failed"})), "policy_denied")
