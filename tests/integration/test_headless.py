@@ -124,3 +124,16 @@ def test_a_plan_step_of_kind_headless(tmp_path):
     manifest = json.loads((tmp_path / "planrun" / "manifest.json").read_text())
     assert [s["kind"] for s in manifest["steps"]] == ["headless", "run"] and manifest["steps"][0]["session_id"]
     assert (tmp_path / "logs").is_dir() and (tmp_path / "build").is_dir()
+
+
+@pytest.mark.parametrize("args, line", [
+    (["--headless", "--", "claude"], "a headless run needs --task TEXT"),
+    (["--headless", "--acp", "--task", "x", "--", "claude"], "--headless and --acp are two channels: pick one"),
+    (["--headless", "--agent", "codex", "--task", "x"], "unknown agent 'codex'; known: claude, cursor"),
+    (["--headless", "--task", "x", "--", "/nonexistent/claude"], "cannot start '/nonexistent/claude'"),
+])
+def test_bad_headless_usage_is_one_line_and_exit_2(tmp_path, args, line):
+    proc = subprocess.run([sys.executable, "-m", "cursorpilot", "run", "--provider", "rules", "--log", str(tmp_path / "log"), *args],
+                          cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and line in proc.stderr + proc.stdout and "Traceback" not in proc.stderr
+    assert not (tmp_path / "log").exists()  # nothing recorded for a run that never started
