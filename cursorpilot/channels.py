@@ -11,6 +11,7 @@ CHANNELS: dict[str, str] = {
     "cursor": "cursorpilot.pty.loop:drive",
     "drive": "cursorpilot.pty.loop:drive",
     "acp": "cursorpilot.acp.step:drive",
+    "headless": "cursorpilot.headless.step:drive",
 }
 
 

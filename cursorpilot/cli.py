@@ -84,6 +84,8 @@ def run(
                                              rich_help_panel=PROGRAM),
     keep_ci_env: bool = typer.Option(False, "--keep-ci-env", rich_help_panel=PROGRAM,
                                      help="Pass CI=true and the like on to the program (by default hidden: it has a user, the pilot)."),
+    no_native_deny: bool = typer.Option(False, "--no-native-deny", rich_help_panel=PROGRAM,
+                                        help="Leave the agent's own deny list alone (docs/headless.md): the policy still judges what the pilot is asked."),
     prompt: Optional[str] = typer.Option(None, "--prompt", rich_help_panel=ANSWERS,
                                          help="The governing prompt: a file if that path exists, else literal text."),
     rules: Optional[Path] = typer.Option(None, "--rules", rich_help_panel=ANSWERS,
@@ -136,7 +138,9 @@ def run(
     acp: bool = typer.Option(False, "--acp", help="Drive the agent over the Agent Client Protocol (JSON-RPC on stdio), not a screen.",
                              rich_help_panel=ACP),
     agent: Optional[str] = typer.Option(None, "--agent", autocompletion=completion.agents, rich_help_panel=ACP,
-                                        help="A known ACP agent: cursor, gemini, claude, codex (implies --acp)."),
+                                        help="A known ACP agent: cursor, gemini, claude, codex (implies --acp; with --headless: claude, cursor)."),
+    headless: bool = typer.Option(False, "--headless", rich_help_panel=ACP,
+                                  help="Drive the agent's print mode (claude -p, cursor-agent -p) through its event stream (docs/headless.md)."),
     task: Optional[str] = typer.Option(None, "--task", help="The task, sent as the first prompt.", rich_help_panel=ACP),
 ) -> None:
     """Drive a program (or a --plan of steps) unattended: cursor-pilot run [OPTIONS] [--] COMMAND [ARGS]...
@@ -169,9 +173,10 @@ def demo(
     _guard(debug, lambda: _run(
         argv=argv, given=set(), run_id=run_id,
         command=["cursor-pilot", "sim", "cursor", "demo", DEMO_TASK, "--record", record],
-        prompt=str(PACKAGE / "demo" / "prompt.md"), plan=None, cursor="cursor-agent", acp=False, agent=None, task=None, cwd=None, log=log,
+        prompt=str(PACKAGE / "demo" / "prompt.md"), plan=None, cursor="cursor-agent", acp=False, agent=None, headless=False, task=None,
+        cwd=None, log=log,
         provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
-        keep_ci_env=False, prices=None, rules=PACKAGE / "demo" / "rules.yaml", answer=None, secret=None, profile="cursor", detectors=None,
+        keep_ci_env=False, no_native_deny=False, prices=None, rules=PACKAGE / "demo" / "rules.yaml", answer=None, secret=None, profile="cursor", detectors=None,
         dry_run=False, max_steps=20, timeout="5m", done_when=None, max_turns=None, max_wall=None, max_cost=None, resume=None, force=False,
         cols=120, rows=40, quiet=quiet, report=report, debug=debug,
     ))
@@ -337,8 +342,8 @@ def _guard(debug: bool, fn) -> None:
 
 
 PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume")
-RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "task", "cwd", "provider", "model", "base_url", "llm_retries", "llm_timeout",
-             "context_tokens", "no_upload", "keep_ci_env", "prices", "rules", "answer", "secret", "profile", "detectors", "max_steps", "timeout",
+RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "headless", "task", "cwd", "provider", "model", "base_url", "llm_retries", "llm_timeout",
+             "context_tokens", "no_upload", "keep_ci_env", "no_native_deny", "prices", "rules", "answer", "secret", "profile", "detectors", "max_steps", "timeout",
              "cols", "rows", "done_when", "max_turns", "max_wall", "max_cost")
 
 
@@ -376,15 +381,21 @@ def _run(**o) -> int:
         o["run_id"] = manifest.run_id
     command: list[str] = o["command"] or []
     acp_task = None
-    if o["acp"] or o["agent"]:
-        from cursorpilot.acp.launchers import LAUNCHERS, launcher
+    headless = bool(o.get("headless"))
+    if o["acp"] or o["agent"] or headless:
+        if headless and o["acp"]:
+            raise BadInput("--headless and --acp are two channels: pick one")
+        if headless:
+            from cursorpilot.headless.launchers import LAUNCHERS, launcher
+        else:
+            from cursorpilot.acp.launchers import LAUNCHERS, launcher  # type: ignore[no-redef]
 
         if o["agent"] and not command:
             command = launcher(o["agent"]) or []
             if not command:
                 raise BadInput(f"unknown agent {o['agent']!r}; known: {', '.join(LAUNCHERS)} (or give its command after --)")
         if not o["task"]:
-            raise BadInput("an ACP run needs --task TEXT: the first prompt sent to the agent")
+            raise BadInput(f"{'a headless' if headless else 'an ACP'} run needs --task TEXT: the first prompt sent to the agent")
         acp_task = o["task"]
     if o["plan"] is not None:
         o["plan"] = _plan_path(o["plan"])
@@ -392,7 +403,7 @@ def _run(**o) -> int:
         raise BadInput("--plan and -- COMMAND can't be combined: put the command in a drive: step")
     if not o["plan"] and not command:
         raise BadInput("nothing to run: give -- COMMAND [ARGS...] or --plan FILE (or try: cursor-pilot demo)")
-    plan = load_plan(o["plan"]) if o["plan"] else single_command_plan(command, acp_task)
+    plan = load_plan(o["plan"]) if o["plan"] else single_command_plan(command, acp_task, headless)
     timeout = parse_duration(o["timeout"]) if o["timeout"] else None
     governing = load_governing_prompt(o["prompt"])
     if manifest is not None:
@@ -432,7 +443,7 @@ def _run(**o) -> int:
         max_steps=o["max_steps"], timeout=timeout, dry_run=o["dry_run"], done_when=o.get("done_when") or None,
         max_turns=o.get("max_turns"), max_wall=max_wall, max_cost=o.get("max_cost"),
         interactive=is_interactive() and os.environ.get("CI") is None, context_tokens=o["context_tokens"],
-        no_upload=o["no_upload"], keep_ci_env=o["keep_ci_env"], cols=o["cols"], rows=o["rows"], secrets=secrets,
+        no_upload=o["no_upload"], keep_ci_env=o["keep_ci_env"], native_deny=not o.get("no_native_deny"), cols=o["cols"], rows=o["rows"], secrets=secrets,
     )
     console = Console() if sys.stdout.isatty() else Console(width=140)  # logs and CI: don't wrap at 80 columns
     runner = Runner(spec, ConsoleSink(console, quiet=o["quiet"]), resume=manifest)

@@ -1,8 +1,9 @@
 """Plans: YAML files of steps, validated with line and column in every error.
 
 A step is exactly one of ``run`` (shell commands, no PTY), ``cursor`` (arguments for the
-Cursor binary, under the PTY with the autopilot) or ``drive`` (any command line under the
-PTY with the autopilot).
+Cursor binary, under the PTY with the autopilot), ``drive`` (any command line under the
+PTY with the autopilot), ``acp`` (an agent over the Agent Client Protocol) or ``headless``
+(an agent's print mode and its event stream).
 """
 
 from __future__ import annotations
@@ -84,7 +85,8 @@ class Step(BaseModel):
     cursor: list[str] | None = None
     drive: list[str] | str | None = None
     acp: str | None = None  # the task, sent as the first prompt to an agent driven over ACP
-    agent: list[str] | str | None = None  # acp: a known agent (cursor, gemini, claude, codex) or its command line
+    headless: str | None = None  # the task, sent as the first prompt to an agent's print mode (docs/headless.md)
+    agent: list[str] | str | None = None  # acp/headless: a known agent (cursor, gemini, claude, codex) or its command line
     allow_failure: bool = False
     send: str | None = None
     expect: Expect | None = None
@@ -103,28 +105,38 @@ class Step(BaseModel):
 
     @model_validator(mode="after")
     def _one_kind(self) -> "Step":
-        kinds = [k for k in ("run", "cursor", "drive", "acp") if getattr(self, k) is not None]
+        kinds = [k for k in ("run", "cursor", "drive", "acp", "headless") if getattr(self, k) is not None]
         if len(kinds) != 1:
-            raise ValueError(f"a step needs exactly one of run, cursor, drive, acp (found: {', '.join(kinds) or 'none'})")
+            raise ValueError(f"a step needs exactly one of run, cursor, drive, acp, headless (found: {', '.join(kinds) or 'none'})")
         if isinstance(self.drive, str):
             self.drive = shlex.split(self.drive)
         if self.drive is not None and not self.drive:
             raise ValueError("drive: needs a command")
         if self.acp is not None and not self.agent:
             raise ValueError("an acp: step needs agent: (cursor, gemini, claude, codex, or a command line)")
-        if self.agent is not None and self.acp is None:
-            raise ValueError("agent: belongs to an acp: step")
+        if self.headless is not None and not self.agent:
+            raise ValueError("a headless: step needs agent: (claude, cursor, or a command line)")
+        if self.agent is not None and self.acp is None and self.headless is None:
+            raise ValueError("agent: belongs to an acp: or headless: step")
         if self.run is not None and (self.done_when is not None or self.max_turns is not None):
-            raise ValueError("done_when and max_turns belong to a step that drives a program (cursor, drive, acp), not to run:")
+            raise ValueError("done_when and max_turns belong to a step that drives a program (cursor, drive, acp, headless), not to run:")
         return self
 
     @property
-    def kind(self) -> Literal["run", "cursor", "drive", "acp"]:
+    def kind(self) -> Literal["run", "cursor", "drive", "acp", "headless"]:
+        if self.headless is not None:
+            return "headless"
         return "run" if self.run is not None else "cursor" if self.cursor is not None else "acp" if self.acp is not None else "drive"
 
     def command(self, cursor_bin: str) -> list[str]:
         if self.cursor is not None:
             return [*shlex.split(cursor_bin), *self.cursor]
+        if self.headless is not None:
+            from cursorpilot.headless.launchers import launcher as headless_launcher
+
+            if isinstance(self.agent, str):
+                return headless_launcher(self.agent) or shlex.split(self.agent)
+            return list(self.agent or [])
         if self.acp is not None:
             from cursorpilot.acp.launchers import launcher
 

@@ -144,8 +144,9 @@ class DescendantsEnded(Rec):
 # -- a program on either channel ----------------------------------------------------------------------------------------
 @declare("program_started")
 class ProgramStarted(Rec):
-    """The program started: its command line, the detector profile and its hash (PTY) or `channel: acp`, whether its
-    task was given on the command line, and `hidden_env`: the CI markers kept from it."""
+    """The program started: its command line, the detector profile and its hash (PTY) or `channel: acp` / `headless`
+    (headless: once per turn, `turn` its number), whether its task was given on the command line, and `hidden_env`: the
+    CI markers kept from it (and over ACP a variable an adapter misreads: IS_SANDBOX, for claude-agent-acp as root)."""
 
     step: int | None = None
     pid: int | None = None
@@ -155,6 +156,7 @@ class ProgramStarted(Rec):
     started_with_task: bool | None = None
     hidden_env: list[str] | None = None
     channel: str | None = None
+    turn: int | None = None
 
 
 @declare("program_exited")
@@ -614,6 +616,50 @@ class AcpClientError(Rec):
 
     method: str | None = None
     error: str | None = None
+
+
+# -- the headless channel (docs/headless.md) ----------------------------------------------------------------------------
+@declare("native_deny")
+class NativeDeny(Rec):
+    """The deny policy written into the agent's own deny list before it started (nativedeny.py): which agent's list,
+    the file given to it (None: a private copy of the user's configuration, removed when the step ends), the entries."""
+
+    step: int | None = None
+    agent: str | None = None
+    file: str | None = None
+    deny: list[str] | None = None
+
+
+@declare("headless_session")
+class HeadlessSession(Rec):
+    """The agent's print mode started a turn on this session (its `system/init`): the session id, model and cwd."""
+
+    session_id: str | None = None
+    model: str | None = None
+    cwd: str | None = None
+
+
+@declare("headless_message")
+class HeadlessMessage(Rec):
+    """Text of the agent's message, one segment as its stream gave it."""
+
+    text: str | None = None
+
+
+@declare("headless_event")
+class HeadlessEvent(Rec):
+    """An event of the agent's stream the pilot does not read, kept as it came (or a request it answered with an error:
+    `answered`)."""
+
+    event: dict[str, Any] | None = None
+    answered: str | None = None
+
+
+@declare("headless_not_json")
+class HeadlessNotJson(Rec):
+    """A line on the agent's stdout that is not a JSON object (a torn line, a warning): recorded and skipped."""
+
+    line: str | None = None
 
 
 @declare("fs_read")

@@ -57,6 +57,7 @@ class RunSpec:
     context_tokens: int = 3000
     no_upload: bool = False
     keep_ci_env: bool = False
+    native_deny: bool = True  # write the deny policy into the agent's own deny list (nativedeny.py)
     cols: int = 120
     rows: int = 40
     secrets: dict[str, str] = field(default_factory=dict)  # --secret: name -> value (typed for <secret:NAME>, redacted everywhere)
@@ -73,8 +74,11 @@ def prompt_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def single_command_plan(command: list[str], acp_task: str | None = None) -> Plan:
-    """`-- COMMAND`: one drive step, or with --acp/--agent one acp step whose first prompt is the task."""
+def single_command_plan(command: list[str], acp_task: str | None = None, headless: bool = False) -> Plan:
+    """`-- COMMAND`: one drive step, or with --acp/--agent one acp step (with --headless a headless step) whose first
+    prompt is the task."""
+    if acp_task is not None and headless:
+        return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), headless=acp_task, agent=command)])
     if acp_task is not None:
         return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), acp=acp_task, agent=command)])
     return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), drive=command)])
@@ -91,7 +95,7 @@ class Runner:
     # -- setup -------------------------------------------------------------------
     def _profile(self, step: Step) -> Profile:
         name = step.profile or self.spec.plan.defaults.profile or self.spec.profile
-        if step.run is not None or step.acp is not None:
+        if step.run is not None or step.acp is not None or step.headless is not None:
             return load_profile("generic")  # no screen to read
         return load_profile(resolve_name(name, self._command(step)), self.spec.detectors)
 
@@ -132,7 +136,8 @@ class Runner:
         session = RunSession(
             tx=tx, redactor=redactor, clock=self.clock, log_dir=spec.log_dir, run_id=spec.run_id, provider=spec.provider,
             governing_prompt=spec.governing_prompt, interactive=spec.interactive, cols=spec.cols, rows=spec.rows,
-            context_tokens=spec.context_tokens, no_upload=spec.no_upload, keep_ci_env=spec.keep_ci_env, allow=frozenset(spec.plan.allow),
+            context_tokens=spec.context_tokens, no_upload=spec.no_upload, keep_ci_env=spec.keep_ci_env, native_deny=spec.native_deny,
+            allow=frozenset(spec.plan.allow),
             max_answers=spec.max_steps or spec.plan.defaults.max_steps,
             deadline=t0 + spec.timeout if spec.timeout else None, dry_run=spec.dry_run, secrets=spec.secrets,
         )

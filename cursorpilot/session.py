@@ -83,6 +83,7 @@ class RunSession:
     context_tokens: int = 3000
     no_upload: bool = False
     keep_ci_env: bool = False  # pass CI=true and the like to the programs (program_env.py)
+    native_deny: bool = True  # the deny policy also goes into the agent's own deny list, where it has one (nativedeny.py)
     allow: frozenset[str] = frozenset()
     max_answers: int | None = None  # --max-steps: answers across the run
     deadline: float | None = None  # --timeout, as a monotonic time

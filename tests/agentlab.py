@@ -21,9 +21,13 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 BIN = ROOT / "tests" / "agents" / "node_modules" / ".bin"
 FAKES = ROOT / "tests" / "fakes" / "agents"
-PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli"}
+PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli",
+            "claude-agent-acp": "@zed-industries/claude-agent-acp", "codex-acp": "@zed-industries/codex-acp"}
 BACKENDS = {"claude": "fake_anthropic.py", "codex": "fake_openai.py", "gemini": "fake_gemini.py"}
 SCRUB = ("OPENAI_", "ANTHROPIC_", "CLAUDE", "GEMINI_", "GOOGLE_", "CODEX_", "CURSORPILOT_SIM")
+# codex-acp 0.16 knows only the models of its own catalog (gpt-5.2, gpt-5.3-codex, gpt-5.4, gpt-5.4-mini, gpt-5.5): for
+# any other it warns "Model metadata … not found" and offers no apply_patch tool, so it can't edit a file.
+CODEX_ACP_MODEL = "gpt-5.3-codex"
 CLAUDE_KEY = "sk-ant-api03-" + "offline0fake0key0for0tests0" * 2
 
 
@@ -108,6 +112,7 @@ class Lab:
     root: Path
     trust_folder: bool = True
     approve_key: bool = True  # Claude: the custom API key already approved (else its menu shows)
+    program: str | None = None  # the program run, when not the agent's own CLI (claude-agent-acp, codex-acp)
     home: Path = field(init=False)
     work: Path = field(init=False)
 
@@ -134,14 +139,20 @@ class Lab:
             codex_home = self.home / ".codex"
             self._codex_config(codex_home, url)
             env.update(FAKE_OPENAI_KEY="sk-fake-offline", CODEX_HOME=str(codex_home))
+            if self.program == "codex-acp":
+                # Codex will not link its sandbox helper (codex-linux-sandbox) under the temp dir ("Refusing to create
+                # helper binaries under temporary dir"), and without it bwrap can't read a file apply_patch updates.
+                # The lab lives under /tmp: the agent's temp dir is moved into the lab, so its CODEX_HOME is not in it.
+                (self.root / "tmp").mkdir(exist_ok=True)
+                env["TMPDIR"] = str(self.root / "tmp")
         else:
             self._gemini_config()
             env.update(GOOGLE_GEMINI_BASE_URL=url, GEMINI_API_KEY="fake-gemini-key", NO_BROWSER="1")
         return env
 
     def command(self, *args: str) -> list[str]:
-        path = agent_path(self.agent)
-        assert path is not None, missing_reason(self.agent)
+        path = agent_path(self.program or self.agent)
+        assert path is not None, missing_reason(self.program or self.agent)
         return [str(path), *args]
 
     # -- each agent's files (shared/agents-offline/README.md) --------------------------------------------------------
@@ -160,8 +171,9 @@ class Lab:
     def _codex_config(self, codex_home: Path, url: str) -> None:
         codex_home.mkdir(exist_ok=True)
         trust = f'\n[projects."{self.work}"]\ntrust_level = "trusted"\n' if self.trust_folder else ""
+        model = CODEX_ACP_MODEL if self.program == "codex-acp" else "gpt-5-codex"
         (codex_home / "config.toml").write_text(
-            'model = "gpt-5-codex"\nmodel_provider = "fake"\napproval_policy = "on-request"\nsandbox_mode = "read-only"\n'
+            f'model = "{model}"\nmodel_provider = "fake"\napproval_policy = "on-request"\nsandbox_mode = "read-only"\n'
             "check_for_update_on_startup = false\n[model_providers.fake]\nname = \"Fake\"\n"
             f'base_url = "{url}/v1"\nenv_key = "FAKE_OPENAI_KEY"\nwire_api = "responses"\n{trust}'
         )

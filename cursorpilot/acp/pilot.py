@@ -49,6 +49,7 @@ class AcpPilotConfig:
     deadline_reason: str = "timeout"
     stuck_after: float = STUCK_AFTER
     turns: TurnConfig = field(default_factory=TurnConfig)  # how turn ends are judged and bounded (decide/turns.py)
+    native: bool = False  # the deny policy is in the agent's own deny list too (nativedeny.py)
 
 
 @dataclass(slots=True)
@@ -92,6 +93,9 @@ class AcpPilot:
     started_at: float = 0.0
     last_fact_at: float = 0.0  # when anything last happened (the agent spoke, a decision came back): the stuck clock
     running: set[str] = field(default_factory=set)  # tool calls announced and not finished
+    actions: dict[str, str] = field(default_factory=dict)  # tool call id -> what it does, as the agent described it
+    asked: set[str] = field(default_factory=set)  # tool call ids the agent asked permission for
+    rejected: str | None = None  # this turn, the last tool call the pilot itself rejected (what it was)
     _open: dict[int, _Open] = field(default_factory=dict)
     _own_token: int = 0  # questions the pilot asks itself (a turn end) get negative tokens; the agent's requests are positive
     turns: Turns = field(init=False)
@@ -172,7 +176,7 @@ class AcpPilot:
         return [Record("acp_session", {"session_id": f.session_id, "loaded": f.loaded}), *self._prompt(first)]
 
     def _prompt(self, text: str) -> list[Effect]:
-        self.said, self.message = [], []
+        self.said, self.message, self.rejected = [], [], None
         self.running.clear()
         self.turn_open = True
         return [SendPrompt(text)]
@@ -195,11 +199,24 @@ class AcpPilot:
                 self.running.add(tool_id)
             elif status in ("completed", "failed"):
                 self.running.discard(tool_id)
-            return [Record("tool_call", {"update": kind, "tool_call_id": u.get("toolCallId"), "title": u.get("title"),
-                                         "kind": u.get("kind"), "status": u.get("status"), "raw_input": u.get("rawInput")})]
+            if ask.describe(u).says_what:
+                self.actions[tool_id] = ask.describe(u).text
+            out: list[Effect] = [Record("tool_call", {"update": kind, "tool_call_id": u.get("toolCallId"), "title": u.get("title"),
+                                                      "kind": u.get("kind"), "status": u.get("status"), "raw_input": u.get("rawInput")})]
+            return out + (self._refused_by_agent(tool_id) if status == "failed" else [])
         if kind == "plan":
             return [Record("plan", {"entries": u.get("entries")})]
         return [Record("acp_update", {"update": kind, "data": u})]
+
+    def _refused_by_agent(self, tool_id: str) -> list[Effect]:
+        """A call that failed without being asked, which the policy refuses, was refused by the agent's own deny list
+        (nativedeny.py put it there): the policy's denial, recorded, and told to the turn-end judge."""
+        asked = tool_id in self.asked
+        denial = check_policy(self.actions.get(tool_id, ""), self.config.cwd, self.config.allow) if self.config.native and not asked else None
+        if denial is None:
+            return []
+        self.turns.answered(" ".join(self.actions[tool_id].split())[:160], "refused by the agent's own deny list", "policy", denial.rule)
+        return [Record("policy_denied", {"policy_rule": denial.rule, "evidence": denial.evidence, "rule_id": "acp.native_deny", "reply": None})]
 
     def _new_message(self) -> None:
         """A tool call (or a request for one) ends what the agent was saying: what it says after is a message of its own."""
@@ -214,6 +231,7 @@ class AcpPilot:
     # -- the agent's questions ----------------------------------------------------------------------------------------
     def _permission(self, now: float, f: PermissionAsked) -> list[Effect]:
         self._new_message()  # (Gemini CLI asks for a call it never announced with a tool_call update)
+        self.asked.add(str(f.tool_call.get("toolCallId") or ""))
         fp = ask.fingerprint(f.tool_call)
         seen = self.tool_calls[fp] = self.tool_calls.get(fp, 0) + 1
         out: list[Effect] = [Record("permission_request", {"tool_call": f.tool_call, "options": f.options, "fingerprint": fp, "seen": seen})]
@@ -269,6 +287,8 @@ class AcpPilot:
             return self._need_human(token, o, outcome.why)
         choice = outcome.choice
         assert choice is not None
+        if (choice.kind or "").startswith("reject"):
+            self.rejected = q.asked or _headline(q)
         return self._deliver(token, o, d, choice.label, outcome.reply,
                              {"option_id": choice.key, "option_kind": choice.kind, "policy_rule": d.denied})
 
@@ -342,8 +362,11 @@ class AcpPilot:
 
     # -- the end of a turn (decide/turns.py says what it leads to) ----------------------------------------------------
     def _turn_ended(self, now: float, f: TurnEnded) -> list[Effect]:
+        """A turn end is judged. A `cancelled` one is judged too when the pilot itself had just rejected a tool call:
+        Codex's only reject option ("No, and tell Codex what to do differently") ends its turn that way, as "Interrupted"
+        does on a screen. Any other cancelled turn (nobody here cancelled it) needs a human."""
         self.turn_open = False
-        if self.done or f.stop_reason == "cancelled":
+        if self.done or (f.stop_reason == "cancelled" and self.rejected is None):
             return [Record("turn_end", {"stop_reason": f.stop_reason, "usage": f.usage}),
                     *self._end(ExitCode.HUMAN_NEEDED, "the turn was cancelled")]
         self._own_token -= 1  # the goal check and the working tree first (the loop runs them): GoalChecked follows
@@ -355,12 +378,17 @@ class AcpPilot:
         if o is None or self.done:
             return []
         said, message = "".join(self.said), "".join(self.message).strip()
-        asked = ask.turn_end_question(said)
+        stop = o.data["stop"]["stop_reason"]
+        cancelled = f"Turn cancelled: the agent stopped when cursor-pilot rejected {self.rejected}" if stop == "cancelled" else ""
+        asked = None if cancelled else ask.turn_end_question(said)
         closing = None if asked is None else Question(kind=Kind.INPUT.value, text=asked, key=f"acp.turn_end:{asked}", source="acp.turn_end")
         n = self.turns.ended(now, f.facts, message or said, closing is not None)
-        stop = o.data["stop"]["stop_reason"]
-        q = self.turns.question(text=message or said[-2000:], source="acp.turn_end", closing=closing, live=tuple(said.splitlines()[-40:]),
-                                multiline=True, notes=() if stop == "end_turn" else (f"The agent's turn ended with stop reason {stop!r}.",))
+        text = "\n\n".join(t for t in (message or said[-2000:], cancelled) if t)  # a turn_end rule can match "cancelled"
+        notes = () if stop == "end_turn" else (f"The agent's turn ended with stop reason {stop!r}.",)
+        if cancelled:
+            notes += ("It ends its turn on a rejection and waits: tell it what to do instead, or judge the work done.",)
+        q = self.turns.question(text=text, source="acp.turn_end", closing=closing, live=tuple(said.splitlines()[-40:]),
+                                multiline=True, notes=notes)
         o.questions = [("", q)]
         return [Ask(f.token, q)] if n.action == "ask" else self._turn_next(f.token, o, n)
 

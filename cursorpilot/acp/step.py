@@ -14,11 +14,12 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from cursorpilot import __version__, goalcheck, reaper
+from cursorpilot import __version__, goalcheck, nativedeny, reaper
 from cursorpilot.acp import facts
 from cursorpilot.acp.pilot import AcpPilot, AcpPilotConfig
 from cursorpilot.acp.client import Client, dump, refusal
 from cursorpilot.acp.fs import Workspace
+from cursorpilot.acp.launchers import misread
 from cursorpilot.acp.terminals import Terminal, Terminals
 from cursorpilot.acp.wire import StderrLog, pump
 from cursorpilot.decide.asking import PromptFiler
@@ -56,10 +57,14 @@ class AcpStep:
                                 dry_run=run.dry_run, interactive=run.interactive)
         self.pilot = AcpPilot(AcpPilotConfig(
             task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=run.allow, resume_session=config.session_id,
-            max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns), self.counts)
+            max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns,
+            native=run.native_deny and nativedeny.agent_of(config.command) is not None), self.counts)
         self.workspace = Workspace(self.cwd)
         self.terminals = Terminals(run.clock.monotonic)
         self.stderr = StderrLog(run.log_dir / (f"agent-stderr-{config.index:02d}.log" if config.index > 1 else "agent-stderr.log"))
+        suffix = f"-{config.index:02d}" if config.index > 1 else ""
+        self.guard = nativedeny.Guard(nativedeny.agent_of(config.command) if run.native_deny else None,
+                                      run.log_dir / f"native-deny{suffix}", run.allow, self.cwd)
         self._mark = f"{run.run_id}-{config.index}"
         self._conn = None
         self._ended = asyncio.Event()
@@ -78,6 +83,7 @@ class AcpStep:
         finally:
             self.run_.answers, self.run_.escalations = self.counts.answers, self.counts.escalations
             self._pool.shutdown(wait=False, cancel_futures=True)
+            self.guard.remove()
             ended = reaper.end_all(self._mark, grace=3.0)
             if ended:
                 self.tx.emit("descendants_ended", step=self.config.index, processes=[e.record() for e in ended])
@@ -89,13 +95,21 @@ class AcpStep:
         from acp import connect_to_agent
 
         env, hidden = program_env(self.config.env, self._mark, self.run_.keep_ci_env)
+        for name in misread(self.config.command, env):
+            del env[name]
+            hidden.append(name)
+        written = self.guard.write()  # the deny policy in the agent's own list, before it starts
+        if written:
+            self.tx.emit("native_deny", step=self.config.index, agent=written.agent, file=written.file, deny=written.deny)
+        env.update(self.guard.env())
+        command = [*self.config.command, *([] if self.guard.agent == "claude" else self.guard.args())]
         try:
             proc = await asyncio.create_subprocess_exec(
-                *self.config.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, cwd=self.cwd, env=env, start_new_session=True, limit=16 << 20)
         except OSError as exc:
             return ExitCode.USAGE, f"cannot start {self.config.command[0]!r}: {exc.strerror}", None
-        self.tx.emit("program_started", step=self.config.index, pid=proc.pid, command=self.config.command, channel="acp",
+        self.tx.emit("program_started", step=self.config.index, pid=proc.pid, command=command, channel="acp",
                      hidden_env=hidden or None)
         assert proc.stdout is not None and proc.stdin is not None and proc.stderr is not None
         reader = asyncio.StreamReader(limit=16 << 20)
@@ -256,12 +270,14 @@ class AcpStep:
         self.feed(facts.Initialized(init.protocol_version, dump(init.agent_info), bool(caps and caps.load_session)))
 
     async def _open_session(self, load: str | None) -> None:
+        # claude-agent-acp hands _meta.claudeCode.options to Claude Code's SDK: extraArgs become its command line (--settings)
+        meta = {"claudeCode": {"options": {"extraArgs": {"settings": self.guard.settings_arg()}}}} if self.guard.settings_arg() else {}
         try:
             if load is not None:
-                await self._conn.load_session(cwd=self.cwd, session_id=load, mcp_servers=[])
+                await self._conn.load_session(cwd=self.cwd, session_id=load, mcp_servers=[], **meta)
                 session_id = load
             else:
-                session_id = (await self._conn.new_session(cwd=self.cwd, mcp_servers=[])).session_id
+                session_id = (await self._conn.new_session(cwd=self.cwd, mcp_servers=[], **meta)).session_id
         except Exception as exc:  # noqa: BLE001
             self._failed("session", exc)
             return
@@ -293,14 +309,7 @@ class AcpStep:
 
     # -- deciding ------------------------------------------------------------------------------------------------------
     async def _decide(self, token: int, q: Question) -> None:
-        d = self.decider.first(q)
-        if d is None:
-            loop = asyncio.get_running_loop()
-            reply = await loop.run_in_executor(self._pool, self.decider.call, self.decider.request(q))
-            d = self.decider.after(q, reply)
-        if d.weigh is not None:  # a yes that needs the focused judgment first (decide/weigh.py)
-            reply = await asyncio.get_running_loop().run_in_executor(self._pool, self.decider.call, self.decider.weigh_request(q, d))
-            d = self.decider.weighed(q, d, reply)
+        d = await self.decider.decide(q, self._pool)
         self.feed(facts.Decided(token, d))
 
     async def _ask_human(self, token: int, q: Question, why: str) -> None:

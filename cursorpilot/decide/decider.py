@@ -10,7 +10,9 @@ delivered is told back with `delivered()`, which is what the loop breaker and th
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
+from concurrent.futures import Executor
 from dataclasses import replace
 
 from cursorpilot.decide import turns, weigh
@@ -202,6 +204,17 @@ class Decider:
         if verdict == Verdict.ANSWER:
             return Decision(Verdict.ANSWER, text=rest, source=source, secret=secret or bool(secret_names(rest)), matched=matched)
         return Decision(verdict, why=rest or "the answerer asked to wait", source=source)
+
+    async def decide(self, q: Question, pool: Executor) -> Decision:
+        """The whole path for a channel that runs an event loop (ACP, headless): what costs nothing here, the provider
+        and the judge of a yes on `pool`, off the loop."""
+        loop = asyncio.get_running_loop()
+        d = self.first(q)
+        if d is None:
+            d = self.after(q, await loop.run_in_executor(pool, self.call, self.request(q)))
+        if d.weigh is not None:
+            d = self.weighed(q, d, await loop.run_in_executor(pool, self.call, self.weigh_request(q, d)))
+        return d
 
     # -- every answer -----------------------------------------------------------------------------------------------
     def check(self, q: Question, d: Decision) -> Decision:

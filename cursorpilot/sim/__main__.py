@@ -21,6 +21,9 @@ def scenarios_help() -> str:
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m cursorpilot.sim") -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["cursor"] and len(argv) > 1 and ({"-p", "--print"} & set(argv[2:argv.index("--") if "--" in argv else len(argv)])):
+        return print_mode(argv[1], argv[2:])
     ap = argparse.ArgumentParser(prog=prog, description="Simulated programs to drive: the Cursor CLI (cursor), a line-mode "
                                  "program (line), an Ink-style select (menu), an ACP agent (acp).",
                                  epilog=scenarios_help(), formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -52,6 +55,19 @@ def main(argv: list[str] | None = None, prog: str = "python -m cursorpilot.sim")
         return run_line(scenario, record)
     except KeyboardInterrupt:
         return 130
+
+
+def print_mode(scenario_name: str, rest: list[str]) -> int:
+    """`cursor SCENARIO -p --output-format stream-json ... [-- PROMPT]`: the Cursor CLI's print mode (sim/cursor_print.py)."""
+    from cursorpilot.sim.cursor_print import main as run_print
+
+    record_path = os.environ.get("CURSORPILOT_SIM_RECORD")
+    if "--record" in rest[: rest.index("--") if "--" in rest else len(rest)]:
+        i = rest.index("--record")
+        record_path, rest = rest[i + 1], rest[:i] + rest[i + 2:]
+    record = Recorder(record_path)
+    record("start", kind="cursor-print", scenario=scenario_name)
+    return run_print(load_scenario(scenario_name), rest, record)
 
 
 if __name__ == "__main__":

@@ -61,11 +61,11 @@ def agent(tmp_path):
 
     def run(name: str, script: list, *opts: str, args: tuple[str, ...] = (), rules: str | None = None, trust: bool = True,
             approve_key: bool = True, prepare=None, llm: FakeLLM | None = None, timeout: str = "150s",
-            env: dict[str, str] | None = None) -> AgentRun:
-        reason = agentlab.missing_reason(name)
+            env: dict[str, str] | None = None, program: str | None = None) -> AgentRun:
+        reason = agentlab.missing_reason(program or name)
         if reason:
             pytest.skip(reason)
-        lab = agentlab.Lab(name, tmp_path / name, trust_folder=trust, approve_key=approve_key)
+        lab = agentlab.Lab(name, tmp_path / name, trust_folder=trust, approve_key=approve_key, program=program)
         if prepare is not None:
             prepare(lab.work)
         backend = lab.backend(script)

@@ -29,7 +29,7 @@ def the_models_answer(prompt: str) -> str:
 
 
 def run_gemini(agent, provider, script, rules, task, **kw):
-    opts = ("--acp", "--task", task, "--prompt", GOVERNING)
+    opts = ("--acp", "--task", task, "--prompt", GOVERNING, "--no-native-deny")  # the pilot's own denials, over ACP
     if provider == "rules":
         return agent("gemini", script, *opts, args=("--acp",), rules=rules, **kw), None
     with FakeLLM(answer=the_models_answer) as llm:

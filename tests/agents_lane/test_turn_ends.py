@@ -115,6 +115,7 @@ def test_gemini_over_acp_end_turn_after_a_denial_gets_the_instruction_as_its_nex
               {"text": "Finished: report.txt says data kept."}]
     with FakeLLM(answer=judge) as llm:
         r = agent("gemini", script, "--acp", "--task", "tidy up the project", "--prompt", GOVERNING, "--done-when", "test -f report.txt",
+                  "--no-native-deny",  # the pilot's own denial, which the judge is told of
                   args=("--acp",), rules="- {id: report, match: 'report.txt', reply: Allow}\n", llm=llm,
                   prepare=lambda work: (work / "data").mkdir())
         asked = [json.dumps(q["json"]) for q in llm.requests]

@@ -162,6 +162,38 @@ def test_a_cancelled_turn_needs_a_human():
     assert of(p.handle(2.0, TurnEnded("cancelled")), End) == [End(ExitCode.HUMAN_NEEDED, "the turn was cancelled")]
 
 
+CODEX = [{"optionId": "approved", "name": "Yes, proceed", "kind": "allow_once"},
+         {"optionId": "approved-execpolicy-amendment", "name": "Yes, and don't ask again for commands that start with `rm -rf build`",
+          "kind": "allow_always"},
+         {"optionId": "abort", "name": "No, and tell Codex what to do differently", "kind": "reject_once"}]
+RM = {"toolCallId": "call_1", "kind": "execute", "title": "rm -rf build", "rawInput": {"command": ["/bin/bash", "-lc", "rm -rf build"]}}
+
+
+def test_codex_cancelling_its_turn_on_the_pilots_own_rejection_is_a_turn_end_to_judge():
+    """codex-acp 0.16's only reject option ends the turn with `cancelled`: after the pilot itself rejected, that is the
+    agent waiting for what to do instead (as "Interrupted" on a screen), judged like any turn end, not a human's matter."""
+    p = started(agent="codex-acp")
+    out = decide(p, p.handle(1.0, PermissionAsked(1, RM, CODEX)), "No, and tell Codex what to do differently", source="policy:delete")
+    assert of(out, Reply) == [Reply(1, {"outcome": {"outcome": "selected", "optionId": "abort"}})]
+    (goal,) = of(p.handle(2.0, TurnEnded("cancelled")), CheckGoal)
+    assert not p.done
+    (ask,) = of(p.handle(2.1, GoalChecked(goal.token, TurnFacts(None))), Ask)
+    assert ask.question.text.endswith("Turn cancelled: the agent stopped when cursor-pilot rejected execute rm -rf build")
+    assert any("stop reason 'cancelled'" in n for n in ask.question.notes) and ask.question.closing is None
+    out = p.handle(2.2, Decided(ask.token, Decision(Verdict.ANSWER, text="Leave build/ alone and finish.", turn="continue",
+                                                   source="rules:after")))
+    assert of(out, SendPrompt) == [SendPrompt("Leave build/ alone and finish.")] and not p.done
+    assert records(out, "turn_end")[0]["stop_reason"] == "cancelled"
+    # the next turn starts afresh: cancelled again, with no rejection of the pilot's in it, is a human's matter
+    assert of(p.handle(3.0, TurnEnded("cancelled")), End) == [End(ExitCode.HUMAN_NEEDED, "the turn was cancelled")]
+
+
+def test_a_turn_cancelled_after_the_pilot_approved_still_needs_a_human():
+    p = started(agent="codex-acp")
+    decide(p, p.handle(1.0, PermissionAsked(1, {**RM, "title": "touch a"}, CODEX)), "Yes, proceed")
+    assert of(p.handle(2.0, TurnEnded("cancelled")), End) == [End(ExitCode.HUMAN_NEEDED, "the turn was cancelled")]
+
+
 def test_a_missing_file_is_resource_not_found_except_for_agents_that_cannot_take_it():
     claude = started(agent="claude-agent-acp")
     out = claude.handle(1.0, FileRead(4, f"{CWD}/new.txt", inside=True, exists=False))
@@ -288,3 +320,24 @@ def test_cursor_questions_are_asked_one_by_one_and_answered_together():
     assert of(out, Reply) == [Reply(8, {"outcome": {"outcome": "answered", "answers": [
         {"questionId": "db", "selectedOptionIds": ["pg"]}, {"questionId": "name", "text": "demo"}]}})]
     assert of(p.handle(3.0, ExtensionAsked(9, "cursor/unknown", {})), Reply) == [Reply(9, {})]
+
+
+def test_a_call_the_agents_own_deny_list_refused_is_the_policys_denial_and_the_judge_hears_of_it():
+    """With the policy in the agent's own list (nativedeny.py), the agent refuses rm -rf without asking: the call just
+    fails. Claude's adapter describes it first (title, rawInput), so the pilot records the policy's denial."""
+    p = AcpPilot(AcpPilotConfig(task="t", governing_prompt="", cwd=CWD, native=True), RunCounts())
+    p.handle(0.0, Started())
+    p.handle(0.1, Initialized(1, {"name": "@zed-industries/claude-agent-acp"}, can_load=False))
+    p.handle(0.2, SessionOpened("s1", loaded=False))
+    call = {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "title": "rm -rf build", "kind": "execute",
+            "rawInput": {"command": "rm -rf build"}}
+    assert not records(p.handle(1.0, Update(call)), "policy_denied")
+    out = p.handle(1.1, Update({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "failed"}))
+    assert records(out, "policy_denied") == [{"policy_rule": "delete", "evidence": "rm -rf b", "rule_id": "acp.native_deny", "reply": None}]
+    assert "rule delete" in p.turns.happened[0]
+    # the mirrors: a call that fails and the policy lets through, and a call the pilot itself was asked about
+    p.handle(1.2, Update({**call, "toolCallId": "t2", "title": "make test", "rawInput": {"command": "make test"}}))
+    assert not records(p.handle(1.3, Update({"sessionUpdate": "tool_call_update", "toolCallId": "t2", "status": "failed"})), "policy_denied")
+    decide(p, p.handle(1.4, PermissionAsked(3, {**call, "toolCallId": "t3"}, CODEX)), "No, and tell Codex what to do differently",
+           source="policy:delete")
+    assert not records(p.handle(1.5, Update({"sessionUpdate": "tool_call_update", "toolCallId": "t3", "status": "failed"})), "policy_denied")

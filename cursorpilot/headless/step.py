@@ -1,0 +1,264 @@
+"""The headless channel's loop: an agent's print mode (`claude -p`, `cursor-agent -p`) with its NDJSON event stream.
+
+The loop does the I/O and nothing else: it starts one process per turn (headless/stream.py says how), reads its stdout
+line by line into facts, writes the pilot's answers to its stdin, keeps its stderr, asks the decision path and humans
+off the event loop, runs the goal check, and hands every outcome to the pilot (headless/pilot.py) as a fact. It
+carries out the effects the pilot returns, until the pilot ends the step. Before the agent starts, the deny policy
+goes into the agent's own deny list (nativedeny.py), in a file of the run's, never the user's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from cursorpilot import goalcheck, nativedeny, reaper
+from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide.decider import Decider
+from cursorpilot.decide.deliver import Delivered, Record, RunCounts, Tell
+from cursorpilot.decide.question import Decision, Question, Verdict
+from cursorpilot.decide.turns import CheckGoal
+from cursorpilot.events import Sink
+from cursorpilot.headless import facts, stream
+from cursorpilot.headless.pilot import HeadlessPilot, HeadlessPilotConfig
+from cursorpilot.program_env import last_words, program_env
+from cursorpilot.session import Job, RunSession, StepBase, StepResult
+
+TICK = 0.1  # how often the loop looks at the clock and at interrupts
+STOP_GRACE = 3.0  # stdin closed, then SIGTERM, then SIGKILL, this long apart
+
+
+@dataclass(slots=True, kw_only=True)
+class HeadlessConfig(StepBase):
+    task: str  # the first prompt
+    session_id: str | None = None  # resume: the session a previous attempt left
+
+
+class HeadlessStep:
+    def __init__(self, config: HeadlessConfig, run: RunSession, sink: Sink):
+        self.config, self.run_, self.tx, self.sink = config, run, run.tx, sink
+        self.cwd = os.path.abspath(config.cwd or os.getcwd())
+        label = f"{config.index}/{config.total}: {config.name}"
+        self.decider = Decider(run, config.governing_prompt, self.cwd, config.rules,
+                               PromptFiler(run, config.index, label, self.cwd, config.governing_prompt))
+        self.counts = RunCounts(answers=run.answers, max_answers=run.max_answers, escalations=run.escalations,
+                                dry_run=run.dry_run, interactive=run.interactive)
+        self.pilot = HeadlessPilot(HeadlessPilotConfig(
+            task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=run.allow, resume_session=config.session_id,
+            max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns), self.counts)
+        self.dialect = stream.dialect_of(config.command)
+        suffix = f"-{config.index:02d}" if config.index > 1 else ""
+        self.stderr_path = run.log_dir / f"agent-stderr{suffix}.log"
+        self.guard = nativedeny.Guard(self.dialect if run.native_deny else None, run.log_dir / f"native-deny{suffix}", run.allow, self.cwd)
+        self._mark = f"{run.run_id}-{config.index}"
+        self._ended = asyncio.Event()
+        self._tasks: set[asyncio.Task] = set()
+        self._proc: asyncio.subprocess.Process | None = None
+        self._turn_task: asyncio.Task | None = None
+        self._requests: dict[str, dict] = {}  # the agent's open requests, by key, for the answer's shape
+        self._turn = 0
+        self._child: int | None = None
+        self._tail = b""
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="headless-answerer")
+        self._human = asyncio.Lock()
+
+    # -- public -------------------------------------------------------------------------------------------------------
+    def run(self) -> StepResult:
+        try:
+            asyncio.run(self._main())
+        finally:
+            self.run_.answers, self.run_.escalations = self.counts.answers, self.counts.escalations
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self.guard.remove()
+            ended = reaper.end_all(self._mark, grace=3.0)
+            if ended:
+                self.tx.emit("descendants_ended", step=self.config.index, processes=[e.record() for e in ended])
+        p = self.pilot
+        return StepResult(int(p.exit_code), p.reason, self._child, p.answers, "".join(p.all_said), p.preview, p.session_id, goal=p.turns.goal)
+
+    async def _main(self) -> None:
+        written = self.guard.write()
+        if written:
+            self.tx.emit("native_deny", step=self.config.index, agent=written.agent, file=written.file, deny=written.deny)
+        self.feed(facts.Started())
+        seen = self.run_.interrupts
+        while not self._ended.is_set():
+            try:
+                await asyncio.wait_for(self._ended.wait(), TICK)
+            except asyncio.TimeoutError:
+                pass
+            if self.run_.interrupts > seen:
+                seen = self.run_.interrupts
+                self.feed(facts.Interrupted())
+            self.feed(facts.Tick())
+        await self._stop()
+        if self._turn_task is not None and not self._turn_task.done():  # its exit is recorded before the step ends
+            await asyncio.wait({self._turn_task}, timeout=STOP_GRACE)
+        for task in self._tasks:
+            task.cancel()
+
+    # -- facts in, effects out ----------------------------------------------------------------------------------------
+    def feed(self, fact: facts.Fact) -> None:
+        self._apply(self.pilot.handle(self.run_.clock.monotonic(), fact))
+
+    def _apply(self, effects: list[facts.Effect]) -> None:
+        for e in effects:
+            if isinstance(e, Record):
+                self.tx.emit(e.type, **({"step": self.config.index} if e.type in ("answer", "would_send", "turn_end") else {}), **e.fields)
+                if e.type == "turn_end" and "verdict" in e.fields:
+                    self.run_.turn_ended(self.config.index, e.fields)
+            elif isinstance(e, Tell) and e.what == "answer":
+                self.sink.answer(e.prompt, e.text, e.source)
+            elif isinstance(e, Tell):
+                self.sink.note(e.text)
+            elif isinstance(e, Delivered):
+                self.decider.delivered(e.prompt, e.text)
+            elif isinstance(e, facts.StartTurn):
+                self._turn_task = self._spawn(self._run_turn(e.prompt, e.resume))
+            elif isinstance(e, facts.Ask):
+                self._spawn(self._decide(e.token, e.question))
+            elif isinstance(e, facts.AskHuman):
+                self._spawn(self._ask_human(e.token, e.question, e.why))
+            elif isinstance(e, facts.Reply):
+                self._answer(e.key, stream.reply_line(self.dialect, self._requests.get(e.key, {}), e.allow, e.message))
+            elif isinstance(e, facts.Unsupported):
+                self._answer(e.key, stream.error_line(self.dialect, self._requests.get(e.key, {}), e.message))
+            elif isinstance(e, facts.EndInput):
+                self._close_input()
+            elif isinstance(e, facts.StopAgent):
+                self._spawn(self._stop())
+            elif isinstance(e, facts.End):
+                self._ended.set()
+            elif isinstance(e, CheckGoal):
+                self._spawn(self._check_goal(e.token))
+
+    def _spawn(self, coro) -> asyncio.Task:
+        """A task of the step; if it fails, the step ends saying why, never with a traceback."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+
+        def done(t: asyncio.Task) -> None:
+            self._tasks.discard(t)
+            if not t.cancelled() and t.exception() is not None and not self.pilot.done:
+                exc = t.exception()
+                self.feed(facts.SpawnFailed(f"cursor-pilot failed while driving the agent: {type(exc).__name__}: {exc}"))
+
+        task.add_done_callback(done)
+        return task
+
+    # -- one turn: one process ------------------------------------------------------------------------------------------
+    async def _run_turn(self, prompt: str, resume: str | None) -> None:
+        self._turn += 1
+        argv, first = stream.turn_argv(self.dialect, self.config.command, prompt, resume, self.cwd, self.guard.settings_arg())
+        env, hidden = program_env(self.config.env, self._mark, self.run_.keep_ci_env)
+        env.update(self.guard.env())
+        try:
+            proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                                                        stderr=asyncio.subprocess.PIPE, cwd=self.cwd, env=env, start_new_session=True,
+                                                        limit=16 << 20)
+        except OSError as exc:
+            self.feed(facts.SpawnFailed(f"cannot start {argv[0]!r}: {exc.strerror}"))
+            return
+        self._proc = proc
+        self.tx.emit("program_started", step=self.config.index, pid=proc.pid, command=argv, channel="headless", turn=self._turn,
+                     hidden_env=hidden or None)
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        errors = asyncio.ensure_future(self._copy_stderr(proc.stderr))
+        if first is not None:
+            self._write(first)
+        while line := await proc.stdout.readline():
+            text = line.decode("utf-8", "replace").rstrip("\r\n")
+            if not text.strip():
+                continue
+            found, event = stream.read(self.dialect, text)
+            for fact in found:
+                if isinstance(fact, (facts.PermissionAsked, facts.ControlAsked)) and event is not None:
+                    self._requests[fact.key] = event
+                self.feed(fact)
+        code = await proc.wait()
+        try:
+            await asyncio.wait_for(errors, 1.0)
+        except (asyncio.TimeoutError, asyncio.CancelledError, OSError):
+            pass
+        self._child = code
+        words = last_words(self._tail.decode("utf-8", "replace").splitlines()) or ""
+        self.tx.emit("program_exited", step=self.config.index, code=code, signal=None, last_words=words or None,
+                     describe=f"exit code {code}" if code >= 0 else f"killed by signal {-code}")
+        self.feed(facts.Exited(code, self.run_.redactor.text(words)))
+
+    async def _copy_stderr(self, source: asyncio.StreamReader) -> None:
+        self._tail = b""
+        with open(self.stderr_path, "ab") as fh:
+            while chunk := await source.read(65536):
+                fh.write(chunk)
+                fh.flush()
+                self._tail = (self._tail + chunk)[-8192:]
+
+    def _write(self, line: str) -> None:
+        proc = self._proc
+        if proc is None or proc.stdin is None or proc.stdin.is_closing():
+            return
+        try:
+            proc.stdin.write((line + "\n").encode())
+        except (BrokenPipeError, ConnectionResetError):  # it is gone: its exit tells the pilot
+            pass
+
+    def _answer(self, key: str, line: str) -> None:
+        self._requests.pop(key, None)
+        self._write(line)
+
+    def _close_input(self) -> None:
+        proc = self._proc
+        if proc is not None and proc.stdin is not None and not proc.stdin.is_closing():
+            proc.stdin.close()
+
+    async def _stop(self) -> None:
+        """Stdin closed, then SIGTERM, then SIGKILL to the turn's process group, STOP_GRACE apart."""
+        proc = self._proc
+        if proc is None or proc.returncode is not None:
+            return
+        self._close_input()
+        for sig in (None, signal.SIGTERM, signal.SIGKILL):
+            if sig is not None:
+                try:
+                    os.killpg(proc.pid, sig)
+                except ProcessLookupError:
+                    return
+            try:
+                await asyncio.wait_for(proc.wait(), STOP_GRACE)
+                return
+            except asyncio.TimeoutError:
+                continue
+
+    # -- deciding, the goal check ---------------------------------------------------------------------------------------
+    async def _check_goal(self, token: int) -> None:
+        c = self.config
+        found = await asyncio.get_running_loop().run_in_executor(
+            self._pool, goalcheck.turn_facts, c.done_when, self.cwd, c.env, self._mark, self.run_, c.check_timeout)
+        self.feed(facts.GoalChecked(token, found))
+
+    async def _decide(self, token: int, q: Question) -> None:
+        d = await self.decider.decide(q, self._pool)
+        self.feed(facts.Decided(token, d))
+
+    async def _ask_human(self, token: int, q: Question, why: str) -> None:
+        shown = q.text + ("\n" + q.describe_choices() if q.choices else "")
+        async with self._human:
+            try:
+                text = await asyncio.get_running_loop().run_in_executor(self._pool, self.sink.ask_human, shown, why)
+            except Exception:  # noqa: BLE001 - a terminal that fails while asked is a human who did not answer
+                text = None
+        d = None
+        if text is not None:
+            self.tx.emit("human_reply", text=text)
+            d = self.decider.check(q, Decision(Verdict.ANSWER, text=text, source="human"))
+        self.feed(facts.Decided(token, d))
+
+
+def drive(job: Job) -> StepResult:
+    """The headless channel's entry point (cursorpilot/channels.py): a plan's `headless:` step, its task the first prompt."""
+    config = HeadlessConfig(**job.base(), task=job.step.headless, session_id=job.session_id)
+    return HeadlessStep(config, job.run, job.sink).run()

@@ -1,0 +1,186 @@
+"""The rules of a headless step, driven with made-up facts: no agent, no asyncio, no files, milliseconds."""
+
+from cursorpilot.decide.deliver import Record, RunCounts
+from cursorpilot.decide.question import Decision, Verdict
+from cursorpilot.decide.turns import CheckGoal, Check, TurnFacts
+from cursorpilot.errors import ExitCode
+from cursorpilot.headless.facts import (Ask, AskHuman, ControlAsked, Decided, End, EndInput, Exited, GoalChecked, Interrupted, NotJson,
+                                        Other, PermissionAsked, Reply, Result, Said, SessionInit, SpawnFailed, Started, StartTurn, StopAgent,
+                                        Tick, ToolDone, ToolUse, Unsupported)
+from cursorpilot.headless.pilot import STUCK_AFTER, TOOL_LOOP_LIMIT, HeadlessPilot, HeadlessPilotConfig
+
+CWD = "/work/project"
+RM = {"command": "rm -rf build", "description": "Remove build"}
+MKDIR = {"command": "mkdir logs", "description": "Make logs"}
+
+
+def started(interactive=False, dry_run=False, resume=None, deadline=None, allow=frozenset()) -> HeadlessPilot:
+    p = HeadlessPilot(HeadlessPilotConfig(task="clean up, then make logs", governing_prompt="Never delete anything.", cwd=CWD,
+                                          resume_session=resume, deadline=deadline, allow=allow),
+                      RunCounts(interactive=interactive, dry_run=dry_run))
+    p.handle(0.0, Started())
+    p.handle(0.1, SessionInit("s1", "claude-opus", CWD))
+    return p
+
+
+def of(effects, kind):
+    return [e for e in effects if isinstance(e, kind)]
+
+
+def records(effects, type_):
+    return [e.fields for e in effects if isinstance(e, Record) and e.type == type_]
+
+
+def decide(p, effects, label, source="openai:gpt-4o-mini", now=1.0, **kw):
+    (ask,) = of(effects, Ask)
+    chosen = tuple(c for c in ask.question.choices if c.label == label)
+    return p.handle(now, Decided(ask.token, Decision(Verdict.ANSWER, text=label, choices=chosen, source=source, **kw)))
+
+
+def ended(p, now=3.0, text="Done.", code_after=0):
+    """A turn's result, then its process's exit: the goal check effect."""
+    out = p.handle(now, Result("s1", text))
+    return out + p.handle(now + 0.1, Exited(code_after))
+
+
+def test_the_task_starts_the_first_turn_and_a_resumed_step_continues_its_session():
+    p = HeadlessPilot(HeadlessPilotConfig(task="add a test", governing_prompt="", cwd=CWD), RunCounts())
+    assert p.handle(0.0, Started()) == [StartTurn("add a test", None)]
+    r = HeadlessPilot(HeadlessPilotConfig(task="add a test", governing_prompt="", cwd=CWD, resume_session="old"), RunCounts())
+    assert r.handle(0.0, Started()) == [StartTurn("Continue the task where you left off: add a test", "old")]
+
+
+def test_a_denied_rm_and_an_allowed_mkdir_are_answered_on_stdin_the_deny_with_a_message_for_the_agents_model():
+    p = started()
+    p.handle(1.0, ToolUse("t1", "Bash", RM))
+    out = p.handle(1.0, PermissionAsked("r1", "Bash", RM, "t1"))
+    (ask,) = of(out, Ask)
+    assert "$ rm -rf build" in ask.question.action and [c.kind for c in ask.question.choices] == ["allow_once", "reject_once"]
+    out = decide(p, out, "Deny", source="policy:delete", denied="delete")
+    assert of(out, Reply) == [Reply("r1", False, "cursor-pilot's deny policy refuses this (delete): do not try it another way.")]
+    assert records(out, "answer")[0]["option_kind"] == "reject_once" and records(out, "answer")[0]["channel"] == "headless"
+    assert not records(p.handle(1.2, ToolDone("t1", False, "refused")), "policy_denied")  # the pilot's own denial: not the agent's
+    p.handle(1.3, ToolUse("t2", "Bash", MKDIR))
+    out = decide(p, p.handle(1.3, PermissionAsked("r2", "Bash", MKDIR, "t2")), "Allow", source="rules:mkdir")
+    assert of(out, Reply) == [Reply("r2", True, "")] and p.answers == 2 and not p.self_rejected
+
+
+def test_a_result_ends_the_turn_and_continue_resumes_the_session_once_the_process_has_exited():
+    p = started()
+    p.handle(2.0, Said("Done. Shall I also add a README?"))
+    out = p.handle(3.0, Result("s1", "Done. Shall I also add a README?"))
+    assert of(out, EndInput) and len(of(out, CheckGoal)) == 1
+    (goal,) = of(out, CheckGoal)
+    (ask,) = of(p.handle(3.1, GoalChecked(goal.token, TurnFacts(None))), Ask)
+    assert ask.question.kind == "turn_end" and ask.question.closing is not None
+    out = p.handle(3.2, Decided(ask.token, Decision(Verdict.ANSWER, text="No README.", turn="continue", source="rules:readme")))
+    assert not of(out, StartTurn) and p.pending == "No README."  # its process is still ending
+    assert records(out, "turn_end")[0]["verdict"] == "continue"
+    assert p.handle(3.3, Exited(0)) == [StartTurn("No README.", "s1")]
+    (goal,) = of(p.handle(4.0, Result("s1", "OK.")), CheckGoal)
+    p.handle(4.1, Exited(0))
+    (ask,) = of(p.handle(4.2, GoalChecked(goal.token, TurnFacts(None))), Ask)
+    out = p.handle(4.3, Decided(ask.token, Decision(Verdict.ANSWER, turn="done", source="openai:gpt-4o-mini", why="all done")))
+    assert of(out, End) == [End(ExitCode.OK, "completed (all done)")] and not of(out, StopAgent)
+
+
+def test_a_met_goal_check_is_done_without_asking():
+    p = started()
+    (goal,) = of(ended(p), CheckGoal)
+    out = p.handle(3.2, GoalChecked(goal.token, TurnFacts(Check("test -d logs", 0))))
+    assert of(out, End)[0].code == ExitCode.OK and not of(out, Ask)
+
+
+def test_the_tool_loop_guard_stops_the_step_at_the_sixth_identical_call():
+    p = started()
+    for i in range(TOOL_LOOP_LIMIT):
+        assert not of(p.handle(1.0, ToolUse(f"t{i}", "Read", {"file_path": "a.txt"})), End)
+    out = p.handle(1.0, ToolUse("t9", "Read", {"file_path": "a.txt"}))
+    assert of(out, End)[0].code == ExitCode.HUMAN_NEEDED and "tool loop" in p.reason and of(out, StopAgent)
+    assert not of(p.handle(1.0, ToolUse("t10", "Read", {"file_path": "b.txt"})), End)  # the mirror: nothing more after the end
+
+
+def test_the_mirror_of_the_tool_loop_guard_different_calls_go_on():
+    p = started()
+    for i in range(TOOL_LOOP_LIMIT * 2):
+        assert not of(p.handle(1.0, ToolUse(f"t{i}", "Read", {"file_path": f"{i}.txt"})), End)
+    assert not p.done
+
+
+def test_a_rejection_the_agent_made_by_itself_is_reported_not_taken_for_success():
+    """An older Cursor build without --force rejects what needs approval and asks nobody: the work was not done."""
+    p = started()
+    p.handle(1.0, ToolUse("c1", "Shell", {"command": "mkdir logs"}))
+    p.handle(1.1, ToolDone("c1", False, "User Rejected"))
+    out = p.handle(2.0, Result("s1", "Done."))
+    assert of(out, End)[0].code == ExitCode.HUMAN_NEEDED and not of(out, CheckGoal)
+    assert "rejected 1 tool call(s) by itself" in p.reason and "mkdir logs" in p.reason
+    assert records(out, "escalation")[0]["rule_id"] == "headless.rejected"
+
+
+def test_a_rejection_by_the_agents_own_deny_list_is_the_policy_at_work():
+    """nativedeny.py put the policy into the agent's list: what it refuses by itself, the policy refuses too."""
+    p = started()
+    p.handle(1.0, ToolUse("c1", "Shell", {"command": "rm -rf build"}))
+    out = p.handle(1.1, ToolDone("c1", False, "Denied by permissions: Shell(rm)"))
+    assert records(out, "policy_denied") == [{"policy_rule": "delete", "evidence": "rm -rf b", "rule_id": "headless.native_deny",
+                                              "reply": "Denied by permissions: Shell(rm)"}]
+    assert of(p.handle(2.0, Result("s1", "Done.")), CheckGoal)  # judged as any turn end
+    assert "rule delete" in p.turns.happened[0]  # and the judge hears of it
+
+
+def test_cursors_question_names_no_call_its_denial_is_tied_to_the_call_announced_last():
+    p = started()
+    p.handle(1.0, ToolUse("c1", "Shell", {"command": "rm -rf build"}))
+    decide(p, p.handle(1.0, PermissionAsked("shellRequestQuery:1", "Shell", {"command": "rm -rf build"})), "Deny",
+           source="policy:delete", denied="delete")
+    p.handle(1.2, ToolDone("c1", False, "cursor-pilot's deny policy refuses this"))
+    assert not p.self_rejected
+
+
+def test_an_error_result_is_classified_and_a_silent_death_quotes_its_last_words():
+    p = started()
+    out = p.handle(1.0, Result("s1", "Invalid API key · Please run /login", is_error=True, subtype="success"))
+    assert of(out, End)[0].code == ExitCode.FAILED and p.reason.startswith("authentication: Invalid API key")
+    q = started()
+    out = q.handle(1.0, Exited(1, "Cannot use this model: gpt-9. Available models: auto, composer-1"))
+    assert of(out, End)[0].code == ExitCode.USAGE and "it offers: auto, composer-1" in q.reason
+    r = started()
+    out = r.handle(1.0, Exited(1, "Segmentation fault"))
+    assert of(out, End) == [End(ExitCode.FAILED, "the agent ended without a result (exit code 1): Segmentation fault")]
+
+
+def test_torn_lines_and_unknown_events_are_kept_and_never_fatal():
+    p = started()
+    out = p.handle(1.0, NotJson('{"type": "assistant", "mess'))
+    assert records(out, "headless_not_json") == [{"line": '{"type": "assistant", "mess'}] and not p.done
+    assert records(p.handle(1.0, Other({"type": "status", "x": 1})), "headless_event") == [{"event": {"type": "status", "x": 1}}]
+    out = p.handle(1.0, ControlAsked("k9", "mcp_message"))
+    assert of(out, Unsupported) == [Unsupported("k9", "cursor-pilot does not serve mcp_message")] and not p.done
+
+
+def test_a_model_may_not_approve_a_call_that_says_nothing():
+    p = started()
+    out = decide(p, p.handle(1.0, PermissionAsked("r1", "Bash", {})), "Allow")
+    assert of(out, End)[0].code == ExitCode.HUMAN_NEEDED and of(out, Reply) == [Reply("r1", False, "cursor-pilot stopped")]
+    q = started(interactive=True)
+    out = decide(q, q.handle(1.0, PermissionAsked("r1", "Bash", {})), "Allow")
+    assert of(out, AskHuman) and not q.done
+
+
+def test_a_dry_run_previews_the_first_answer_and_stops_the_agent():
+    p = started(dry_run=True)
+    out = decide(p, p.handle(1.0, PermissionAsked("r1", "Bash", MKDIR)), "Allow", source="rules:mkdir")
+    assert records(out, "would_send") and of(out, End)[0].code == ExitCode.OK and of(out, StopAgent)
+    assert of(out, Reply) == [Reply("r1", False, "cursor-pilot stopped")]
+
+
+def test_deadline_interrupt_stuck_and_a_program_that_cant_start():
+    p = started(deadline=5.0)
+    assert of(p.handle(5.0, Tick()), End) == [End(ExitCode.LIMIT, "timeout")]
+    assert of(started().handle(1.0, Interrupted()), End)[0].code == ExitCode.INTERRUPTED
+    s = started()
+    assert not s.handle(STUCK_AFTER - 1, Tick())
+    out = s.handle(STUCK_AFTER + 1, Tick())
+    assert of(out, End)[0].code == ExitCode.HUMAN_NEEDED and records(out, "escalation")[0]["rule_id"] == "headless.stuck"
+    assert of(started().handle(0.5, SpawnFailed("cannot start 'claude': No such file")), End)[0].code == ExitCode.USAGE
