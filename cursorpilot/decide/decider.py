@@ -30,6 +30,7 @@ from cursorpilot.secret import names as secret_names
 from cursorpilot.session import RunSession
 
 WAIT_WORD = "WAIT"
+_ENTER = ("", "<enter>")  # an empty answer presses Enter alone: it takes the prompt's default (the system prompt says so)
 
 
 def interpret(text: str) -> tuple[Verdict, str]:
@@ -226,10 +227,17 @@ class Decider:
             evidence = denial.evidence if shown == d.text else masked(denial.evidence)
             self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=evidence, rule_id=q.source, reply=None, on="reply")
             return Decision.escalate(f"the reply was denied by policy rule {denial.rule!r}", d.source)
-        if q.choices and not d.choices:
+        if q.choices and not d.choices and d.text.strip() in _ENTER:  # Enter alone: the default, the highlighted option
+            if q.multi:
+                d = replace(d, choices=tuple(c for c in q.choices if c.checked))  # the boxes as they are
+            elif q.highlighted is not None:
+                d = replace(d, choices=(q.choices[q.highlighted],))
+            elif q.kind in (Kind.PERMISSION, Kind.FORM):
+                return Decision.escalate("an empty answer names no option, and this request has no default to take", d.source)
+        elif q.choices and not d.choices:
             chosen = self._chosen(q, d.text)
             if chosen is None:
-                if q.kind in (Kind.PERMISSION, Kind.FORM) or not only_keys(d.text):
+                if q.kind in (Kind.PERMISSION, Kind.FORM) or not (only_keys(d.text) or q.free_text):
                     names = ", ".join(c.label for c in q.choices)
                     return Decision.escalate(f"the reply {shown!r} names none of the options ({names})", d.source)
             else:

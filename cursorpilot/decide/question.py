@@ -52,6 +52,7 @@ class Question:
     approval: bool = False  # answering yes carries out `action`
     choices: tuple[Choice, ...] = ()
     multi: bool = False
+    free_text: bool = False  # the options are suggestions: a reply that names none is typed as it is (a list above a prompt)
     highlighted: int | None = None  # the choice highlighted on screen
     deny_reply: str | None = None  # the program's own "no", when the policy refuses
     multiline: bool = False  # several lines may be typed

@@ -209,17 +209,17 @@ def _result(rule: Rule, region: _Region, m: re.Match[str], snap: Snapshot) -> Cl
         key=f"{rule.id}@{anchor}:{_normal(_unmarked(block) if rule.kind == Kind.MENU else block)}",
         submit=rule.submit == "enter",
         anchor_row=anchor,
-        menu=_menu(rule, block, {y - top for y in snap.styled if y >= top}),
+        menu=_menu(rule, block, *snap.rel(top)),
         multiline=rule.multiline,
         prefill=prefill if rule.scope == "cursor_line" and rule.kind == Kind.INPUT else "",
     )
 
 
-def _menu(rule: Rule, block: str, styled: set[int]) -> Menu | None:
+def _menu(rule: Rule, block: str, styled: frozenset[int], faint: frozenset[int]) -> Menu | None:
     """A menu rule's options: a highlighted list, or (on a line prompt) a numbered list whose numbers are typed."""
     if rule.kind != Kind.MENU:
         return None
-    return parse_menu(block, styled) or (numbered(block) if rule.scope == "cursor_line" else None)
+    return parse_menu(block, styled, faint) or (numbered(block) if rule.scope == "cursor_line" else None)
 
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
@@ -355,7 +355,7 @@ def _prompt_like(snap: Snapshot, reading: bool) -> bool:
     if not snap.cursor_visible:
         return False
     left = snap.cursor_text
-    if _WORD.search(left.translate(_BOXED)) is not None:
+    if _WORD.search(_BUTTONS.sub(" ", left).translate(_BOXED)) is not None:  # a word, not a button's (`< Yes >`)
         return True
     if "<" in left or "│" in left:
         return False  # a button, a box's border: a full-screen dialog, judged whole
@@ -372,8 +372,8 @@ QUESTION_GAP = 8  # rows between a question and its first option, at most
 def _any_menu(profile: Profile, region: _Region, snap: Snapshot) -> Classification | None:
     """Whatever the profile: a highlighted option list under a question is a menu (AskUserQuestion pickers,
     clack/Inquirer/prompts selects, a numbered Yes/No drawn by a program no profile knows)."""
-    styled = {y - region.first_row for y in snap.styled if y >= region.first_row}
-    menu = parse_menu(list(region.rows), styled)
+    styled, faint = snap.rel(region.first_row)
+    menu = parse_menu(list(region.rows), styled, faint)
     if menu is None:
         return None
     first = min(o.row for o in menu.options)
@@ -386,7 +386,7 @@ def _any_menu(profile: Profile, region: _Region, snap: Snapshot) -> Classificati
     return Classification(
         state=Kind.MENU.value, rule_id=rule_id, block=block, evidence=region.rows[top].strip(),
         key=f"{rule_id}@{anchor}:{_normal(_unmarked(block))}", submit=False, anchor_row=anchor,
-        menu=parse_menu(block, {y - top for y in styled if y >= top}),
+        menu=parse_menu(block, *snap.rel(region.first_row + top)),
     )
 
 
@@ -404,20 +404,63 @@ def _paragraph(rows: tuple[str, ...], anchor: int) -> tuple[int, int]:
     return top, bottom
 
 
-def undecided(profile: Profile, snap: Snapshot) -> Classification:
+_VERT, _LEFT_T, _RIGHT_T = "│┃║|", "├┠╟╠+", "┤┨╢╣+"
+_TL, _TR, _BL, _BR = "┌╭╔┏+", "┐╮╗┓+", "└╰╚┗+", "┘╯╝┛+"
+
+
+def _box_around(snap: Snapshot) -> tuple[int, int, int, int] | None:
+    """(top, bottom, left, right): the innermost box drawn around the cursor (a dialog over a file manager's listing,
+    a whiptail or dialog window), its border rows and columns; None when the cursor is in none."""
+    lines, x, y = snap.lines, snap.cursor_x, snap.cursor_y
+    if y >= len(lines):
+        return None
+    row = lines[y]
+    left = next((i for i in range(min(x, len(row)) - 1, -1, -1) if row[i] in _VERT), None)
+    right = next((i for i in range(max(x, 0), len(row)) if row[i] in _VERT), None)
+    if left is None or right is None or right - left < 4:
+        return None
+
+    def at(t: int, i: int) -> str:
+        return lines[t][i] if i < len(lines[t]) else " "
+
+    def edge(rows: range, corners: tuple[str, str]) -> int | None:
+        for t in rows:
+            a, b = at(t, left), at(t, right)
+            if a in corners[0] and b in corners[1]:
+                return t
+            if not (a in _VERT + _LEFT_T and b in _VERT + _RIGHT_T):
+                return None
+        return None
+
+    top, bottom = edge(range(y - 1, -1, -1), (_TL, _TR)), edge(range(y + 1, len(lines)), (_BL, _BR))
+    return None if top is None or bottom is None else (top, bottom, left, right)
+
+
+def undecided(profile: Profile, snap: Snapshot, answered_to: int | None = None) -> Classification:
     """A quiet screen no rule explains, as a question for a judge: the text block at the cursor (or, when nothing is
     written at or above the cursor, the whole screen: an editor's empty row, a blank REPL), and any menu read from it.
 
     Its key is the whole live region (the same screen is the same question however the cursor blinks); its block is
     the paragraph the cursor is in or under, which is what a rule or a model answers; the screen goes with it.
+    answered_to: the last row (counted from the start) of the question answered last; while something is written below
+    it, the rows down to it are history, not this question: a rule's words must be found below (create-vue's answered
+    `◇ Project name` above its checklist got the project name typed into the checklist).
     """
+    box = _box_around(snap)
+    if box is not None:
+        return _boxed(profile, snap, box)
     _, region = _regions(profile, snap)
+    cut = None if answered_to is None else answered_to - snap.scrolled
+    if cut is not None and region.first_row <= cut < region.first_row + len(region.rows) - 1 \
+            and "".join(region.rows[cut - region.first_row + 1:]).strip():
+        keep = region.rows[cut - region.first_row + 1:]
+        region = _Region("\n".join(keep), cut + 1, keep)
     lines = snap.lines
     everything = not region.rows or not "".join(region.rows).strip()
     if everything:  # nothing written at or above the cursor: the whole screen is the question
         last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
         region = _Region("\n".join(lines[: last + 1]), 0, tuple(lines[: last + 1]))
-    styled = {y - region.first_row for y in snap.styled if y >= region.first_row}
+    styled, faint = snap.rel(region.first_row)
     whole = "\n".join(region.rows).strip("\n")
     rows = region.rows
     at = min(max(snap.cursor_y - region.first_row, 0), len(rows) - 1) if rows else 0
@@ -431,11 +474,28 @@ def undecided(profile: Profile, snap: Snapshot) -> Classification:
     block = "\n".join(rows[top : bottom + 1]).strip("\n")
     anchor = snap.scrolled + region.first_row + top
     rule_id = f"{profile.name}.undecided"
-    menu = (parse_menu(list(rows), styled) or buttons(lines, snap.cursor_x, snap.cursor_y)) if whole else None
+    menu = (parse_menu(list(rows), styled, faint) or buttons(lines, snap.cursor_x, snap.cursor_y)) if whole else None
     cursor_row = lines[snap.cursor_y][: snap.cursor_x] if snap.cursor_y < len(lines) else ""
     asks = bool(menu or _BUTTONS.search(whole) or any(_ASKS.match(r) for r in rows[top : bottom + 1])
                 or (snap.cursor_visible and (cursor_row.strip() or not whole)))  # a field; a blank REPL
     return Classification(
         state=UNKNOWN, rule_id=rule_id, block=block, key=f"{rule_id}@{snap.scrolled + region.first_row}:{_normal(whole)}",
         anchor_row=anchor, menu=menu, submit=True, asks=asks,
+    )
+
+
+def _boxed(profile: Profile, snap: Snapshot, box: tuple[int, int, int, int]) -> Classification:
+    """A screen whose cursor sits in a drawn box: the box is the question (its words, its list, its buttons), not the
+    listing behind it (Midnight Commander's `Delete file "b.txt"?` over its panels: the panels were offered as options)."""
+    top, bottom, left, right = box
+    inner = tuple(line[left + 1 : right].rstrip() for line in snap.lines[top + 1 : bottom])
+    styled, faint = snap.rel(top + 1)
+    x, y = snap.cursor_x - left - 1, snap.cursor_y - top - 1
+    menu = parse_menu(list(inner), styled, faint) or buttons(inner, x, y)
+    block = "\n".join(inner).strip("\n")
+    live = "\n".join(snap.lines[: max((i for i, line in enumerate(snap.lines) if line.strip()), default=0) + 1])
+    rule_id = f"{profile.name}.undecided"
+    return Classification(
+        state=UNKNOWN, rule_id=rule_id, block=block, key=f"{rule_id}@{snap.scrolled}:{_normal(live)}",
+        anchor_row=snap.scrolled + top + 1, menu=menu, submit=True, asks=True,
     )

@@ -29,7 +29,7 @@ _ROW = re.compile(
     r"(?P<check>\[[ xX✓✔*]\]|[◯◉○●◎☐☑■□◻◼])?\s*"
     r"(?:(?P<num>\d{1,2})[.)]\s+)?(?:(?P<numcheck>\[[ xX✓✔*]\])\s+)?(?P<label>\S.*?)\s*$"  # "1. [ ] Auth" (Claude)
 )
-_DIVIDER = re.compile(r"^[\s─━═┄┈╌\-└┘┌┐╰╯╭╮]+$")  # rules and box corners: never an option
+_DIVIDER = re.compile(r"^[\s─━═┄┈╌\-└┘┌┐╰╯╭╮├┤┬┴┼╔╗╚╝╠╣╦╩╬]+$")  # rules and box corners: never an option
 _CHECKED = set("xX✓✔*◉●◎☑■◼")
 _RADIO = UNMARKED + "●"  # a radio button, or (questionary) a checkbox where the options' boxes are
 _ACTION = re.compile(r"(?i)^(submit|done|confirm|continue|next)$")
@@ -87,11 +87,13 @@ def _strip(row: str) -> str:
     return _PIPES.sub(lambda m: " " * len(m.group(0)), row).translate(_VERTICAL).rstrip()
 
 
-def parse(rows: list[str] | str, styled: frozenset[int] | set[int] = frozenset()) -> Menu | None:
+def parse(rows: list[str] | str, styled: frozenset[int] | set[int] = frozenset(),
+          faint: frozenset[int] | set[int] = frozenset()) -> Menu | None:
     """The menu in these rows (a prompt block), or None when there is no highlighted option.
 
     styled: rows drawn in reverse video or on a coloured background; with no marker character
-    on screen, such a row is taken as the highlighted one.
+    on screen, such a row is taken as the highlighted one. faint: rows drawn faint; the one option
+    of a list that is not faint, when all its siblings are, is the highlighted one (@clack/prompts).
     """
     lines = [_strip(r) for r in (rows.split("\n") if isinstance(rows, str) else rows)]
     parsed = [_ROW.match(line) if line.strip() and not _DIVIDER.match(line) else None for line in lines]
@@ -107,6 +109,13 @@ def parse(rows: list[str] | str, styled: frozenset[int] | set[int] = frozenset()
         if 0 <= at < len(lines) and parsed[at] is not None and not _QUESTION.match(lines[at]):
             menu = _menu_at(lines, parsed, at)
             if menu is not None and sum(1 for o in menu.options if o.row in styled) == 1:
+                return menu
+    if faint:  # every option faint but one: that one is highlighted
+        for at in range(len(lines)):
+            if parsed[at] is None or at in faint or _QUESTION.match(lines[at]):
+                continue
+            menu = _menu_at(lines, parsed, at)
+            if menu is not None and all(o.row in faint for o in menu.options if o.row != at):
                 return menu
     return None
 
@@ -185,6 +194,8 @@ def _sibling(lines: list[str], parsed: list, i: int, col: int, numbered: bool, r
         return "detail" if text_col > col else "end"
     if boxed and _radio(m) and m.start("mark") == col:
         return "option"  # its box stands where the highlighted row's box is
+    if boxed and not (m.group("check") or m.group("numcheck")):
+        return "detail" if text_col > col else "end"  # no box: a wrapped question's tail, a hint row, not an option
     own = m.start("check") if m.group("check") else m.start("label")
     marked = m.group("mark") is not None and (m.group("mark") == UNMARKED or m.start("mark") < col)
     if own == col and (marked or (m.group("mark") is None and not radio)):
@@ -200,6 +211,10 @@ def keys_for(menu: Menu, reply: str) -> tuple[str, list[Option]] | None:
     press Space; then Enter. Returns the keys and the options chosen, in order.
     """
     reply = _as_word(menu, reply)
+    if reply.strip() in ("", "<enter>"):  # Enter alone takes the default: the highlighted option, the boxes as they are
+        chosen = [] if menu.typed else [o for o in menu.options if o.checked] if menu.multi else [menu.current]
+        submit = submit_row(menu)  # where Enter toggles a box, the selection is confirmed on the Submit row
+        return (_move(submit.index - menu.highlighted) if submit is not None else "") + "<enter>", chosen
     if only_keys(reply):
         return None
     if menu.typed:  # no highlight to move: the option's number, then Enter (the prompt reads a line)
@@ -297,12 +312,13 @@ def _move(step: int, across: bool = False) -> str:
     return ("<down>" if step > 0 else "<up>") * abs(step)
 
 
-_BUTTON = re.compile(r"<\s*([A-Za-z][^<>\n]{0,18}?)\s*>")
+_BUTTON = re.compile(r"<\s*([A-Za-z][^<>\n]{0,18}?)\s*>|\[\s+([A-Za-z][^\[\]\n]{1,18}?)\s+\]")  # <Yes> < Yes > [ Yes ]
 
 
 def buttons(lines: tuple[str, ...] | list[str], cursor_x: int, cursor_y: int) -> Menu | None:
-    """A dialog's buttons (newt/whiptail, dialog: `<Yes>  <No>`) as a menu across, the focused one being where the
-    cursor sits (these toolkits park it on the focused widget). None when the cursor is on no button."""
+    """A dialog's buttons (newt/whiptail, dialog: `<Yes>  <No>`, Midnight Commander: `[ Yes ]  [ No ]`) as a menu
+    across, the focused one being where the cursor sits (these toolkits park it on the focused widget). None when the
+    cursor is on no button."""
     for y in range(len(lines) - 1, -1, -1):
         found = list(_BUTTON.finditer(lines[y]))
         if len(found) < 2:
@@ -310,7 +326,7 @@ def buttons(lines: tuple[str, ...] | list[str], cursor_x: int, cursor_y: int) ->
         focused = next((i for i, m in enumerate(found) if y == cursor_y and m.start() <= cursor_x < m.end()), None)
         if focused is None:
             return None
-        options = tuple(Option(i, m.group(1).strip(), row=y) for i, m in enumerate(found))
+        options = tuple(Option(i, (m.group(1) or m.group(2)).strip(), row=y) for i, m in enumerate(found))
         return Menu(options, focused, multi=False, across=True)
     return None
 

@@ -50,6 +50,7 @@ class Rule(BaseModel):
     submit: Literal["enter", "none"] = "enter"  # "none": single-key prompt, no Enter after text
     multiline: bool = False  # the prompt takes several lines (sent as a bracketed paste when the program enabled it)
     needs_menu: bool = False  # kind=menu: match only where options and a highlight can be read (reverse video counts)
+    free_text: bool = False  # kind=menu: the prompt may ask for text of its own, so a reply naming no option is typed as it is
     deny_reply: str | None = None  # the program's "no" when the deny policy refuses; none -> escalate
     progress: bool = True  # working rules: seeing this means the task is under way (false for start-up screens)
     description: str = ""

@@ -18,6 +18,11 @@ class Snapshot:
     styled: frozenset[int] = frozenset()  # rows in reverse video, on a background colour, or all in one colour
     cursor_visible: bool = True  # full-screen and Ink programs hide it: what is left of it is then no line prompt
     cols: int = 0  # the screen's width: a row as long as this wrapped into the next (0: unknown)
+    faint: frozenset[int] = frozenset()  # rows whose text is drawn faint (SGR 2): clack dims every option but the one highlighted
+
+    def rel(self, top: int) -> tuple[frozenset[int], frozenset[int]]:
+        """(styled, faint) counted from row `top`: what a menu parser of the rows from there needs."""
+        return frozenset(y - top for y in self.styled if y >= top), frozenset(y - top for y in self.faint if y >= top)
 
     @property
     def cursor_text(self) -> str:

@@ -48,9 +48,26 @@ def asked(rule: Rule | None, c: Classification) -> str:
     """The question in the program's own words (the deny policy's trigger for a closer look at a yes): the rows that
     ask (not the diff or the command box above them in a dialog: the policy judges those as the action)."""
     rows = c.block.split("\n")
-    if rule is None or rule.scope != "cursor_line":
-        return "\n".join(r for r in rows if _ASKING.search(r)) or (c.block if rule is None else headline(c.block))
+    if rule is None:  # a screen no rule knows (a dialog box): the sentence that asks, however it wraps
+        return "\n".join(rows[i] for i in _sentence_rows(rows)) or c.block
+    if rule.scope != "cursor_line":
+        return "\n".join(r for r in rows if _ASKING.search(r)) or headline(c.block)
     return c.block.strip("\n")
+
+
+def _sentence_rows(rows: list[str]) -> list[int]:
+    """The rows that ask, each with the rows of its sentence above it (`Delete file` / `"b.txt"?`): up to the blank row,
+    the rule or the row ending a sentence above, two rows at most."""
+    out: list[int] = []
+    for i, row in enumerate(rows):
+        if not _ASKING.search(row):
+            continue
+        first = i
+        while first > 0 and i - first < 2 and rows[first - 1].strip() and not _CHROME.fullmatch(rows[first - 1]) \
+                and not rows[first - 1].rstrip().endswith((".", "?", "!", ":")):
+            first -= 1
+        out += [k for k in range(first, i + 1) if k not in out]
+    return out
 
 
 def lead(rule: Rule | None, c: Classification, snap: Snapshot) -> str:
@@ -78,7 +95,8 @@ def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[
         notes = (*notes, "This prompt acts on a single key press: the key alone answers it, no Enter follows.")
     if c.menu is not None and c.menu.typed:
         notes = (*notes, "The options are numbered and nothing is highlighted: name one by its label or its number; "
-                         "its number is typed, then Enter.")
+                         "its number is typed, then Enter." + (" If the prompt asks for something else, give that text: "
+                                                               "it is typed as it is." if rule and rule.free_text else ""))
     if c.prefill:
         notes = (*notes, f"The field already holds {c.prefill!r}, a default the program filled in: an empty answer keeps "
                          "it; any other answer replaces it (it is erased first).")
@@ -93,6 +111,7 @@ def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[
         approval=approval,
         choices=options,
         multi=bool(c.menu and c.menu.multi),
+        free_text=bool(rule and rule.free_text),
         highlighted=highlighted,
         deny_reply=deny_reply,
         multiline=c.multiline,

@@ -34,6 +34,11 @@ class Keystrokes:
     choice: Record | None = None  # the menu option(s) chosen
 
 
+def _free_text(profile: Profile, c: Classification) -> bool:
+    rule = next((r for r in profile.rules if r.id == c.rule_id), None)
+    return rule is not None and rule.free_text
+
+
 def keystrokes(c: Classification, d: Decision, modes: Modes, profile: Profile, *, kind: str | None, secret: bool,
                secrets: Mapping[str, str], echo_check: bool) -> Keystrokes:
     text = d.text or ""
@@ -59,7 +64,7 @@ def keystrokes(c: Classification, d: Decision, modes: Modes, profile: Profile, *
         check = submit_at.label if submit_at is not None else None if c.menu.multi or c.menu.typed else chosen[0].label
         choice = Record("menu_choice", {"rule_id": c.rule_id, "reply": shown, "options": [o.label for o in chosen], "keys": typed,
                                         "highlighted": None if c.menu.typed else c.menu.current.label, "multi": c.menu.multi})
-    elif c.menu is not None and not only_keys(text) and kind != Kind.UNDECIDED:
+    elif c.menu is not None and not only_keys(text) and kind != Kind.UNDECIDED and not _free_text(profile, c):
         raise Refused(f"the reply {shown!r} names none of the options ({', '.join(o.label for o in c.menu.options)})")
     try:
         writes = to_writes(typed, submit=submit, key_delay=profile.key_delay_ms / 1000, enter_delay=profile.enter_delay_ms / 1000,

@@ -281,7 +281,7 @@ class PtyStep:
         if tty == kernel.READING and c.state == "settling":
             self._look_at = now + 0.01
         facts = ScreenFacts(snap.text(), self._content_version, quiet, tty, self._modes(),
-                            judge=lambda: undecided(self._profile, snap), echo_off=self._no_echo(),
+                            judge=lambda answered_to: undecided(self._profile, snap, answered_to), echo_off=self._no_echo(),
                             said=lambda after: ask.last_message(self._profile, snap, c, after))
         self._do(self.pilot.screen(now, c, facts))
 
@@ -428,7 +428,7 @@ class PtyStep:
         """Is the menu's highlight on `label`? If not yet, wait a little for the redraw; in the end, escalate."""
         snap = self.screen.snapshot()
         top = max(0, anchor_row - snap.scrolled)
-        menu = parse_menu(list(snap.lines[top:]), {y - top for y in snap.styled if y >= top}) \
+        menu = parse_menu(list(snap.lines[top:]), *snap.rel(top)) \
             or buttons(snap.lines, snap.cursor_x, snap.cursor_y)
         if menu is not None and menu.current.label == label or highlighted_row(snap.lines[top:], label):
             return True

@@ -52,6 +52,7 @@ class _Asking:
     content: int
     kind: str | None
     secret: bool = False
+    not_taken: str | None = None  # asked again because this answer was not taken (the screen stayed as it was)
 
 
 @dataclass(slots=True)
@@ -87,6 +88,9 @@ class Pilot:
     _turn: _TurnEnd | None = None
     _typed: dict[str, str] = field(default_factory=dict)  # what was last typed at each prompt (a secret as its mask)
     _busy_since: float | None = None  # the kernel has seen the quiet program busy since then (recorded once)
+    _answered_to: int | None = None  # the last row of the question answered last: rows down to it are history
+    _text: str = ""  # the screen's text at the last look
+    _asked_on: dict[str, str] = field(default_factory=dict)  # the screen's text when each prompt was answered
     tally: Tally = field(init=False)
     turns: Turns = field(init=False)
 
@@ -126,7 +130,7 @@ class Pilot:
         if self.state != State.RUNNING or self._asking is not None:
             return []
         out = self._record_state(c)
-        self._content, self._echo_off = facts.content, facts.echo_off
+        self._content, self._echo_off, self._text = facts.content, facts.echo_off, facts.text.rstrip()
         self._wake = None if c.recheck_after is None else now + c.recheck_after
         if self._watch is not None:
             held = self._follow_watch(now, c, facts)
@@ -154,6 +158,10 @@ class Pilot:
             return out + self._undecided(now, c, facts)
         if c.key not in self.answered:
             return out + self._prompted(now, c, facts.modes)
+        if facts.tty != "busy" and facts.text.rstrip() != self._asked_on.get(c.key or ""):  # the same words on another
+            self.answered.pop(c.key or "", None)  # screen (an error line above, a file gone from a listing): a new question
+            return out + [Record("asked_again", {"rule_id": c.rule_id, "prompt": c.block}),
+                          *self._ask(c, None, self._typed_before(c.key or ""))]
         return out + self._asked_again(now, c, facts)
 
     def _asked_again(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
@@ -167,8 +175,13 @@ class Pilot:
             self._wake_by(due)
             return []
         self.answered.pop(c.key or "", None)
-        notes = self._not_taken(self._typed.get(c.key or "", "")) if c.key in self._typed else ()
-        return [Record("asked_again", {"rule_id": c.rule_id, "prompt": c.block}), *self._ask(c, None, notes)]
+        return [Record("asked_again", {"rule_id": c.rule_id, "prompt": c.block}), *self._ask(c, None, self._typed_before(c.key or ""))]
+
+    def _typed_before(self, key: str) -> tuple[str, ...]:
+        if key not in self._typed:
+            return ()
+        return (f"{self._typed[key]!r} was typed at this prompt before, and the program took it (its screen changed) and "
+                "asks again: answer what it asks now.",)
 
     def decided(self, now: float, token: int, d: Decision, current: Callable[[], Classification], content: int,
                 modes: Modes) -> list[Effect]:
@@ -197,6 +210,9 @@ class Pilot:
             self._wake = now
             return [Record("reply_discarded", {"reason": "the prompt changed while the answer was chosen", "prompt_key": a.c.key}),
                     *self._apply(Event.NO_REPLY, a.c)]
+        if a.not_taken is not None and d.text == a.not_taken and d.source.startswith("rules:"):  # told, the rules can't differ
+            return self._escalate(a.c, f"the program did not take {a.not_taken!r} (it waits on its terminal, the screen as it "
+                                       f"was), and the rules give the same answer again", a.kind)
         return self._type_answer(now, a.c, d, modes, a.kind, a.secret)
 
     def typed(self, now: float, content: int) -> list[Effect]:
@@ -246,7 +262,9 @@ class Pilot:
         stuck_after = self.profile.stuck_after_s
         if facts.quiet_for >= stuck_after:
             return out + self._escalate(c, f"stuck: working marker with no screen change for {stuck_after:g}s")
-        self._wake_by(now + stuck_after - facts.quiet_for)
+        # a marker that stops moving is looked at again soon: the kernel may say the program reads its terminal (a
+        # static `...` line above a prompt), and then it is a question, not work
+        self._wake_by(min(now + BUSY_LOOK, now + stuck_after - facts.quiet_for))
         return out
 
     def _still_starting(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
@@ -333,7 +351,7 @@ class Pilot:
         if facts.tty == "busy":
             return self._left_to_work(now, c, facts)
         self._busy_since = None
-        judged = facts.judge()
+        judged = facts.judge(self._answered_to)
         key = judged.key or ""
         delay = self.judge_after(facts.tty, judged.asks)
         if c.recheck_after is not None:  # a rule waits for more quiet (an idle composer): it speaks first, in time
@@ -394,10 +412,10 @@ class Pilot:
         a PIN… by its words (a TUI that draws `****` itself leaves echo on)."""
         return self._echo_off or (c.state in (Screen.INPUT, UNKNOWN) and asks_secret(c.block, dialog=c.state == UNKNOWN))
 
-    def _ask(self, c: Classification, kind: str | None, notes: tuple[str, ...] = ()) -> list[Effect]:
+    def _ask(self, c: Classification, kind: str | None, notes: tuple[str, ...] = (), not_taken: str | None = None) -> list[Effect]:
         self._token += 1
         secret = self._secret(c)
-        self._asking = _Asking(self._token, c, self._content, kind, secret)
+        self._asking = _Asking(self._token, c, self._content, kind, secret, not_taken)
         return [*self._apply(Event.PROMPT, c), Ask(self._token, c, kind, secret, notes=notes)]
 
     @staticmethod
@@ -428,7 +446,7 @@ class Pilot:
                     Type((Write(b"\r", 0.0, "<enter>"),))]
         self._watch = None
         return [Record("not_taken", {"prompt_key": w.c.key, "typed": w.typed, "enter_retries": w.retries}),
-                *self._ask(shown, Kind.UNDECIDED.value if shown.state == UNKNOWN else None, self._not_taken(w.typed))]
+                *self._ask(shown, Kind.UNDECIDED.value if shown.state == UNKNOWN else None, self._not_taken(w.typed), w.typed)]
 
     @staticmethod
     def _not_taken(typed: str) -> tuple[str, ...]:
@@ -462,6 +480,9 @@ class Pilot:
         if c.key:
             self.answered[c.key] = self.answered.get(c.key, 0) + 1
             self._typed[c.key] = shown
+            self._asked_on[c.key] = self._text
+        if c.block.strip():
+            self._answered_to = c.anchor_row + len(c.block.rstrip("\n").split("\n")) - 1
         self.worked = True  # whatever the program does next answers to us; idle afterwards means done
         out += delivered
         out += self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)

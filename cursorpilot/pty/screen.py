@@ -50,6 +50,12 @@ def _is_styled(line: dict, width: int) -> tuple[bool, tuple | None]:
     return bool(cells) and cells[0].fg not in _PLAIN_FG and all(c.fg == cells[0].fg for c in cells), style
 
 
+def _is_faint(line: dict, width: int) -> bool:
+    """Most of the row's letters are faint (kept in `blink`: `_Screen.select_graphic_rendition`)."""
+    letters = [c for c in (line[x] for x in range(width)) if c.data.isalnum()]
+    return bool(letters) and sum(c.blink for c in letters) * 2 > len(letters)
+
+
 def _highlights(styled: set[int], styles: dict[int, tuple | None]) -> frozenset[int]:
     """The styled rows, less those in the style most text rows share when that style is itself a colour: on a
     whiptail dialog every row is on a white background, and only the chosen item is on red."""
@@ -119,6 +125,19 @@ class _Screen(pyte.Screen):
             self.scrolled += 1
             self.scrollback.append(self.buffer[top])  # keep the row object; O(1), rendered on demand
         super().index()
+
+    def select_graphic_rendition(self, *attrs: int) -> None:  # type: ignore[override]
+        """pyte has no faint (SGR 2): it is kept in the cell's `blink` flag, which no program read here draws with, so
+        that a list whose options are all faint but the highlighted one (@clack/prompts) shows its highlight."""
+        super().select_graphic_rendition(*attrs)
+        faint = None
+        for attr in attrs or (0,):
+            if attr == 2:
+                faint = True
+            elif attr in (0, 22, 5, 25):
+                faint = False
+        if faint is not None and self.cursor.attrs.blink != faint:
+            self.cursor.attrs = self.cursor.attrs._replace(blink=faint)
 
     def write_process_input(self, data: str) -> None:
         self.replies.append(data)
@@ -216,6 +235,7 @@ class TerminalScreen:
         self._rows: list[str] = []  # rendered rows, right-stripped, kept between snapshots
         self._styled: set[int] = set()  # rows with reverse-video or coloured-background text
         self._styles: dict[int, tuple | None] = {}  # each row's text style
+        self._faint: set[int] = set()  # rows whose letters are drawn faint
         self.fast_lines = 0  # lines that took the fast path (for benchmarks)
 
     def feed(self, data: bytes) -> None:
@@ -432,20 +452,24 @@ class TerminalScreen:
             return self._cached
         self.flush()
         s = self._screen
-        rows, styled = self._rows, self._styled
+        rows, styled, faint = self._rows, self._styled, self._faint
         styles = self._styles
         if len(rows) != s.lines:
             rows[:] = [""] * s.lines
             styled.clear()
+            faint.clear()
             styles.clear()
             s.dirty.update(range(s.lines))
         for y in s.dirty:  # only rows pyte changed since the last snapshot are rendered again
             if 0 <= y < s.lines:
                 rows[y] = _render_row(s.buffer[y], s.columns)
                 styled.discard(y)
+                faint.discard(y)
                 is_styled, styles[y] = _is_styled(s.buffer[y], len(rows[y]))
                 if is_styled:
                     styled.add(y)
+                if _is_faint(s.buffer[y], len(rows[y])):
+                    faint.add(y)
         s.dirty.clear()
         self._cached = Snapshot(
             lines=tuple(rows),
@@ -456,6 +480,7 @@ class TerminalScreen:
             styled=_highlights(styled, styles),
             cursor_visible=not s.cursor.hidden,
             cols=s.columns,
+            faint=frozenset(faint),
         )
         return self._cached
 

@@ -61,12 +61,14 @@ def test_arrows_tab_and_shift_tab_reach_the_dialogs(pilot):
     assert [k["hex"] for k in r.of("keys_sent")][:3] == ["1b5b42", "1b5b41", "0d"]  # one write per key
 
 
-def test_a_key_the_prompt_ignores_is_escalated_not_repeated(pilot):
+def test_a_key_the_prompt_ignores_is_judged_again_then_escalated_not_repeated(pilot):
+    """The screen stays exactly as it was and the program reads again: the answer was not taken. The rules are asked
+    again, told so; they can only give the same key, so a human is asked (never a blind Enter, never a silent loop)."""
     rules = APPROVE_ALL.replace("'Run this command\\?', reply: y}", "'Run this command\\?', reply: x}")  # no such key
     r = pilot(cursor("approvals"), "--profile", "cursor", rules=rules)
     assert r.code == 3
-    assert "did not react" in r.of("run_finished")[0]["reason"]
-    assert [a["reply"] for a in r.of("answer")].count("x") == 1
+    assert "did not take 'x'" in r.of("run_finished")[0]["reason"]
+    assert [a["reply"] for a in r.of("answer")].count("x") == 1 and len(r.of("not_taken")) == 1
     assert r.of("enter_retry") == []  # single-key prompts never get a blind Enter
 
 

@@ -127,6 +127,20 @@ def test_a_numbered_list_that_is_not_a_menu(screen):
     assert Feeder(GENERIC).feed(screen).after(2).rule_id != "generic.numbered"
 
 
+def test_a_numbered_list_above_any_prompt_offers_its_numbers_and_takes_text_too():
+    """bash `select` with its own PS3="fruit? " was not seen as a menu: the label was typed instead of its number. A
+    list of results above a question of its own ("Enter a new name:") is the same shape: its numbers are offered, and a
+    reply naming none is typed as it is."""
+    c = Feeder(GENERIC).feed("1) apple\r\n2) banana\r\n3) cherry\r\nfruit? ").after(0.5)
+    assert (c.state, c.rule_id) == ("menu", "generic.numbered_prompt") and c.menu.typed
+    assert [o.label for o in c.menu.options] == ["apple", "banana", "cherry"]
+    c = Feeder(GENERIC).feed("Found:\r\n1) a.txt\r\n2) b.txt\r\nEnter a new name: ").after(2)
+    assert c.rule_id == "generic.numbered_prompt" and GENERIC_RULES["generic.numbered_prompt"].free_text
+
+
+GENERIC_RULES = {r.id: r for r in GENERIC.rules}
+
+
 def test_half_drawn_menu_is_not_answered():
     f = Feeder(GENERIC).feed("Pick a fruit:\r\n1) apple\r\n")
     assert f.after(0.3).state == "settling"

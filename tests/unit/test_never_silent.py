@@ -60,7 +60,7 @@ def test_a_quiet_screen_always_gets_a_decision_within_the_deadline(profile, kind
         tty = ttys[min(i, len(ttys) - 1)]
         i += 1
         seen.append((now, tty))
-        effects = p.screen(now, c, ScreenFacts("", 1, now, tty, Modes(), judge=lambda: judged))
+        effects = p.screen(now, c, ScreenFacts("", 1, now, tty, Modes(), judge=lambda _=None: judged))
         working = working or any(isinstance(e, Record) and e.type == "screen_state" and e.fields["rule_id"] == "kernel.busy"
                                  for e in effects)
         if any(isinstance(e, (Ask, AskHuman, Close)) or (isinstance(e, Record) and e.type in ("escalation", "answer")) for e in effects) \
@@ -92,7 +92,7 @@ def test_after_a_wait_or_an_answer_the_next_decision_still_has_a_deadline(ttys, 
     while now < horizon and not p.done and decisions < len(replies):
         tty = ttys[i % len(ttys)]
         i += 1
-        effects = p.screen(now, c, ScreenFacts("", content, now - quiet_from, tty, Modes(), judge=lambda: judged))
+        effects = p.screen(now, c, ScreenFacts("", content, now - quiet_from, tty, Modes(), judge=lambda _=None: judged))
         asks = [e for e in effects if isinstance(e, Ask)]
         if asks:
             reply = replies[decisions]

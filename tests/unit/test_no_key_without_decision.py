@@ -52,7 +52,7 @@ def test_every_key_belongs_to_a_decision_or_is_an_enter_on_the_unchanged_screen(
             break
         if kind == "screen":
             name, content, tty, quiet = args
-            out = p.screen(now, SCREENS[name], ScreenFacts("", content, quiet, tty, Modes(), judge=lambda: JUDGED))
+            out = p.screen(now, SCREENS[name], ScreenFacts("", content, quiet, tty, Modes(), judge=lambda _=None: JUDGED))
         elif kind == "decide":
             if not asked:
                 continue

@@ -83,7 +83,7 @@ def test_a_program_that_takes_the_answer_and_works_silently_is_left_to_work():
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Board:", key="u@1:board")
     now, seen = 0.5, []
     while now < 300.0:
-        out = p.screen(now, menu if now < 1.0 else unknown, facts(quiet=now - 0.2, tty="busy", judge=lambda: judged))
+        out = p.screen(now, menu if now < 1.0 else unknown, facts(quiet=now - 0.2, tty="busy", judge=lambda _=None: judged))
         seen += out
         now = p.wake_at()
     assert not of(seen, (Type, Ask, AskHuman, Close)) and not records(seen, "escalation") and not records(seen, "enter_retry")
@@ -121,9 +121,9 @@ def test_a_quiet_unknown_screen_is_judged_after_undecided_after():
     p = pilot()
     unknown = Classification(state=UNKNOWN)
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="sqlite>", key="generic.undecided@5:sqlite>")
-    assert not of(p.screen(10.0, unknown, facts(quiet=1.0, judge=lambda: judged)), Ask)
+    assert not of(p.screen(10.0, unknown, facts(quiet=1.0, judge=lambda _=None: judged)), Ask)
     assert p.wake_at() == 12.0  # quiet since 9.0, judged at 9.0 + 3 s
-    (ask,) = of(p.screen(12.0, unknown, facts(quiet=3.0, judge=lambda: judged)), Ask)
+    (ask,) = of(p.screen(12.0, unknown, facts(quiet=3.0, judge=lambda _=None: judged)), Ask)
     assert ask.kind == "undecided" and ask.c.block == "sqlite>"
 
 
@@ -131,16 +131,16 @@ def test_wait_is_recorded_and_the_same_screen_is_judged_again_only_after_the_bac
     p = pilot()
     unknown = Classification(state=UNKNOWN)
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Downloading", key="u@1:Downloading")
-    (ask,) = of(p.screen(3.0, unknown, facts(quiet=3.0, judge=lambda: judged)), Ask)
+    (ask,) = of(p.screen(3.0, unknown, facts(quiet=3.0, judge=lambda _=None: judged)), Ask)
     out = p.decided(3.1, ask.token, Decision(Verdict.WAIT, source="openai:m", why="downloading"), lambda: unknown, 1, Modes())
     assert records(out, "wait")[0]["waits_in_a_row"] == 1 and not of(out, Type)
-    assert not of(p.screen(8.0, unknown, facts(quiet=8.0, judge=lambda: judged)), Ask)  # backoff: 6 s after the WAIT
+    assert not of(p.screen(8.0, unknown, facts(quiet=8.0, judge=lambda _=None: judged)), Ask)  # backoff: 6 s after the WAIT
     assert p.wake_at() == 9.1
-    (again,) = of(p.screen(9.1, unknown, facts(quiet=9.1, judge=lambda: judged)), Ask)  # never silent: judged again
+    (again,) = of(p.screen(9.1, unknown, facts(quiet=9.1, judge=lambda _=None: judged)), Ask)  # never silent: judged again
     changed = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Downloading 50%", key="u@1:Downloading 50%")
     p.decided(9.2, again.token, Decision(Verdict.WAIT, source="openai:m", why="still"), lambda: unknown, 1, Modes())
-    assert not of(p.screen(19.0, unknown, facts(quiet=9.0, content=2, judge=lambda: changed)), Ask)  # 2 WAITs: 12 s
-    assert of(p.screen(22.0, unknown, facts(quiet=12.0, content=2, judge=lambda: changed)), Ask)
+    assert not of(p.screen(19.0, unknown, facts(quiet=9.0, content=2, judge=lambda _=None: changed)), Ask)  # 2 WAITs: 12 s
+    assert of(p.screen(22.0, unknown, facts(quiet=12.0, content=2, judge=lambda _=None: changed)), Ask)
 
 
 def test_a_screen_judged_wait_that_never_changes_goes_to_a_human_after_stuck_after():
@@ -149,7 +149,7 @@ def test_a_screen_judged_wait_that_never_changes_goes_to_a_human_after_stuck_aft
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Downloading", key="u@1:Downloading")
     now = 3.0
     for _ in range(40):
-        effects = p.screen(now, unknown, facts(quiet=now, judge=lambda: judged))
+        effects = p.screen(now, unknown, facts(quiet=now, judge=lambda _=None: judged))
         if records(effects, "escalation"):
             break
         asks = of(effects, Ask)
@@ -163,27 +163,27 @@ def test_a_quiet_program_the_kernel_sees_busy_is_left_to_work_until_stuck_after(
     """`echo building; sleep 10; echo built` with rules only ended after 7 s with exit 3: 'is it waiting for someone?'."""
     p = pilot()
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="building", key="u@1:building")
-    out = p.screen(5.0, Classification(state=UNKNOWN), facts(quiet=5.0, tty="busy", judge=lambda: judged))
+    out = p.screen(5.0, Classification(state=UNKNOWN), facts(quiet=5.0, tty="busy", judge=lambda _=None: judged))
     assert not of(out, Ask) and records(out, "screen_state")[-1]["rule_id"] == "kernel.busy" and p.wake_at() == 5.25
-    assert not records(p.screen(5.25, Classification(state=UNKNOWN), facts(quiet=5.25, tty="busy", judge=lambda: judged)),
+    assert not records(p.screen(5.25, Classification(state=UNKNOWN), facts(quiet=5.25, tty="busy", judge=lambda _=None: judged)),
                        "screen_state")  # said once
-    assert of(p.screen(5.5, Classification(state=UNKNOWN), facts(quiet=5.5, tty="reading", judge=lambda: judged)), Ask)
+    assert of(p.screen(5.5, Classification(state=UNKNOWN), facts(quiet=5.5, tty="reading", judge=lambda _=None: judged)), Ask)
     p = pilot()
     out = p.screen(GENERIC.stuck_after_s, Classification(state=UNKNOWN),
-                   facts(quiet=GENERIC.stuck_after_s, tty="busy", judge=lambda: judged))
+                   facts(quiet=GENERIC.stuck_after_s, tty="busy", judge=lambda _=None: judged))
     assert "busy and not waiting on its terminal" in records(out, "escalation")[0]["why"]
 
 
 def test_a_program_reading_its_terminal_is_judged_at_once_and_a_poller_when_it_shows_a_question():
     blank = Classification(state=UNKNOWN, rule_id="generic.undecided", block="", key="u@0:")
     p = pilot()
-    assert of(p.screen(0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="reading", judge=lambda: blank)), Ask)
+    assert of(p.screen(0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="reading", judge=lambda _=None: blank)), Ask)
     menu = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Pick\n<Ok>", key="u@0:Pick <Ok>", asks=True)
     p = pilot()
-    assert of(p.screen(0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="polling", judge=lambda: menu)), Ask)
+    assert of(p.screen(0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="polling", judge=lambda _=None: menu)), Ask)
     log = Classification(state=UNKNOWN, rule_id="generic.undecided", block="12:00 tick", key="u@0:tick")
     p = pilot()
-    assert not of(p.screen(0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="polling", judge=lambda: log)), Ask)
+    assert not of(p.screen(0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="polling", judge=lambda _=None: log)), Ask)
     assert p.wake_at() == 3.0
 
 
@@ -196,11 +196,11 @@ def test_a_stale_screen_is_never_asked_about_after_typing():
     p.typed(1.5, 7)
     unknown = Classification(state=UNKNOWN)
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Continue? [y/n]", key="u@3:Continue? [y/n]")
-    assert not of(p.screen(1.503, unknown, facts(quiet=5.0, content=7, judge=lambda: judged)), Ask)
-    retry = p.screen(2.3, unknown, facts(quiet=5.8, content=7, judge=lambda: judged))
+    assert not of(p.screen(1.503, unknown, facts(quiet=5.0, content=7, judge=lambda _=None: judged)), Ask)
+    retry = p.screen(2.3, unknown, facts(quiet=5.8, content=7, judge=lambda _=None: judged))
     assert records(retry, "enter_retry") and not of(retry, Ask)
     p.typed(2.3, 7)
-    out = p.screen(2.6, unknown, facts(quiet=0.2, content=8, tty="reading", judge=lambda: judged))  # it reacted
+    out = p.screen(2.6, unknown, facts(quiet=0.2, content=8, tty="reading", judge=lambda _=None: judged))  # it reacted
     assert not records(out, "enter_retry")
 
 
@@ -208,10 +208,10 @@ def test_an_undecided_screen_shown_again_after_its_answer_is_judged_again_told_w
     p = pilot()
     unknown = Classification(state=UNKNOWN)
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="> ", key="u@1:>")
-    (ask,) = of(p.screen(3.0, unknown, facts(quiet=3.0, judge=lambda: judged)), Ask)
+    (ask,) = of(p.screen(3.0, unknown, facts(quiet=3.0, judge=lambda _=None: judged)), Ask)
     p.decided(3.1, ask.token, answer("help"), lambda: unknown, 1, Modes())
     p.typed(3.2, 1)
-    out = p.screen(7.0, unknown, facts(quiet=3.8, content=2, judge=lambda: judged))  # redrawn, still the same
+    out = p.screen(7.0, unknown, facts(quiet=3.8, content=2, judge=lambda _=None: judged))  # redrawn, still the same
     (again,) = of(out, Ask)
     assert not records(out, "escalation") and "'help' was typed here already" in again.notes[0]
 
@@ -219,7 +219,7 @@ def test_an_undecided_screen_shown_again_after_its_answer_is_judged_again_told_w
 def test_the_model_may_press_a_single_key_without_enter_on_an_undecided_screen():
     p = pilot()
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="(END)", key="u@1:(END)")
-    (ask,) = of(p.screen(3.0, Classification(state=UNKNOWN), facts(quiet=3.0, judge=lambda: judged)), Ask)
+    (ask,) = of(p.screen(3.0, Classification(state=UNKNOWN), facts(quiet=3.0, judge=lambda _=None: judged)), Ask)
     out = p.decided(3.1, ask.token, answer("q", submit=False), lambda: Classification(state=UNKNOWN), 1, Modes())
     assert [w.data for w in of(out, Type)[0].writes] == [b"q"]
 
