@@ -41,15 +41,19 @@ def root(
 
 
 def load_governing_prompt(value: str | None) -> str:
-    """A path if it exists, else literal text; something that looks like a missing file is an error."""
+    """A file if that path exists, else literal text. Text has a space in it: one word with no such file is a
+    mistyped file name (`--prompt nosuchprompt`), refused, never taken as the governing prompt itself."""
     if value is None:
         return ""
     path = Path(value).expanduser()
     if path.is_file():
         return path.read_text(encoding="utf-8")
-    looks_like_path = not any(c.isspace() for c in value) and ("/" in value or path.suffix in {".md", ".txt", ".prompt"})
-    if looks_like_path:
-        raise BadInput(f"prompt file not found: {value}")
+    if path.is_dir():
+        raise BadInput(f"--prompt {value}: is a directory, not a prompt file")
+    if not value.strip():
+        raise BadInput("--prompt is empty: give a file, or the governing prompt's text")
+    if not any(c.isspace() for c in value.strip()):
+        raise BadInput(f"prompt file not found: {value} (--prompt takes a file, or text of more than one word)")
     return value
 
 
@@ -85,7 +89,7 @@ def run(
     keep_ci_env: bool = typer.Option(False, "--keep-ci-env", rich_help_panel=PROGRAM,
                                      help="Pass CI=true and the like on to the program (by default hidden: it has a user, the pilot)."),
     prompt: Optional[str] = typer.Option(None, "--prompt", rich_help_panel=ANSWERS,
-                                         help="The governing prompt: a file if that path exists, else literal text."),
+                                         help="The governing prompt: a file, or its text (more than one word)."),
     rules: Optional[Path] = typer.Option(None, "--rules", rich_help_panel=ANSWERS,
                                          help="A rules file: a YAML list of {match, reply} (docs/rules.md); the script's replies."),
     answer: Optional[list[str]] = typer.Option(None, "--answer", rich_help_panel=ANSWERS,
@@ -402,14 +406,15 @@ def _run(**o) -> int:
     secrets = given_secrets(o.get("secret") or [], os.environ)  # names and variables are kept for --resume, values never
     detectors = _existing(o["detectors"], "detector file")
     interactive_steps = any(step.run is None for step in plan.steps)
-    provider_name = choose_provider(o["provider"] or (None if interactive_steps else "rules"),
-                                    rules is not None or bool(answers) or bool(plan.answers), dict(os.environ))
+    # no key and no rules: the rules provider with none, so a program that asks nothing runs, and each question goes to
+    # a person (exit 3 with nobody at the terminal, saying how to choose an answerer)
+    provider_name = choose_provider(o["provider"] or (None if interactive_steps else "rules"), True, dict(os.environ))
     pconfig = ProviderConfig(
         rules_file=rules, model=o["model"], base_url=o["base_url"], retries=o["llm_retries"],
         timeout=parse_duration(o["llm_timeout"]), prices=load_prices(_existing(o["prices"], "prices file")),
     )
     if provider_name == "rules":  # --answer first, then --rules; with neither, the plan's answers alone (no match escalates)
-        provider = RulesProvider([*answers, *(read_entries(rules) if rules else [])], str(rules or "--answer"))
+        provider = RulesProvider([*answers, *(read_entries(rules) if rules else [])], str(rules or ("--answer" if answers else "")))
         rule_entries = []
     else:  # an answerer that is not rules: the rules go first, as the step's own (the script's file is its script)
         provider = create_provider(provider_name, pconfig)
