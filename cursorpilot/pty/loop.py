@@ -127,7 +127,7 @@ class PtyStep:
     # -- public ----------------------------------------------------------------------------------------------------------
     def run(self) -> StepResult:
         run = self.run_
-        self.recorder = SessionRecorder(run.log_dir, self.clock, run.cols, run.rows, self.step.command, step=self.step.index)
+        self.recorder = SessionRecorder(run.log_dir, self.clock, run.cols, run.rows, self.step.command, step=self.step.index, redactor=run.redactor)
         try:
             env, hidden = program_env(self.step.env, self._mark, run.keep_ci_env)
             self.driver = PtyDriver(self.step.command, cwd=self.step.cwd, env=env, cols=run.cols, rows=run.rows)

@@ -118,7 +118,7 @@ def test_a_secret_is_masked_in_the_ledger_and_the_replay_even_from_a_writer_that
     for path in (written.html, written.json, written.md):
         assert "hunter2" not in path.read_text(), path.name
     row = written.report.ledger[0]
-    assert row.secret and row.answer.startswith("•••••• (7 chars, sha256:") and row.keys[1] == "<enter>"
+    assert row.secret and row.answer.startswith("•••••• (7 chars, hmac:") and row.keys[1] == "<enter>"
 
 
 def test_a_crashed_run_still_renders_and_says_it_did_not_finish(run):
