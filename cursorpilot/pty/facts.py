@@ -60,8 +60,8 @@ class ScreenFacts:
     modes: Modes = Modes()
     judge: Callable[[], Classification] | None = None  # the whole live region as a prompt (only built when judged)
     echo_off: bool = False  # the terminal reads a line with echo off (read -s, getpass): what is typed is a secret
-    said: Callable[[str | None], str] | None = None  # an agent's last message above its composer, from below the echo of
-    # the last instruction it was given (only read at a turn end)
+    said: Callable[[str | None, str | None], str] | None = None  # an agent's last message above its composer, from below
+    # the echo of the last instruction it was given, else below its message at the last turn end (only read at a turn end)
 
 
 @dataclass(slots=True)

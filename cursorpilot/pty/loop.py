@@ -281,7 +281,7 @@ class PtyStep:
             self._look_at = now + 0.01
         facts = ScreenFacts(snap.text(), self._content_version, quiet, tty, self._modes(),
                             judge=lambda: undecided(self._profile, snap), echo_off=self._no_echo(),
-                            said=lambda after: ask.last_message(self._profile, snap, c, after))
+                            said=lambda after, before: ask.last_message(self._profile, snap, c, after, before))
         self._do(self.pilot.screen(now, c, facts))
 
     def _modes(self) -> Modes:
