@@ -133,7 +133,7 @@ def run(
     plan: Optional[Path] = typer.Option(None, "--plan", autocompletion=completion.plans, rich_help_panel=PLANS,
                                         help="A YAML plan of steps, or a bundled one by name (cursor-pilot plans)."),
     cursor: str = typer.Option("cursor-agent", "--cursor", help="The Cursor binary for a plan's cursor: steps.", rich_help_panel=PLANS),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Preview: classify each step's first question, type nothing.",
+    dry_run: bool = typer.Option(False, "--dry-run", help="Preview: start each step's program, stop it at its first question, type nothing (what it does before asking, it does).",
                                  rich_help_panel=PLANS),
     resume: Optional[Path] = typer.Option(None, "--resume", help="Continue a run from its manifest.json.", rich_help_panel=PLANS),
     force: bool = typer.Option(False, "--force", help="Resume even if the plan or the governing prompt changed.", rich_help_panel=PLANS),

@@ -127,7 +127,7 @@ class ConsoleSink(BaseSink):
     def finished(self, outcome: Outcome) -> None:
         self._stop_live()
         if outcome.preview is not None:
-            table = Table(title="dry run: nothing was typed", show_lines=False)
+            table = Table(title="dry run: nothing was typed (each program ran up to its first question)", show_lines=False)
             for col in ("step", "kind", "question seen", "would type", "chosen by"):
                 table.add_column(col)
             for row in outcome.preview:  # Text cells: screen text such as "[y/n]" is not rich markup
