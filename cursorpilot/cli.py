@@ -65,7 +65,8 @@ def _existing(path: Path | None, what: str) -> Path | None:
 
 PROGRAM, ANSWERS, LIMITS, OUTPUT, PLANS, ACP = "Program", "Answers", "Limits", "Output", "Plans and runs", "ACP"
 TURNS = "Turn ends and the goal"
-LOG_HELP = "Where the run's records go (default runs/<run-id>/); a folder that holds a run is refused."
+LOG_HELP = ("Where the run's records go (default: $XDG_STATE_HOME/cursor-pilot/runs/<run-id>/, or $CURSORPILOT_RUNS/<run-id>/); "
+            "a folder that holds a run is refused.")
 QUIET_HELP = "Show only the final summary: no live screen, no answers, no program output."
 DEBUG_HELP = "Diagnostics on stderr as well, and a traceback on errors."
 
@@ -135,7 +136,7 @@ def run(
     cursor: str = typer.Option("cursor-agent", "--cursor", help="The Cursor binary for a plan's cursor: steps.", rich_help_panel=PLANS),
     dry_run: bool = typer.Option(False, "--dry-run", help="Preview: start each step's program, stop it at its first question, type nothing (what it does before asking, it does).",
                                  rich_help_panel=PLANS),
-    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue a run from its manifest.json.", rich_help_panel=PLANS),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue a run: its manifest.json, its folder or its id.", rich_help_panel=PLANS),
     force: bool = typer.Option(False, "--force", help="Resume even if the plan or the governing prompt changed.", rich_help_panel=PLANS),
     acp: bool = typer.Option(False, "--acp", help="Drive the agent over the Agent Client Protocol (JSON-RPC on stdio), not a screen.",
                              rich_help_panel=ACP),
@@ -164,11 +165,12 @@ def demo(
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Run the bundled demo: the Cursor simulator driven offline by rules under a demo governing prompt."""
+    from cursorpilot.pastruns import runs_home
     from cursorpilot.runner import default_run_id
 
     argv = ["cursor-pilot", *sys.argv[1:]]
     run_id = default_run_id()
-    log = log or Path("runs") / run_id
+    log = log or runs_home() / run_id
     record = str(log / "sim-received.jsonl")
     _guard(debug, lambda: _run(
         argv=argv, given=set(), run_id=run_id,
@@ -183,7 +185,7 @@ def demo(
 
 @app.command()
 def report(
-    run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="A run's folder (runs/<run-id>/), or its transcript.jsonl."),
+    run_dir: Path = typer.Argument(..., metavar="RUN", help="A run's id (or its unique beginning), its folder, or its transcript.jsonl."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="Write the report here (default: the run's folder)."),
     debug: bool = typer.Option(False, "--debug", help="Tracebacks on errors."),
 ) -> None:
@@ -226,40 +228,41 @@ def plans() -> None:
         typer.echo(f"{path.stem:12} {resources.summary(path)}\n{'':12} {path}")
 
 
-runs_app = typer.Typer(help="List past runs (in runs/, or --dir), or show one: cursor-pilot runs show ID.", invoke_without_command=True,
-                       context_settings={"help_option_names": ["-h", "--help"]})
+runs_app = typer.Typer(help="List past runs (from anywhere: the runs folder and the index; or --dir), or show one: cursor-pilot runs show ID.",
+                       invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 app.add_typer(runs_app, name="runs")
-RUNS_DIR_HELP = "The folder holding the run folders."
+RUNS_DIR_HELP = "Only the runs in this folder (a folder of run folders, or one run's folder)."
 
 
 def _complete_run(ctx: typer.Context, incomplete: str) -> list[str]:
-    from cursorpilot.pastruns import past_runs
+    from cursorpilot.pastruns import known_runs, past_runs
 
-    root = Path(ctx.params.get("dir") or "runs")
-    return [r.folder.name for r in past_runs(root) if r.folder.name.startswith(incomplete)]
+    found = past_runs(Path(ctx.params["dir"])) if ctx.params.get("dir") else known_runs()
+    return [r.folder.name for r in found if r.folder.name.startswith(incomplete)]
 
 
 @runs_app.callback()
-def runs(ctx: typer.Context, dir: Path = typer.Option(Path("runs"), "--dir", help=RUNS_DIR_HELP)) -> None:
-    """List past runs: id, start, status, exit code, answers, escalations, program (cursor-pilot runs show ID for one)."""
+def runs(ctx: typer.Context, dir: Optional[Path] = typer.Option(None, "--dir", help=RUNS_DIR_HELP)) -> None:
+    """List past runs: id, start, status, exit code, answers, escalations, program, folder (cursor-pilot runs show ID for one)."""
     if ctx.invoked_subcommand is not None:
         return
     from rich.console import Console
 
-    from cursorpilot.pastruns import past_runs
+    from cursorpilot.pastruns import known_runs, past_runs, where
     from cursorpilot.ui import runs_table
 
-    found = past_runs(Path(dir))
+    found = past_runs(Path(dir)) if dir is not None else known_runs()
+    place = f"{dir}/" if dir is not None else where(found)
     if not found:
-        typer.echo(f"no runs in {dir}/ (cursor-pilot run makes them there; --dir DIR looks elsewhere)")
+        typer.echo(f"no runs in {place} (cursor-pilot run makes them; --dir DIR looks elsewhere)")
         return
-    runs_table(Console(width=None if sys.stdout.isatty() else 200), found, f"{dir}/")
+    runs_table(Console(width=None if sys.stdout.isatty() else 200), found, place)
 
 
 @runs_app.command("show")
 def runs_show(
     run: str = typer.Argument(..., help="A run id (or its unique beginning), or a run folder.", autocompletion=_complete_run),
-    dir: Path = typer.Option(Path("runs"), "--dir", help=RUNS_DIR_HELP),
+    dir: Optional[Path] = typer.Option(None, "--dir", help=RUNS_DIR_HELP),
 ) -> None:
     """Show one run's summary: what ran, how it ended, each step, the counters, and where its records are."""
     from rich.console import Console
@@ -267,7 +270,8 @@ def runs_show(
     from cursorpilot.pastruns import find_run
     from cursorpilot.ui import run_summary
 
-    _guard(False, lambda: run_summary(Console(width=None if sys.stdout.isatty() else 200), find_run(Path(dir), run)) or 0)
+    _guard(False, lambda: run_summary(Console(width=None if sys.stdout.isatty() else 200),
+                                      find_run(run, Path(dir) if dir is not None else None)) or 0)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, add_help_option=False)
@@ -291,8 +295,11 @@ def _detect(recording: Path, profile_name: str, detectors: Path | None, cols: in
 
 
 def _report(run_dir: Path, out: Path | None) -> int:
+    from cursorpilot.pastruns import find_run
     from cursorpilot.report import write
 
+    if not run_dir.exists() and len(run_dir.parts) == 1:  # a run id: from the runs cursor-pilot runs lists
+        run_dir = find_run(str(run_dir)).folder
     written = write(run_dir, out)
     typer.echo(f"report: {written.html}\n        {written.json}\n        {written.md}")
     return 0
@@ -358,6 +365,7 @@ def _run(**o) -> int:
     from cursorpilot.providers.base import ProviderConfig
     from cursorpilot.providers.llm import load_prices
     from cursorpilot.providers.rules import RulesProvider, parse_answer, read_entries
+    from cursorpilot.pastruns import register, runs_home
     from cursorpilot.preflight import check_new_log_dir, check_startable
     from cursorpilot.secret import given as given_secrets
     from cursorpilot.runner import Runner, RunSpec, check_resumable, default_run_id, single_command_plan
@@ -368,7 +376,11 @@ def _run(**o) -> int:
             o[key] = Path(o[key])
     manifest = None
     if o["resume"]:
+        from cursorpilot.pastruns import find_run
         from cursorpilot.runner import check_redacted
+
+        if o["resume"].is_dir() or (not o["resume"].exists() and len(o["resume"].parts) == 1):  # a run's folder, or its id
+            o["resume"] = find_run(str(o["resume"])).folder / "manifest.json"
 
         manifest = read_manifest(o["resume"])
         check_redacted(manifest, o["given"])
@@ -425,7 +437,7 @@ def _run(**o) -> int:
     if cwd is not None and not cwd.is_dir():
         raise BadInput(f"--cwd is not a directory: {cwd}")
     run_id = o.get("run_id") or default_run_id()
-    log_dir: Path = o["log"] or Path("runs") / run_id
+    log_dir: Path = o["log"] or runs_home() / run_id
     if manifest is None:
         check_new_log_dir(log_dir)
         check_startable(plan, o["cursor"])
@@ -442,6 +454,7 @@ def _run(**o) -> int:
     console = Console() if sys.stdout.isatty() else Console(width=140)  # logs and CI: don't wrap at 80 columns
     runner = Runner(spec, ConsoleSink(console, quiet=o["quiet"]), resume=manifest)
     runner.check_profiles()
+    register(log_dir, run_id)  # cursor-pilot runs lists it from anywhere
     configure_logging(log_dir, debug=o["debug"])
     try:
         return runner.run().exit_code
