@@ -93,6 +93,9 @@ def run(
                                          help="The governing prompt: a file, or its text (more than one word)."),
     rules: Optional[Path] = typer.Option(None, "--rules", rich_help_panel=ANSWERS,
                                          help="A rules file: a YAML list of {match, reply} (docs/rules.md); the script's replies."),
+    learn: Optional[Path] = typer.Option(None, "--learn", metavar="FILE", rich_help_panel=ANSWERS,
+                                         help="You answer every question at the terminal; your answers become the rules in FILE "
+                                              "(docs/rules.md#learning-from-a-person)."),
     answer: Optional[list[str]] = typer.Option(None, "--answer", rich_help_panel=ANSWERS,
                                                help="A rule in one line, 'REGEX=REPLY' (repeatable; checked before --rules)."),
     secret: Optional[list[str]] = typer.Option(None, "--secret", metavar="NAME=ENVVAR", rich_help_panel=ANSWERS,
@@ -179,8 +182,38 @@ def demo(
         provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
         keep_ci_env=False, prices=None, rules=PACKAGE / "demo" / "rules.yaml", answer=None, secret=None, profile="cursor", detectors=None,
         dry_run=False, max_steps=20, timeout="5m", done_when=None, max_turns=None, max_wall=None, max_cost=None, resume=None, force=False,
-        cols=120, rows=40, quiet=quiet, report=report, debug=debug,
+        cols=120, rows=40, quiet=quiet, report=report, debug=debug, learn=None,
     ))
+
+
+LEARN_OUT = Path("rules.learned.yaml")
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "allow_interspersed_args": False})
+def learn(
+    ctx: typer.Context,
+    out: Path = typer.Option(LEARN_OUT, "--out", "-o", metavar="FILE", help="The rules file to write (added to, when it exists)."),
+) -> None:
+    """Run a program with you answering every question at the terminal; your answers become a rules file that answers
+    them with nobody there: cursor-pilot learn [--out FILE] [RUN OPTIONS] -- COMMAND [ARGS]...
+
+    Every option of `run` works here too (--cwd, --secret, --rules, --timeout, ...). Then: cursor-pilot run --rules FILE -- COMMAND.
+    """
+    args = sys.argv[sys.argv.index("learn") + 1:] if "learn" in sys.argv else list(ctx.args)
+    rest, skip = [], False
+    for i, a in enumerate(args):  # everything but --out, as run takes it (the program's own words untouched)
+        if a == "--":
+            rest += args[i:]
+            break
+        if skip:
+            skip = False
+        elif a in ("--out", "-o"):
+            skip = True
+        elif not a.startswith(("--out=", "-o=")):
+            rest.append(a)
+    from typer.main import get_command
+
+    get_command(app).main(["run", "--learn", str(out), *rest], prog_name="cursor-pilot")
 
 
 @app.command()
@@ -347,7 +380,7 @@ def _guard(debug: bool, fn) -> None:
     raise typer.Exit(code)
 
 
-PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume")
+PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume", "learn")
 RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "task", "cwd", "provider", "model", "base_url", "llm_retries", "llm_timeout",
              "context_tokens", "no_upload", "keep_ci_env", "prices", "rules", "answer", "secret", "profile", "detectors", "max_steps", "timeout",
              "cols", "rows", "done_when", "max_turns", "max_wall", "max_cost")
@@ -418,6 +451,8 @@ def _run(**o) -> int:
     secrets = given_secrets(o.get("secret") or [], os.environ)  # names and variables are kept for --resume, values never
     detectors = _existing(o["detectors"], "detector file")
     interactive_steps = any(step.run is None for step in plan.steps)
+    if o.get("learn") is not None:
+        _check_learning(o)
     # no key and no rules: the rules provider with none, so a program that asks nothing runs, and each question goes to
     # a person (exit 3 with nobody at the terminal, saying how to choose an answerer)
     provider_name = choose_provider(o["provider"] or (None if interactive_steps else "rules"), True, dict(os.environ))
@@ -426,7 +461,7 @@ def _run(**o) -> int:
         timeout=parse_duration(o["llm_timeout"]), prices=load_prices(_existing(o["prices"], "prices file")),
     )
     if provider_name == "rules":  # --answer first, then --rules; with neither, the plan's answers alone (no match escalates)
-        provider = RulesProvider([*answers, *(read_entries(rules) if rules else [])], str(rules or ("--answer" if answers else "")))
+        provider = RulesProvider([*answers, *(read_entries(rules) if rules else [])], str(rules or ("--answer" if answers else "--learn" if o.get("learn") else "")))
         rule_entries = []
     else:  # an answerer that is not rules: the rules go first, as the step's own (the script's file is its script)
         provider = create_provider(provider_name, pconfig)
@@ -459,8 +494,54 @@ def _run(**o) -> int:
     try:
         return runner.run().exit_code
     finally:
+        if spec.interactive:
+            _learned_at_exit(log_dir, o.get("learn"), rules, command or [str(o["plan"])])
         if o.get("report"):
             _report_at_exit(log_dir)
+
+
+def _check_learning(o: dict) -> None:
+    """--learn: a person answers every question (no model, whatever key is set), so one must be at the terminal."""
+    if not (is_interactive() and os.environ.get("CI") is None):
+        raise BadInput("--learn needs you at the terminal to answer the program's questions (stdin is not a terminal)")
+    if o["provider"] not in (None, "rules"):
+        raise BadInput(f"--learn: you answer the questions, not --provider {o['provider']}")
+    o["provider"] = "rules"
+
+
+def _learned_at_exit(log_dir: Path, learn_file: Path | None, rules: Path | None, command: list[str]) -> None:
+    """--learn: the person's answers written as rules. A run a person helped: the offer to keep their answers as rules
+    (in --rules FILE, else rules.learned.yaml). Nothing here changes the run's exit code."""
+    import shlex
+
+    from cursorpilot import learn
+    from cursorpilot.ui import error_line
+
+    try:
+        learned = learn.learn(learn.answers(log_dir / "transcript.jsonl"))
+    except OSError:
+        return
+    if not learned.rules:
+        if learn_file is not None:
+            typer.echo("  learned nothing: no question was answered by you")
+        return
+    target = learn_file or rules or LEARN_OUT
+    try:
+        if learn_file is None and not typer.confirm(
+                f"You answered {learned.asked} question(s) yourself. Save your answers as rules in {target}?", default=False):
+            return
+    except (typer.Abort, EOFError, KeyboardInterrupt):
+        return
+    try:
+        added = learn.write(target, learned, shlex.join(command))
+    except (PilotError, OSError) as exc:
+        error_line(f"the rules could not be written: {exc}")
+        return
+    secrets = "".join(f" --secret {n}=ENVVAR" for n in learned.secrets)
+    typer.echo(f"  learned {added} rule(s) from your {learned.asked} answer(s): {target}\n"
+               f"  run it with nobody there: cursor-pilot run --rules {target}{secrets} -- {shlex.join(command)}")
+    for line in learned.unsure:
+        typer.echo(f"  note: these rules may not answer {line!r} as you did (the same question, asked in more ways)")
 
 
 def _check_max_cost(max_cost: float | None, provider) -> None:
