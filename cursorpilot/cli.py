@@ -137,9 +137,11 @@ def run(
     plan: Optional[Path] = typer.Option(None, "--plan", autocompletion=completion.plans, rich_help_panel=PLANS,
                                         help="A YAML plan of steps, or a bundled one by name (cursor-pilot plans)."),
     cursor: str = typer.Option("cursor-agent", "--cursor", help="The Cursor binary for a plan's cursor: steps.", rich_help_panel=PLANS),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Preview: start each step's program, stop it at its first question, type nothing (what it does before asking, it does).",
-                                 rich_help_panel=PLANS),
-    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue a run: its manifest.json, its folder or its id.", rich_help_panel=PLANS),
+    dry_run: bool = typer.Option(False, "--dry-run", rich_help_panel=PLANS,
+                                 help="Preview: start each step's program, stop it at its first question, type nothing "
+                                      "(what it does before asking, it does)."),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue a run: its manifest.json, its folder or its id.",
+                                          rich_help_panel=PLANS),
     force: bool = typer.Option(False, "--force", help="Resume even if the plan or the governing prompt changed.", rich_help_panel=PLANS),
     acp: bool = typer.Option(False, "--acp", help="Drive the agent over the Agent Client Protocol (JSON-RPC on stdio), not a screen.",
                              rich_help_panel=ACP),
@@ -261,7 +263,7 @@ def plans() -> None:
         typer.echo(f"{path.stem:12} {resources.summary(path)}\n{'':12} {path}")
 
 
-runs_app = typer.Typer(help="List past runs (from anywhere: the runs folder and the index; or --dir), or show one: cursor-pilot runs show ID.",
+runs_app = typer.Typer(help="List past runs (from anywhere; or those in --dir), or show one: cursor-pilot runs show ID.",
                        invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 app.add_typer(runs_app, name="runs")
 RUNS_DIR_HELP = "Only the runs in this folder (a folder of run folders, or one run's folder)."
@@ -461,7 +463,8 @@ def _run(**o) -> int:
         timeout=parse_duration(o["llm_timeout"]), prices=load_prices(_existing(o["prices"], "prices file")),
     )
     if provider_name == "rules":  # --answer first, then --rules; with neither, the plan's answers alone (no match escalates)
-        provider = RulesProvider([*answers, *(read_entries(rules) if rules else [])], str(rules or ("--answer" if answers else "--learn" if o.get("learn") else "")))
+        origin = str(rules or ("--answer" if answers else "--learn" if o.get("learn") else ""))  # "": nothing chosen (its reason says so)
+        provider = RulesProvider([*answers, *(read_entries(rules) if rules else [])], origin)
         rule_entries = []
     else:  # an answerer that is not rules: the rules go first, as the step's own (the script's file is its script)
         provider = create_provider(provider_name, pconfig)
@@ -503,7 +506,7 @@ def _run(**o) -> int:
 def _check_learning(o: dict) -> None:
     """--learn: a person answers every question (no model, whatever key is set), so one must be at the terminal."""
     if not (is_interactive() and os.environ.get("CI") is None):
-        raise BadInput("--learn needs you at the terminal to answer the program's questions (stdin is not a terminal)")
+        raise BadInput("--learn needs you at the terminal to answer the program's questions (stdin is not a terminal, or CI is set)")
     if o["provider"] not in (None, "rules"):
         raise BadInput(f"--learn: you answer the questions, not --provider {o['provider']}")
     o["provider"] = "rules"

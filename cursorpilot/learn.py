@@ -51,13 +51,23 @@ class Learned:
 
 
 def answers(transcript: Path) -> list[Asked]:
-    """Every answer of the run, in order (the person's and the others', which an `after:` may follow)."""
+    """Every answer of the run, in order (the person's and the others', which an `after:` may follow). Only the
+    answer records are parsed: a long run's transcript costs a scan, not a parse of each record."""
+    import json
+
     from cursorpilot import records as R
 
     out = []
-    for r in R.read(transcript):
-        if isinstance(r, R.Answer) and r.prompt is not None and r.reply is not None and r.channel != "acp":
-            out.append(Asked(r.step or 1, r.prompt, r.reply, r.source or "", r.kind or "", bool(r.secret)))
+    with open(transcript, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if '"type": "answer"' not in line:
+                continue
+            try:
+                r = R.parse(json.loads(line))
+            except ValueError:
+                continue  # a torn last line
+            if isinstance(r, R.Answer) and r.prompt is not None and r.reply is not None and r.channel != "acp":
+                out.append(Asked(r.step or 1, r.prompt, r.reply, r.source or "", r.kind or "", bool(r.secret)))
     return out
 
 
