@@ -463,7 +463,8 @@ def _run(**o) -> int:
         timeout=parse_duration(o["llm_timeout"]), prices=load_prices(_existing(o["prices"], "prices file")),
     )
     if provider_name == "rules":  # --answer first, then --rules; with neither, the plan's answers alone (no match escalates)
-        origin = str(rules or ("--answer" if answers else "--learn" if o.get("learn") else ""))  # "": nothing chosen (its reason says so)
+        origin = str(rules or ("--answer" if answers else "--learn" if o.get("learn") else "--provider rules" if o["provider"] else ""))
+        # (""): nothing was chosen to answer, and a question's escalation says how to choose
         provider = RulesProvider([*answers, *(read_entries(rules) if rules else [])], origin)
         rule_entries = []
     else:  # an answerer that is not rules: the rules go first, as the step's own (the script's file is its script)
