@@ -41,15 +41,19 @@ def root(
 
 
 def load_governing_prompt(value: str | None) -> str:
-    """A path if it exists, else literal text; something that looks like a missing file is an error."""
+    """A file if that path exists, else literal text. Text has a space in it: one word with no such file is a
+    mistyped file name (`--prompt nosuchprompt`), refused, never taken as the governing prompt itself."""
     if value is None:
         return ""
     path = Path(value).expanduser()
     if path.is_file():
         return path.read_text(encoding="utf-8")
-    looks_like_path = not any(c.isspace() for c in value) and ("/" in value or path.suffix in {".md", ".txt", ".prompt"})
-    if looks_like_path:
-        raise BadInput(f"prompt file not found: {value}")
+    if path.is_dir():
+        raise BadInput(f"--prompt {value}: is a directory, not a prompt file")
+    if not value.strip():
+        raise BadInput("--prompt is empty: give a file, or the governing prompt's text")
+    if not any(c.isspace() for c in value.strip()):
+        raise BadInput(f"prompt file not found: {value} (--prompt takes a file, or text of more than one word)")
     return value
 
 
@@ -61,7 +65,8 @@ def _existing(path: Path | None, what: str) -> Path | None:
 
 PROGRAM, ANSWERS, LIMITS, OUTPUT, PLANS, ACP = "Program", "Answers", "Limits", "Output", "Plans and runs", "ACP"
 TURNS = "Turn ends and the goal"
-LOG_HELP = "Where the run's records go (default runs/<run-id>/); a folder that holds a run is refused."
+LOG_HELP = ("Where the run's records go (default: $XDG_STATE_HOME/cursor-pilot/runs/<run-id>/, or $CURSORPILOT_RUNS/<run-id>/); "
+            "a folder that holds a run is refused.")
 QUIET_HELP = "Show only the final summary: no live screen, no answers, no program output."
 DEBUG_HELP = "Diagnostics on stderr as well, and a traceback on errors."
 
@@ -87,9 +92,12 @@ def run(
     no_native_deny: bool = typer.Option(False, "--no-native-deny", rich_help_panel=PROGRAM,
                                         help="Leave the agent's own deny list alone (docs/headless.md): the policy still judges what the pilot is asked."),
     prompt: Optional[str] = typer.Option(None, "--prompt", rich_help_panel=ANSWERS,
-                                         help="The governing prompt: a file if that path exists, else literal text."),
+                                         help="The governing prompt: a file, or its text (more than one word)."),
     rules: Optional[Path] = typer.Option(None, "--rules", rich_help_panel=ANSWERS,
                                          help="A rules file: a YAML list of {match, reply} (docs/rules.md); the script's replies."),
+    learn: Optional[Path] = typer.Option(None, "--learn", metavar="FILE", rich_help_panel=ANSWERS,
+                                         help="You answer every question at the terminal; your answers become the rules in FILE "
+                                              "(docs/rules.md#learning-from-a-person)."),
     answer: Optional[list[str]] = typer.Option(None, "--answer", rich_help_panel=ANSWERS,
                                                help="A rule in one line, 'REGEX=REPLY' (repeatable; checked before --rules)."),
     secret: Optional[list[str]] = typer.Option(None, "--secret", metavar="NAME=ENVVAR", rich_help_panel=ANSWERS,
@@ -131,9 +139,11 @@ def run(
     plan: Optional[Path] = typer.Option(None, "--plan", autocompletion=completion.plans, rich_help_panel=PLANS,
                                         help="A YAML plan of steps, or a bundled one by name (cursor-pilot plans)."),
     cursor: str = typer.Option("cursor-agent", "--cursor", help="The Cursor binary for a plan's cursor: steps.", rich_help_panel=PLANS),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Preview: classify each step's first question, type nothing.",
-                                 rich_help_panel=PLANS),
-    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue a run from its manifest.json.", rich_help_panel=PLANS),
+    dry_run: bool = typer.Option(False, "--dry-run", rich_help_panel=PLANS,
+                                 help="Preview: start each step's program, stop it at its first question, type nothing "
+                                      "(what it does before asking, it does)."),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue a run: its manifest.json, its folder or its id.",
+                                          rich_help_panel=PLANS),
     force: bool = typer.Option(False, "--force", help="Resume even if the plan or the governing prompt changed.", rich_help_panel=PLANS),
     acp: bool = typer.Option(False, "--acp", help="Drive the agent over the Agent Client Protocol (JSON-RPC on stdio), not a screen.",
                              rich_help_panel=ACP),
@@ -164,11 +174,12 @@ def demo(
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Run the bundled demo: the Cursor simulator driven offline by rules under a demo governing prompt."""
+    from cursorpilot.pastruns import runs_home
     from cursorpilot.runner import default_run_id
 
     argv = ["cursor-pilot", *sys.argv[1:]]
     run_id = default_run_id()
-    log = log or Path("runs") / run_id
+    log = log or runs_home() / run_id
     record = str(log / "sim-received.jsonl")
     _guard(debug, lambda: _run(
         argv=argv, given=set(), run_id=run_id,
@@ -178,13 +189,43 @@ def demo(
         provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
         keep_ci_env=False, no_native_deny=False, prices=None, rules=PACKAGE / "demo" / "rules.yaml", answer=None, secret=None, profile="cursor", detectors=None,
         dry_run=False, max_steps=20, timeout="5m", done_when=None, max_turns=None, max_wall=None, max_cost=None, resume=None, force=False,
-        cols=120, rows=40, quiet=quiet, report=report, debug=debug,
+        cols=120, rows=40, quiet=quiet, report=report, debug=debug, learn=None,
     ))
+
+
+LEARN_OUT = Path("rules.learned.yaml")
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "allow_interspersed_args": False})
+def learn(
+    ctx: typer.Context,
+    out: Path = typer.Option(LEARN_OUT, "--out", "-o", metavar="FILE", help="The rules file to write (added to, when it exists)."),
+) -> None:
+    """Run a program with you answering every question at the terminal; your answers become a rules file that answers
+    them with nobody there: cursor-pilot learn [--out FILE] [RUN OPTIONS] -- COMMAND [ARGS]...
+
+    Every option of `run` works here too (--cwd, --secret, --rules, --timeout, ...). Then: cursor-pilot run --rules FILE -- COMMAND.
+    """
+    args = sys.argv[sys.argv.index("learn") + 1:] if "learn" in sys.argv else list(ctx.args)
+    rest, skip = [], False
+    for i, a in enumerate(args):  # everything but --out, as run takes it (the program's own words untouched)
+        if a == "--":
+            rest += args[i:]
+            break
+        if skip:
+            skip = False
+        elif a in ("--out", "-o"):
+            skip = True
+        elif not a.startswith(("--out=", "-o=")):
+            rest.append(a)
+    from typer.main import get_command
+
+    get_command(app).main(["run", "--learn", str(out), *rest], prog_name="cursor-pilot")
 
 
 @app.command()
 def report(
-    run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="A run's folder (runs/<run-id>/), or its transcript.jsonl."),
+    run_dir: Path = typer.Argument(..., metavar="RUN", help="A run's id (or its unique beginning), its folder, or its transcript.jsonl."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="Write the report here (default: the run's folder)."),
     debug: bool = typer.Option(False, "--debug", help="Tracebacks on errors."),
 ) -> None:
@@ -227,40 +268,41 @@ def plans() -> None:
         typer.echo(f"{path.stem:12} {resources.summary(path)}\n{'':12} {path}")
 
 
-runs_app = typer.Typer(help="List past runs (in runs/, or --dir), or show one: cursor-pilot runs show ID.", invoke_without_command=True,
-                       context_settings={"help_option_names": ["-h", "--help"]})
+runs_app = typer.Typer(help="List past runs (from anywhere; or those in --dir), or show one: cursor-pilot runs show ID.",
+                       invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 app.add_typer(runs_app, name="runs")
-RUNS_DIR_HELP = "The folder holding the run folders."
+RUNS_DIR_HELP = "Only the runs in this folder (a folder of run folders, or one run's folder)."
 
 
 def _complete_run(ctx: typer.Context, incomplete: str) -> list[str]:
-    from cursorpilot.pastruns import past_runs
+    from cursorpilot.pastruns import known_runs, past_runs
 
-    root = Path(ctx.params.get("dir") or "runs")
-    return [r.folder.name for r in past_runs(root) if r.folder.name.startswith(incomplete)]
+    found = past_runs(Path(ctx.params["dir"])) if ctx.params.get("dir") else known_runs()
+    return [r.folder.name for r in found if r.folder.name.startswith(incomplete)]
 
 
 @runs_app.callback()
-def runs(ctx: typer.Context, dir: Path = typer.Option(Path("runs"), "--dir", help=RUNS_DIR_HELP)) -> None:
-    """List past runs: id, start, status, exit code, answers, escalations, program (cursor-pilot runs show ID for one)."""
+def runs(ctx: typer.Context, dir: Optional[Path] = typer.Option(None, "--dir", help=RUNS_DIR_HELP)) -> None:
+    """List past runs: id, start, status, exit code, answers, escalations, program, folder (cursor-pilot runs show ID for one)."""
     if ctx.invoked_subcommand is not None:
         return
     from rich.console import Console
 
-    from cursorpilot.pastruns import past_runs
+    from cursorpilot.pastruns import known_runs, past_runs, where
     from cursorpilot.ui import runs_table
 
-    found = past_runs(Path(dir))
+    found = past_runs(Path(dir)) if dir is not None else known_runs()
+    place = f"{dir}/" if dir is not None else where(found)
     if not found:
-        typer.echo(f"no runs in {dir}/ (cursor-pilot run makes them there; --dir DIR looks elsewhere)")
+        typer.echo(f"no runs in {place} (cursor-pilot run makes them; --dir DIR looks elsewhere)")
         return
-    runs_table(Console(width=None if sys.stdout.isatty() else 200), found, f"{dir}/")
+    runs_table(Console(width=None if sys.stdout.isatty() else 200), found, place)
 
 
 @runs_app.command("show")
 def runs_show(
     run: str = typer.Argument(..., help="A run id (or its unique beginning), or a run folder.", autocompletion=_complete_run),
-    dir: Path = typer.Option(Path("runs"), "--dir", help=RUNS_DIR_HELP),
+    dir: Optional[Path] = typer.Option(None, "--dir", help=RUNS_DIR_HELP),
 ) -> None:
     """Show one run's summary: what ran, how it ended, each step, the counters, and where its records are."""
     from rich.console import Console
@@ -268,7 +310,8 @@ def runs_show(
     from cursorpilot.pastruns import find_run
     from cursorpilot.ui import run_summary
 
-    _guard(False, lambda: run_summary(Console(width=None if sys.stdout.isatty() else 200), find_run(Path(dir), run)) or 0)
+    _guard(False, lambda: run_summary(Console(width=None if sys.stdout.isatty() else 200),
+                                      find_run(run, Path(dir) if dir is not None else None)) or 0)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, add_help_option=False)
@@ -292,8 +335,11 @@ def _detect(recording: Path, profile_name: str, detectors: Path | None, cols: in
 
 
 def _report(run_dir: Path, out: Path | None) -> int:
+    from cursorpilot.pastruns import find_run
     from cursorpilot.report import write
 
+    if not run_dir.exists() and len(run_dir.parts) == 1:  # a run id: from the runs cursor-pilot runs lists
+        run_dir = find_run(str(run_dir)).folder
     written = write(run_dir, out)
     typer.echo(f"report: {written.html}\n        {written.json}\n        {written.md}")
     return 0
@@ -341,7 +387,7 @@ def _guard(debug: bool, fn) -> None:
     raise typer.Exit(code)
 
 
-PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume")
+PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume", "learn")
 RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "headless", "task", "cwd", "provider", "model", "base_url", "llm_retries", "llm_timeout",
              "context_tokens", "no_upload", "keep_ci_env", "no_native_deny", "prices", "rules", "answer", "secret", "profile", "detectors", "max_steps", "timeout",
              "cols", "rows", "done_when", "max_turns", "max_wall", "max_cost")
@@ -359,6 +405,7 @@ def _run(**o) -> int:
     from cursorpilot.providers.base import ProviderConfig
     from cursorpilot.providers.llm import load_prices
     from cursorpilot.providers.rules import RulesProvider, parse_answer, read_entries
+    from cursorpilot.pastruns import register, runs_home
     from cursorpilot.preflight import check_new_log_dir, check_startable
     from cursorpilot.secret import given as given_secrets
     from cursorpilot.runner import Runner, RunSpec, check_resumable, default_run_id, single_command_plan
@@ -369,7 +416,11 @@ def _run(**o) -> int:
             o[key] = Path(o[key])
     manifest = None
     if o["resume"]:
+        from cursorpilot.pastruns import find_run
         from cursorpilot.runner import check_redacted
+
+        if o["resume"].is_dir() or (not o["resume"].exists() and len(o["resume"].parts) == 1):  # a run's folder, or its id
+            o["resume"] = find_run(str(o["resume"])).folder / "manifest.json"
 
         manifest = read_manifest(o["resume"])
         check_redacted(manifest, o["given"])
@@ -413,14 +464,19 @@ def _run(**o) -> int:
     secrets = given_secrets(o.get("secret") or [], os.environ)  # names and variables are kept for --resume, values never
     detectors = _existing(o["detectors"], "detector file")
     interactive_steps = any(step.run is None for step in plan.steps)
-    provider_name = choose_provider(o["provider"] or (None if interactive_steps else "rules"),
-                                    rules is not None or bool(answers) or bool(plan.answers), dict(os.environ))
+    if o.get("learn") is not None:
+        _check_learning(o)
+    # no key and no rules: the rules provider with none, so a program that asks nothing runs, and each question goes to
+    # a person (exit 3 with nobody at the terminal, saying how to choose an answerer)
+    provider_name = choose_provider(o["provider"] or (None if interactive_steps else "rules"), True, dict(os.environ))
     pconfig = ProviderConfig(
         rules_file=rules, model=o["model"], base_url=o["base_url"], retries=o["llm_retries"],
         timeout=parse_duration(o["llm_timeout"]), prices=load_prices(_existing(o["prices"], "prices file")),
     )
     if provider_name == "rules":  # --answer first, then --rules; with neither, the plan's answers alone (no match escalates)
-        provider = RulesProvider([*answers, *(read_entries(rules) if rules else [])], str(rules or "--answer"))
+        origin = str(rules or ("--answer" if answers else "--learn" if o.get("learn") else "--provider rules" if o["provider"] else ""))
+        # (""): nothing was chosen to answer, and a question's escalation says how to choose
+        provider = RulesProvider([*answers, *(read_entries(rules) if rules else [])], origin)
         rule_entries = []
     else:  # an answerer that is not rules: the rules go first, as the step's own (the script's file is its script)
         provider = create_provider(provider_name, pconfig)
@@ -431,7 +487,7 @@ def _run(**o) -> int:
     if cwd is not None and not cwd.is_dir():
         raise BadInput(f"--cwd is not a directory: {cwd}")
     run_id = o.get("run_id") or default_run_id()
-    log_dir: Path = o["log"] or Path("runs") / run_id
+    log_dir: Path = o["log"] or runs_home() / run_id
     if manifest is None:
         check_new_log_dir(log_dir)
         check_startable(plan, o["cursor"])
@@ -448,12 +504,59 @@ def _run(**o) -> int:
     console = Console() if sys.stdout.isatty() else Console(width=140)  # logs and CI: don't wrap at 80 columns
     runner = Runner(spec, ConsoleSink(console, quiet=o["quiet"]), resume=manifest)
     runner.check_profiles()
+    register(log_dir, run_id)  # cursor-pilot runs lists it from anywhere
     configure_logging(log_dir, debug=o["debug"])
     try:
         return runner.run().exit_code
     finally:
+        if spec.interactive:
+            _learned_at_exit(log_dir, o.get("learn"), rules, command or [str(o["plan"])])
         if o.get("report"):
             _report_at_exit(log_dir)
+
+
+def _check_learning(o: dict) -> None:
+    """--learn: a person answers every question (no model, whatever key is set), so one must be at the terminal."""
+    if not (is_interactive() and os.environ.get("CI") is None):
+        raise BadInput("--learn needs you at the terminal to answer the program's questions (stdin is not a terminal, or CI is set)")
+    if o["provider"] not in (None, "rules"):
+        raise BadInput(f"--learn: you answer the questions, not --provider {o['provider']}")
+    o["provider"] = "rules"
+
+
+def _learned_at_exit(log_dir: Path, learn_file: Path | None, rules: Path | None, command: list[str]) -> None:
+    """--learn: the person's answers written as rules. A run a person helped: the offer to keep their answers as rules
+    (in --rules FILE, else rules.learned.yaml). Nothing here changes the run's exit code."""
+    import shlex
+
+    from cursorpilot import learn
+    from cursorpilot.ui import error_line
+
+    try:
+        learned = learn.learn(learn.answers(log_dir / "transcript.jsonl"))
+    except OSError:
+        return
+    if not learned.rules:
+        if learn_file is not None:
+            typer.echo("  learned nothing: no question was answered by you")
+        return
+    target = learn_file or rules or LEARN_OUT
+    try:
+        if learn_file is None and not typer.confirm(
+                f"You answered {learned.asked} question(s) yourself. Save your answers as rules in {target}?", default=False):
+            return
+    except (typer.Abort, EOFError, KeyboardInterrupt):
+        return
+    try:
+        added = learn.write(target, learned, shlex.join(command))
+    except (PilotError, OSError) as exc:
+        error_line(f"the rules could not be written: {exc}")
+        return
+    secrets = "".join(f" --secret {n}=ENVVAR" for n in learned.secrets)
+    typer.echo(f"  learned {added} rule(s) from your {learned.asked} answer(s): {target}\n"
+               f"  run it with nobody there: cursor-pilot run --rules {target}{secrets} -- {shlex.join(command)}")
+    for line in learned.unsure:
+        typer.echo(f"  note: these rules may not answer {line!r} as you did (the same question, asked in more ways)")
 
 
 def _check_max_cost(max_cost: float | None, provider) -> None:

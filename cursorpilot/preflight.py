@@ -6,7 +6,7 @@ import os
 import shutil
 from pathlib import Path
 
-from cursorpilot import resources
+from cursorpilot import executable, resources
 from cursorpilot.errors import BadInput
 from cursorpilot.plan import Plan
 
@@ -25,8 +25,9 @@ def check_startable(plan: Plan, cursor_bin: str) -> None:
     if step.run is not None:
         return
     name = resources.self_command(step.command(cursor_bin))[0]
-    if os.sep in name:
-        if not (os.path.isfile(name) and os.access(name, os.X_OK)):
-            raise BadInput(f"cannot start {name!r}: no such executable file")
-    elif shutil.which(name, path={**os.environ, **step.env}.get("PATH")) is None:
+    path = name if os.sep in name else shutil.which(name, path={**os.environ, **step.env}.get("PATH"))
+    if path is None:
         raise BadInput(f"cannot start {name!r}: not found on PATH")
+    why = executable.problem(path)
+    if why is not None:
+        raise BadInput(f"cannot start {name!r}: {why}")

@@ -1,7 +1,12 @@
 """Raw session recording: every byte to session.raw, and an asciicast v2 file.
 
 ``asciinema play <log>/session.cast`` replays the session; input events ("i") show
-what cursor-pilot typed (a secret as its mask: its length and a hash).
+what cursor-pilot typed (a secret as its mask: its length and a keyed tag).
+
+The cast is what people share (the report embeds it), so its output events are redacted like the transcript:
+a `--secret` value, a provider key, a secret typed during the run that the program echoes or prints back. Each
+unfinished line waits for the next event (redact.Stream), so a value split between two writes is found too.
+session.raw keeps every byte as the program wrote it.
 
 Reading the pty must never wait for the cast. A pty buffers about 18 KB, so every
 microsecond spent per read stalls the program once that is full. While output streams,
@@ -20,6 +25,7 @@ from collections import deque
 from pathlib import Path
 
 from cursorpilot.clock import Clock
+from cursorpilot.redact import Redactor, Stream
 from cursorpilot.secret import masked
 
 
@@ -32,8 +38,11 @@ CAST_MAX_LAG = 1024  # pending events beyond this are converted even while outpu
 
 
 class SessionRecorder:
-    def __init__(self, log_dir: Path, clock: Clock, cols: int, rows: int, command: list[str], step: int = 1):
+    def __init__(self, log_dir: Path, clock: Clock, cols: int, rows: int, command: list[str], step: int = 1,
+                 redactor: Redactor | None = None):
         """Step 1 writes session.raw/.cast; later steps of a plan write session-NN.raw/.cast."""
+        self._redactor = redactor
+        self._stream = Stream(redactor.text, lambda: redactor.longest) if redactor is not None else None
         self._clock = clock
         self._t0 = clock.monotonic()
         suffix = "" if step == 1 else f"-{step:02d}"
@@ -91,11 +100,15 @@ class SessionRecorder:
         """What was typed, as an input event; a secret as its mask (its length and hash), never in clear."""
         self.flush()
         text = data.decode("utf-8", errors="replace")
+        if secret and self._redactor is not None:
+            self._redactor.add(text.rstrip("\r\n"))  # the program may show it again: its echo, a summary
         self._event(self._clock.monotonic(), "i", masked(text) if secret else text)
 
     def flush(self) -> None:
         """Everything recorded so far into session.raw and the cast; before typing, and at the end."""
         self._convert(None)
+        for t, text in self._stream.flush() if self._stream is not None else ():
+            self._event(t, "o", text)
         self._raw.flush()
 
     def _convert(self, budget: int | None) -> None:
@@ -112,7 +125,10 @@ class SessionRecorder:
             self._cast_at += len(raw)
             done += len(raw)
             text = self._decoder.decode(raw)
-            if text:
+            if text and self._stream is not None:
+                for at, piece in self._stream.feed(t, text):
+                    self._event(at, "o", piece, raw if piece == text else b"")
+            elif text:
                 self._event(t, "o", text, raw)
             if self._cast_at >= end or not raw:
                 self._events.popleft()

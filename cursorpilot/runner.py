@@ -63,6 +63,10 @@ class RunSpec:
     secrets: dict[str, str] = field(default_factory=dict)  # --secret: name -> value (typed for <secret:NAME>, redacted everywhere)
 
 
+DRY_RUN_NOTE = ("dry run: each step's program is started and runs until its first question, then it is stopped; nothing is "
+                "typed and no run: step runs. What a program does before it asks (writes a file, makes a key), it does.")
+
+
 def default_run_id(clock: Clock | None = None) -> str:
     import secrets
 
@@ -168,6 +172,8 @@ class Runner:
                         session.escalations = value
                     else:
                         session.usage[key] = value
+        if spec.dry_run and any(s.run is None for s in spec.plan.steps):
+            self.sink.note(DRY_RUN_NOTE)
         self._wall_deadline = t0 + spec.max_wall if spec.max_wall else None
         session.on_turn = self._turn_recorded
         self._save(session)

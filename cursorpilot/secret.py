@@ -1,8 +1,10 @@
 """Secrets typed into a program: how one is shown, how a prompt that asks for one is told, how a reply names one.
 
 Pure (text in, text out), so that the pilots, the transcript and the report mask alike: a secret is shown as
-`•••••• (7 chars, sha256:1a2b3c4d)`, its length and a short hash, so a run can still be audited (hash the value you
-meant to type and compare) without the value written anywhere.
+`•••••• (7 chars, hmac:1a2b3c4d)`, its length and a tag keyed with a random key that lives only in this process (one
+run) and is never written anywhere. Equal tags within a run mean the same value was typed (a passphrase asked twice);
+nobody holding the transcript can test a guessed password against a tag, as they could against a plain hash. What a
+mask reveals: the value's length, and within one run whether two masked values were equal.
 
 A reply names a secret given with `--secret NAME=ENVVAR` as `<secret:NAME>`: the value replaces the token only in the
 bytes written to the program; everything shown or stored has the mask.
@@ -11,11 +13,14 @@ bytes written to the program; everything shown or stored has the mask.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
+import secrets as _random
 from collections.abc import Mapping
 from typing import Any
 
 MASK = "••••••"
+_KEY = _random.token_bytes(32)  # this run's: never written, so a tag can't be checked against a guess
 # words of a prompt that asks for something not to be shown (a TUI that draws `****` itself turns no echo off)
 _WORDS = (r"(?i)\b(pass(word|phrase|code)?|passwd|pin|secret|token|api[ _-]?key|otp|one[- ]time (code|password)|2fa|mfa"
           r"|verification code)\b")
@@ -26,10 +31,10 @@ NAME = re.compile(r"[A-Za-z_][\w.-]*")
 
 
 def masked(value: str) -> str:
-    """How a secret is shown: its length and a short hash. A mask is shown as it is."""
+    """How a secret is shown: its length and a tag keyed with this run's key. A mask is shown as it is."""
     if value.startswith(MASK):
         return value
-    return f"{MASK} ({len(value)} chars, sha256:{hashlib.sha256(value.encode()).hexdigest()[:8]})"
+    return f"{MASK} ({len(value)} chars, hmac:{hmac.new(_KEY, value.encode(), hashlib.sha256).hexdigest()[:8]})"
 
 
 def is_masked(value: str) -> bool:

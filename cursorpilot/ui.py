@@ -5,6 +5,7 @@ from __future__ import annotations
 import getpass
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -129,7 +130,7 @@ class ConsoleSink(BaseSink):
     def finished(self, outcome: Outcome) -> None:
         self._stop_live()
         if outcome.preview is not None:
-            table = Table(title="dry run: nothing was typed", show_lines=False)
+            table = Table(title="dry run: nothing was typed (each program ran up to its first question)", show_lines=False)
             for col in ("step", "kind", "question seen", "would type", "chosen by"):
                 table.add_column(col)
             for row in outcome.preview:  # Text cells: screen text such as "[y/n]" is not rich markup
@@ -177,15 +178,25 @@ def _when(iso: str) -> str:
 
 def runs_table(console: Console, runs: list[PastRun], root: str) -> None:
     table = Table(box=None, pad_edge=False)
-    for col in ("run", "started", "status", "exit", "answers", "escalations", "program"):
-        table.add_column(col, no_wrap=col != "program")
+    for col in ("run", "started", "status", "exit", "answers", "escalations", "program", "folder"):
+        table.add_column(col, no_wrap=col not in ("program", "folder"))
     for r in runs:
         m = r.manifest
         table.add_row(*(Text(str(v)) for v in (r.folder.name, _when(m.created), r.status, "" if m.exit_code is None else m.exit_code,
-                                                m.counters.get("answers", 0), m.counters.get("escalations", 0), r.what)))
+                                                m.counters.get("answers", 0), m.counters.get("escalations", 0), r.what,
+                                                _folder(r.folder))))
     with console.capture() as captured:
         console.print(table)
     console.file.write(f"runs in {root}\n" + "\n".join(line.rstrip() for line in captured.get().splitlines()) + "\n")
+
+
+def _folder(path: Path) -> str:
+    """A run's folder as short as it reads: from the working directory when it is under it, from ~ when under home."""
+    full = path.resolve()
+    for base, shown in ((Path.cwd(), "."), (Path.home(), "~")):
+        if full.is_relative_to(base) and str(base) != "/":
+            return f"{shown}/{full.relative_to(base)}"
+    return str(full)
 
 
 def run_summary(console: Console, r: PastRun) -> None:

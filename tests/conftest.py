@@ -50,6 +50,14 @@ class PilotRun:
         return [r for r in self.sim() if r["event"] == event]
 
 
+@pytest.fixture(autouse=True)
+def _own_state_home(tmp_path_factory, monkeypatch):
+    """Every test (and every cursor-pilot it starts) keeps its runs and the runs index in a folder of its own, never
+    in the user's ~/.local/state (cursorpilot/pastruns.py)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+    monkeypatch.delenv("CURSORPILOT_RUNS", raising=False)
+
+
 @pytest.fixture
 def pilot(tmp_path):
     """Run `cursor-pilot run ... -- COMMAND` as a real process with stdin closed (non-interactive)."""

@@ -149,6 +149,7 @@ class Turns:
     last_sent: str | None = None  # the last instruction the agent was given (its echo on a screen starts its answer)
     happened: list[str] = field(default_factory=list)  # this turn: what cursor-pilot answered or refused
     check: Check | None = None  # the last turn end's
+    message: str | None = None  # the last turn end's message: where an agent that does not echo its instructions said more
     closing: bool = False  # the last turn end's message asks something
     _tree: str | None = None
     _said: str | None = None
@@ -177,7 +178,7 @@ class Turns:
     def ended(self, now: float, facts: TurnFacts, message: str, closing: bool) -> Next:
         """The facts decide first: a met check, a limit, no progress, an instruction held back; else `ASK`."""
         self.turn += 1
-        self.check, self.closing = facts.check, closing
+        self.check, self.closing, self.message = facts.check, closing, message
         check = facts.check
         if check is not None and check.met:
             return Next("finish", f"the goal check {check.summary()}", TurnVerdict.DONE, source="check")
@@ -185,6 +186,8 @@ class Turns:
         if over:
             return Next("stop", over, code=ExitCode.LIMIT, source="limit")
         stuck = self._no_progress(facts, message)
+        if stuck and self.turn >= self.config.max_turns:  # the last turn: the limit wins (exit 4), and says both
+            return self._limit(also=stuck)
         if stuck:
             return Next("human", stuck, TurnVerdict.BLOCKED, source="breaker")
         if self.pending is not None:
@@ -260,11 +263,14 @@ class Turns:
             return self._limit(message)
         return Next("send", why, TurnVerdict.CONTINUE, message=message, source=source)
 
-    def _limit(self, message: str | None = None) -> Next:
+    def _limit(self, message: str | None = None, also: str = "") -> Next:
+        """No turn is left. When the breaker found no progress at the same last turn end, the limit wins (exit 4, as
+        --max-turns says) and the reason says both: a higher limit alone would not help."""
         if message is not None:
             self.pending = message
-        still = f"; the goal check {self.check.summary()}" if self.check is not None else ""
-        return Next("stop", f"max-turns reached ({self.config.max_turns} turns){still}", code=ExitCode.LIMIT, source="limit")
+        still = f"; the goal check {self.check.summary()}" if self.check is not None and not also else ""
+        also = f"; and {also}" if also else ""
+        return Next("stop", f"max-turns reached ({self.config.max_turns} turns){still}{also}", code=ExitCode.LIMIT, source="limit")
 
     def _over_budget(self, now: float, facts: TurnFacts) -> str | None:
         c = self.config

@@ -21,6 +21,8 @@ from cursorpilot.yamlpos import explain, load_with_positions, where
 EXAMPLE = "- {id: go, match: 'Continue\\?', reply: y}"
 SHAPE = f"; a rules file is a list of rules like: {EXAMPLE}"
 FLAGS = re.MULTILINE | re.IGNORECASE
+NOTHING_CHOSEN = ("no answerer was chosen: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or give --rules FILE or --answer 'REGEX=REPLY' "
+                  "(or --provider)")
 
 
 class RuleEntry(BaseModel):
@@ -134,6 +136,8 @@ class RulesProvider:
                 continue
             if (m := rx.search(request.prompt_block)) and (screen is None or screen.search(request.screen)):
                 return Reply(text=entry.reply, source=f"rules:{rid}", secret=entry.secret, matched=m.group(0))
+        if not self.rules and not self.origin:  # nothing was chosen to answer: say how to choose
+            return Reply(text=None, source="rules", reason=NOTHING_CHOSEN)
         return Reply(text=None, source="rules", reason="no rule matches this prompt")
 
 

@@ -124,11 +124,13 @@ def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[
     )
 
 
-def last_message(profile: Profile, snap: Snapshot, c: Classification, after: str | None = None) -> str:
+def last_message(profile: Profile, snap: Snapshot, c: Classification, after: str | None = None, before: str | None = None) -> str:
     """An agent's last message: the rows above its composer (or ending with the question it asks), without the
     composer's borders and the profile's status rows, from below the echo of the last instruction it was given
-    (`after`) when that is on screen, else at most MESSAGE_ROWS. What a turn end's judge reads as the agent's words,
-    and what the no-progress breaker compares from one turn end to the next; the whole screen goes with it."""
+    (`after`) when that is on screen, else from below the end of the message judged at the last turn end (`before`:
+    an agent that does not echo what it is told kept its earlier messages above, and every turn end was judged by
+    its first), else at most MESSAGE_ROWS. What a turn end's judge reads as the agent's words, and what the
+    no-progress breaker compares from one turn end to the next; the whole screen goes with it."""
     row = c.anchor_row - snap.scrolled
     if c.state == Kind.QUESTION:  # a closing question in prose: its block ends the message
         row += len(c.block.rstrip("\n").split("\n"))
@@ -138,14 +140,27 @@ def last_message(profile: Profile, snap: Snapshot, c: Classification, after: str
     while rows and (_CHROME.fullmatch(rows[-1]) or (between is not None and between.search(rows[-1]))):
         rows.pop()
     kept = rows[-MESSAGE_ROWS:]
-    echo = " ".join((after or "").split())[:40]
-    if echo:
-        at = max((i for i, line in enumerate(kept) if echo in " ".join(line.split())), default=None)
-        if at is not None and at + 1 < len(kept):
-            kept = kept[at + 1:]
+    kept = _below(kept, after, before)
     while kept and not kept[0].strip():
         kept.pop(0)
     return "\n".join(line.rstrip() for line in kept)
+
+
+def _below(rows: list[str], after: str | None, before: str | None) -> list[str]:
+    """The rows below the echo of the last instruction; else below the last line of the message judged last time (the
+    same words again below it are said again; nothing new below it: the agent said nothing new, its last message)."""
+    echo = " ".join((after or "").split())[:40]
+    hits = [i for i, line in enumerate(rows) if echo and echo in " ".join(line.split())]
+    if hits:
+        return rows[hits[-1] + 1:] if hits[-1] + 1 < len(rows) else rows
+    said = [line for line in (before or "").splitlines() if line.strip()]
+    mark = " ".join(said[-1].split()) if said else ""
+    hits = [i for i, line in enumerate(rows) if mark and " ".join(line.split()) == mark]
+    if not hits:
+        return rows
+    if any(r.strip() for r in rows[hits[-1] + 1:]):
+        return rows[hits[-1] + 1:]
+    return rows[hits[-2] + 1:] if len(hits) > 1 else (before or "").splitlines()
 
 
 def with_screen(q: Question, snap: Snapshot) -> Question:

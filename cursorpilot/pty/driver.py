@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import select
+import shutil
 import signal
 import time
 from dataclasses import dataclass
@@ -73,6 +74,12 @@ class PtyDriver:
             )
         except pexpect.ExceptionPexpect as exc:
             raise BadInput(f"cannot start {argv[0]!r}: {exc}".splitlines()[0]) from None
+        except OSError as exc:  # exec failed in the child (pexpect sends its errno back): say which of its causes it is
+            from cursorpilot import executable
+
+            path = argv[0] if os.sep in argv[0] else (shutil.which(argv[0], path=full_env.get("PATH")) or argv[0])
+            why = executable.problem(path) or exc.strerror or str(exc)
+            raise BadInput(f"cannot start {argv[0]!r}: {why}") from None
         self._child.delaybeforesend = None
         self.fd: int = self._child.child_fd
         self.pid: int = self._child.pid

@@ -62,8 +62,8 @@ class ScreenFacts:
     judge: Callable[[int | None], Classification] | None = None  # the whole live region as a prompt (built only when
     # judged), below the last row of the question answered last (its argument: earlier questions are history)
     echo_off: bool = False  # the terminal reads a line with echo off (read -s, getpass): what is typed is a secret
-    said: Callable[[str | None], str] | None = None  # an agent's last message above its composer, from below the echo of
-    # the last instruction it was given (only read at a turn end)
+    said: Callable[[str | None, str | None], str] | None = None  # an agent's last message above its composer, from below
+    # the echo of the last instruction it was given, else below its message at the last turn end (only read at a turn end)
 
 
 @dataclass(slots=True)

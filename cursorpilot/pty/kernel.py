@@ -21,6 +21,8 @@ import os
 import platform
 import struct
 
+from cursorpilot import reaper
+
 READING, POLLING, BUSY = "reading", "polling", "busy"
 
 # syscall numbers as /proc/PID/syscall shows them
@@ -209,12 +211,15 @@ class TtyWatch:
 
     MEMBERS_EVERY = 2.0
     RELIST_BUSY = 0.25
+    MARKED_EVERY = 1.0  # how often, while the group looks busy, the program's other processes are listed
 
-    def __init__(self, master_fd: int, slave: str | None):
-        self.master_fd, self.slave = master_fd, slave
+    def __init__(self, master_fd: int, slave: str | None, mark: str | None = None):
+        self.master_fd, self.slave, self.mark = master_fd, slave, mark
         self._pgid: int | None = None
         self._members: list[_Process] = []
         self._listed = -1e9
+        self._others: list[_Process] = []  # processes the program started outside the group (pinentry under gpg-agent)
+        self._others_at = -1e9
 
     def state(self, now: float) -> str | None:
         if _TABLE is None:
@@ -232,7 +237,24 @@ class TtyWatch:
         if verdict in (BUSY, _GONE) and now - self._listed >= self.RELIST_BUSY:
             self._list(pgid, now)
             verdict = self._verdict()
+        if verdict in (BUSY, _GONE) and self.mark:  # a helper outside the group may read the terminal by its path
+            verdict = self._others_verdict(now) or verdict
         return None if verdict == _GONE else verdict
+
+    def _others_verdict(self, now: float) -> str | None:
+        """reading | polling when a process the program started, outside the foreground group, waits on the terminal:
+        gpg's pinentry-curses runs under gpg-agent, in a session of its own, and reads the terminal GPG_TTY names
+        while gpg itself waits on the agent's socket. Found by the run's mark in their environment (reaper.py)."""
+        if now - self._others_at >= self.MARKED_EVERY:
+            group = {p.pid for p in self._members}
+            self._others = [_Process(pid) for pid in reaper.find(self.mark or "") if pid not in group]
+            self._others_at = now
+        states = set()
+        for proc in self._others:
+            proc.forget_fds()
+            for task in proc.tasks:
+                states.add(_task_state(proc, task, self.slave))
+        return READING if READING in states else POLLING if POLLING in states else None
 
     def _list(self, pgid: int, now: float) -> None:
         self._pgid, self._members, self._listed = pgid, [_Process(pid) for pid in _group_members(pgid)], now

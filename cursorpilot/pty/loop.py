@@ -128,11 +128,11 @@ class PtyStep:
     # -- public ----------------------------------------------------------------------------------------------------------
     def run(self) -> StepResult:
         run = self.run_
-        self.recorder = SessionRecorder(run.log_dir, self.clock, run.cols, run.rows, self.step.command, step=self.step.index)
+        self.recorder = SessionRecorder(run.log_dir, self.clock, run.cols, run.rows, self.step.command, step=self.step.index, redactor=run.redactor)
         try:
             env, hidden = program_env(self.step.env, self._mark, run.keep_ci_env)
             self.driver = PtyDriver(self.step.command, cwd=self.step.cwd, env=env, cols=run.cols, rows=run.rows)
-            self._tty_watch = kernel.TtyWatch(self.driver.fd, kernel.slave_path(self.driver.fd))
+            self._tty_watch = kernel.TtyWatch(self.driver.fd, kernel.slave_path(self.driver.fd), self._mark)
             self.tx.emit("program_started", step=self.step.index, pid=self.driver.pid, command=self.step.command,
                          profile=self._profile.name, profile_hash=self._profile.digest(),
                          started_with_task=self.pilot.starting or None, hidden_env=hidden or None)
@@ -282,7 +282,7 @@ class PtyStep:
             self._look_at = now + 0.01
         facts = ScreenFacts(snap.text(), self._content_version, quiet, tty, self._modes(),
                             judge=lambda answered_to: undecided(self._profile, snap, answered_to), echo_off=self._no_echo(),
-                            said=lambda after: ask.last_message(self._profile, snap, c, after))
+                            said=lambda after, before: ask.last_message(self._profile, snap, c, after, before))
         self._do(self.pilot.screen(now, c, facts))
 
     def _modes(self) -> Modes:

@@ -289,7 +289,7 @@ class Pilot:
         """The agent stopped: the loop checks the goal and the working tree (goal_checked() hears back)."""
         closing = Question(kind=c.state, text=c.block, key=c.key or "", source=c.rule_id or "screen") if c.state == Screen.QUESTION else None
         composer = replace(c, state=Screen.INPUT.value, submit=True)
-        self._turn = _TurnEnd(composer, facts.said(self.turns.last_sent) if facts.said else c.block, closing)
+        self._turn = _TurnEnd(composer, facts.said(self.turns.last_sent, self.turns.message) if facts.said else c.block, closing)
         self._token += 1
         self._asking = _Asking(self._token, composer, self._content, Kind.TURN_END.value)
         return [*self._apply(Event.PROMPT, c), CheckGoal(self._token)]

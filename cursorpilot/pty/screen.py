@@ -86,6 +86,7 @@ class _Cells(dict):
 
 
 _LATIN1 = pyte.charsets.LAT1_MAP  # G0 as a terminal starts: a drawn character is itself
+_ALT_SCREEN = (47, 1047, 1049)
 
 
 class _Screen(pyte.Screen):
@@ -141,6 +142,33 @@ class _Screen(pyte.Screen):
 
     def write_process_input(self, data: str) -> None:
         self.replies.append(data)
+
+    # The alternate screen (CSI ? 1049/1047/47 h … l), as a terminal keeps it: what the program printed on the main
+    # screen before a full-screen program started (`menu=cherry` between two whiptail dialogs) comes back when it
+    # ends, instead of being drawn over and lost to the screen, the console and the classifier.
+    _main: tuple | None = None  # the main screen's rows and cursor while the alternate one is shown
+
+    def set_mode(self, *modes: int, **kwargs: object) -> None:
+        super().set_mode(*modes, **kwargs)
+        if kwargs.get("private") and self._main is None and any(m in _ALT_SCREEN for m in modes):
+            self._main = (self.buffer.copy(), self.cursor.x, self.cursor.y, 1049 in modes)
+            self.buffer.clear()
+            self.dirty.update(range(self.lines))
+
+    def reset_mode(self, *modes: int, **kwargs: object) -> None:
+        super().reset_mode(*modes, **kwargs)
+        if kwargs.get("private") and self._main is not None and any(m in _ALT_SCREEN for m in modes):
+            rows, x, y, cursor = self._main
+            self._main = None
+            self.buffer.clear()
+            self.buffer.update({k: v for k, v in rows.items() if k < self.lines})
+            if cursor:  # 1049 saved the cursor with the screen
+                self.cursor.x, self.cursor.y = min(x, self.columns - 1), min(y, self.lines - 1)
+            self.dirty.update(range(self.lines))
+
+    def reset(self) -> None:
+        super().reset()
+        self._main = None
 
     def report_device_status(self, mode: int = 0, **kwargs: object) -> None:  # type: ignore[override]
         # pyte passes private=True for "CSI ? 6 n"; answer both forms.

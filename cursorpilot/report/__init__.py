@@ -4,6 +4,11 @@ It reads what a run leaves (transcript.jsonl through cursorpilot.records, the se
 snapshots) and writes report.html (self-contained: the player, its styles and the replay inlined), report.json
 (the same content as data, schema in report.schema.json) and report.md (short, for a CI summary or a PR comment).
 It only reads the run: a report can be made again at any time, of a finished, failed or crashed run.
+
+The page is what people share, so all of it passes a redactor on its way out (redaction_for): the replay's output
+events (the program's own bytes, which may print a token), the diffs of the files it changed, every text. It knows
+the run's `--secret` values when their environment variables are still set (always with `run --report`), and the
+shapes and keys any run's redactor knows.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from pathlib import Path
 
 from cursorpilot import __version__
 from cursorpilot.errors import BadInput
+from cursorpilot.redact import Redactor
 from cursorpilot.report.build import Builder, Caps, Draft, cut, read_prompts, steps_of
 from cursorpilot.report.cast import Joined, join
 from cursorpilot.report.changes import changes
@@ -47,7 +53,8 @@ def build(target: Path, caps: Caps | None = None) -> tuple[Report, str]:
     if d.first is None:
         raise BadInput(f"{path}: no transcript record in it")
     read_prompts(d, log_dir)
-    joined = join(d, log_dir)
+    redactor = redaction_for(log_dir, d)
+    joined = join(d, log_dir, redactor)
     rows = []
     for row, mono, attempt in d.rows.items():
         step = d.steps.get(row.step or 0)
@@ -67,7 +74,27 @@ def build(target: Path, caps: Caps | None = None) -> tuple[Report, str]:
             torn_last=d.stats.torn_last, misfits=d.stats.misfits, unknown=d.stats.unknown),
         notes=_notes(d, joined),
     )
-    return report, joined.text
+    return Report.model_validate(redactor.value(report.model_dump())), joined.text
+
+
+def redaction_for(log_dir: Path, d: Draft) -> Redactor:
+    """The run's redactor, as far as it can be made again: its --secret values (named in the manifest, read from the
+    environment variables that held them, when they still do), the .env of its working directory, the keys and
+    secret-named variables of this environment, the secret shapes."""
+    import os
+
+    from cursorpilot.manifest import read_manifest
+
+    values: list[str] = []
+    try:
+        specs = read_manifest(log_dir / "manifest.json").options.get("secret") or []
+    except (BadInput, OSError):
+        specs = []
+    for spec in specs if isinstance(specs, list) else []:
+        var = str(spec).partition("=")[2]
+        if os.environ.get(var):
+            values.append(os.environ[var])
+    return Redactor(cwd=d.started.cwd if d.started and d.started.cwd else str(log_dir), secrets=values)
 
 
 def write(target: Path, out: Path | None = None, caps: Caps | None = None) -> Written:

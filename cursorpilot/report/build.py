@@ -71,10 +71,13 @@ def _count(value: Any) -> int:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
 
+LOOP_BREAKER = "loop-breaker"
+
+
 def source_kind(source: str | None) -> SourceKind:
     if not source:
         return "none"
-    for prefix, kind in (("rules", "rules"), ("plan:", "plan"), ("policy:", "policy"), ("human", "human")):
+    for prefix, kind in (("rules", "rules"), ("plan:", "plan"), ("policy:", "policy"), ("human", "human"), (LOOP_BREAKER, "breaker")):
         if source.startswith(prefix):
             return kind  # type: ignore[return-value]
     return "model"
@@ -283,8 +286,15 @@ class Builder:
         row.keys.extend(r.keys or [])
 
     def _escalation(self, r: R.Escalation) -> None:
+        """Who escalated: the loop breaker or the deny policy when they stopped an answer (the answerer that proposed
+        it is not who sent the question to a human), else the answerer that could not answer."""
         self.d.counts["escalations"] += 1
-        self._row(r, "escalated", question=r.prompt or "", answer=None, source=self.pending.source, why=r.why)
+        source = self.pending.source
+        if (r.why or "").startswith("loop:"):
+            source = LOOP_BREAKER
+        elif self.pending.policy is not None:
+            source = None  # the row names the policy rule
+        self._row(r, "escalated", question=r.prompt or "", answer=None, source=source, why=r.why)
 
     def _wait(self, r: R.Wait) -> None:
         self.d.counts["waits"] += 1

@@ -5,7 +5,7 @@ Mapping: a step's cast counts from its recorder's start, the transcript from the
 keys_sent record is one input event of the cast, written together, so the first of each pins the offset exactly;
 a step that typed nothing falls back to its program_started (a few milliseconds after the recorder began).
 That one-for-one pairing also says which input events were a secret: those are masked here, whatever the
-recorder wrote. Steps follow each other after a short gap with a reset and a banner. The joined cast is capped
+recorder wrote, and the output events pass the report's redactor (a recorder before redaction wrote them in clear). Steps follow each other after a short gap with a reset and a banner. The joined cast is capped
 (Caps.cast_bytes): past it the replay stops, and says where.
 """
 
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cursorpilot.records import masked
+from cursorpilot.redact import Redactor, Stream
 from cursorpilot.report.build import Draft, StepDraft
 
 GAP_S = 1.0
@@ -44,7 +45,7 @@ def cast_path(log_dir: Path, step: int) -> Path:
     return log_dir / ("session.cast" if step == 1 else f"session-{step:02d}.cast")
 
 
-def join(d: Draft, log_dir: Path) -> Joined:
+def join(d: Draft, log_dir: Path, redactor: Redactor | None = None) -> Joined:
     budget = d.caps.cast_bytes
     lines: list[str] = []
     cols = rows = 0
@@ -53,7 +54,7 @@ def join(d: Draft, log_dir: Path) -> Joined:
         path = cast_path(log_dir, s.n)
         if s.channel != "pty" or not path.is_file():
             continue
-        part = _Part(s, path)
+        part = _Part(s, path, redactor)
         if part.header is None:
             continue
         cols, rows = max(cols, part.header.get("width", 80)), max(rows, part.header.get("height", 24))
@@ -91,8 +92,8 @@ def _why_none(d: Draft) -> str:
 class _Part:
     """One step's cast, read line by line, with its input events paired with the step's keys_sent records."""
 
-    def __init__(self, step: StepDraft, path: Path):
-        self.step, self.path = step, path
+    def __init__(self, step: StepDraft, path: Path, redactor: Redactor | None = None):
+        self.step, self.path, self.redactor = step, path, redactor
         self.header: dict | None = None
         self.first_input: float | None = None
         self.duration = 0.0
@@ -104,6 +105,19 @@ class _Part:
             self.header = None
 
     def events(self):
+        """The cast's events, its input events paired with keys_sent (a secret's masked) and its output redacted."""
+        stream = Stream(self.redactor.text, lambda: self.redactor.longest) if self.redactor is not None else None
+        for t, code, data in self._read():
+            if code == "o" and stream is not None and isinstance(data, str):
+                yield from ((at, "o", piece) for at, piece in stream.feed(t, data))
+                continue
+            if stream is not None:
+                yield from ((at, "o", piece) for at, piece in stream.flush())
+            yield t, code, data
+        if stream is not None:
+            yield from ((at, "o", piece) for at, piece in stream.flush())
+
+    def _read(self):
         inputs = 0
         with open(self.path, encoding="utf-8", errors="replace") as fh:
             fh.readline()

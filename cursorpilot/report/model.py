@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 SCHEMA_VERSION = 1
 
 Outcome = Literal["completed", "failed", "bad_input", "needs_human", "limit", "interrupted", "crashed"]
-SourceKind = Literal["rules", "model", "policy", "human", "plan", "none"]
+SourceKind = Literal["rules", "model", "policy", "breaker", "human", "plan", "none"]
 RowOutcome = Literal["answered", "escalated", "waited", "previewed", "refused"]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -131,15 +132,48 @@ def test_runs_lists_past_runs_and_shows_one(tmp_path, ok_rules):
     rows = [line.split() for line in p.stdout.splitlines()[2:]]
     assert [(r[3], r[4], r[5]) for r in rows] == [("completed", "0", "1"), ("aborted", "3", "0")]
     first, second = rows[0][0], rows[1][0]
+    home = Path(os.environ["XDG_STATE_HOME"]) / "cursor-pilot" / "runs"
     p = cp("runs", "show", second, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert f"run {second}" in p.stdout and "status: aborted, exit 3: a human is needed" in p.stdout
-    assert f"continue: cursor-pilot run --resume runs/{second}/manifest.json" in p.stdout
+    assert f"continue: cursor-pilot run --resume {home / second / 'manifest.json'}" in p.stdout
     p = cp("runs", "show", first[:-2], cwd=tmp_path)
     assert "answers: 1 · escalations: 0 · rule hits: 1" in p.stdout and "continue:" not in p.stdout
     p = cp("runs", "show", "nope", cwd=tmp_path)
-    assert p.returncode == 2 and p.stderr.strip() == "cursor-pilot: error: no run 'nope' in runs/ (cursor-pilot runs lists them)"
+    assert p.returncode == 2 and p.stderr.strip() == "cursor-pilot: error: no run 'nope' in the known runs (cursor-pilot runs lists them)"
     assert cp("runs", "--dir", "elsewhere", cwd=tmp_path).stdout.startswith("no runs in elsewhere/")
+    again = cp("run", "--quiet", "--resume", second, cwd=tmp_path / "..")  # by its id, from another directory
+    assert again.returncode == 3, again.stdout + again.stderr
+    assert '"type": "run_resumed"' in (home / second / "transcript.jsonl").read_text()
+
+
+def test_runs_are_kept_in_one_place_and_listed_from_anywhere(tmp_path, ok_rules):
+    """`runs/` appeared in every working directory, and `runs --dir X` said "no runs" where `runs show X` worked. Runs
+    go to $XDG_STATE_HOME/cursor-pilot/runs/ (CURSORPILOT_RUNS=runs: the working directory's), a --log run is indexed,
+    and `cursor-pilot runs` lists them all from any directory."""
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir(), (tmp_path / "c").mkdir()
+    assert cp("run", "--quiet", "--rules", str(ok_rules), "--", "bash", "-c", ASK, cwd=tmp_path / "a").returncode == 0
+    assert cp("run", "--quiet", "--rules", str(ok_rules), "--log", str(tmp_path / "kept" / "mine"), "--", "bash", "-c", ASK,
+              cwd=tmp_path / "b").returncode == 0
+    assert cp("run", "--quiet", "--rules", str(ok_rules), "--", "bash", "-c", ASK, cwd=tmp_path / "c",
+              env={"CURSORPILOT_RUNS": "runs"}).returncode == 0
+    assert not (tmp_path / "a" / "runs").exists() and not (tmp_path / "b" / "runs").exists()
+    assert len(list((tmp_path / "c" / "runs").iterdir())) == 1  # asked for: the working directory's runs/
+    home = Path(os.environ["XDG_STATE_HOME"]) / "cursor-pilot"
+    assert len(list((home / "runs").iterdir())) == 1
+    for where in (tmp_path, tmp_path / "c"):  # every run is indexed: each is listed once, from anywhere
+        p = cp("runs", cwd=where)
+        rows = [line for line in p.stdout.splitlines()[2:] if line.strip()]
+        assert len(rows) == 3, p.stdout
+        assert any(line.rstrip().endswith("kept/mine") for line in rows), p.stdout
+    mine = cp("runs", "--dir", str(tmp_path / "kept" / "mine"), cwd=tmp_path)  # a run's own folder lists that run
+    assert len([line for line in mine.stdout.splitlines()[2:] if line.strip()]) == 1, mine.stdout
+    assert "1 " in cp("runs", "--dir", str(tmp_path / "kept"), cwd=tmp_path).stdout  # a folder of run folders
+    run_id = json.loads((tmp_path / "kept" / "mine" / "manifest.json").read_text())["run_id"]
+    shown = cp("runs", "show", run_id, cwd=tmp_path / "a")
+    assert shown.returncode == 0 and str(tmp_path / "kept" / "mine") in shown.stdout
+    report = cp("report", run_id[:-1], cwd=tmp_path / "a")  # a run id is enough for the report too
+    assert report.returncode == 0 and (tmp_path / "kept" / "mine" / "report.html").is_file(), report.stdout + report.stderr
 
 
 # -- item 11: the docs --------------------------------------------------------------------------------------------------

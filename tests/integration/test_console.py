@@ -92,6 +92,26 @@ def run_on_a_terminal(args: list[str], cwd: Path, cols: int, rows: int) -> Termi
     return screen
 
 
+@pytest.mark.skipif(not __import__("shutil").which("whiptail"), reason="needs whiptail")
+def test_ci_log_shows_lines_printed_between_two_full_screen_dialogs(tmp_path):
+    """Issue 32: `menu=cherry` and `yesno=YES`, printed just before a full-screen redraw, never reached the console
+    (they were in session.raw): the next dialog was drawn over them. The screen now keeps the main screen while a
+    dialog shows the alternate one, as a terminal does, and gives it back when the dialog ends."""
+    script = tmp_path / "menus.sh"
+    script.write_text('choice=$(whiptail --menu "Pick a fruit" 15 40 3 apple "" banana "" cherry "" 3>&1 1>&2 2>&3)\n'
+                      'echo "menu=$choice"\n'
+                      'if whiptail --yesno "Sure?" 10 40; then echo "yesno=YES"; else echo "yesno=NO"; fi\n'
+                      'choice=$(whiptail --menu "Pick again" 15 40 2 red "" blue "" 3>&1 1>&2 2>&3)\n'
+                      'echo "again=$choice"\n')
+    p = cp("run", "--answer", "Pick a fruit=cherry", "--answer", "Sure=yes", "--answer", "Pick again=blue", "--log", "log", "--",
+           "bash", str(script), cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    shown = [line.strip() for line in program_lines(p.stdout)]
+    assert {"menu=cherry", "yesno=YES", "again=blue"} <= set(shown), p.stdout
+    raw = (tmp_path / "log" / "session.raw").read_bytes()
+    assert b"menu=cherry" in raw and b"yesno=YES" in raw
+
+
 def test_live_mirror_crops_a_wide_program_to_the_users_terminal(tmp_path, rules):
     """The mirror showed the program at --cols 120 wrapped on a 60-column terminal: every long row broke in two."""
     wide = "A" * 50 + "B" * 50

@@ -1,5 +1,6 @@
 """Every byte recorded, every exit status mapped exactly, signals handled, bad input refused in one line."""
 
+import json
 import os
 import signal
 import subprocess
@@ -130,17 +131,62 @@ def test_version_is_fast_to_reach_and_imports_no_vendor_sdk():
     assert "cursor-pilot 0.1.0" in out and out.strip().endswith("[]")
 
 
-@pytest.mark.parametrize("program, why", [("/no/such/program", "no such executable file"), ("no-such-program", "not found on PATH")])
+@pytest.mark.parametrize("program, why", [
+    ("/no/such/program", "no such file"),
+    ("no-such-program", "not found on PATH"),
+    ("./bad-interp.sh", "its #! line names an interpreter that does not exist: /nonexistent/interp"),
+    ("./no-x-bit.sh", "it is not executable (no execute permission: chmod +x ./no-x-bit.sh)"),
+    ("./env-missing.sh", "its #! line runs 'nosuch-interp-xyz', which is not found on PATH"),
+    ("./adir", "it is a directory"),
+])
 def test_a_program_that_cannot_start_exits_2_and_leaves_no_run_folder(tmp_path, program, why):
     """A failed start created runs/<id>/ with a transcript of nothing; a later step that can't start is recorded
-    (test_plans.py::test_faults_end_clearly_with_valid_records)."""
+    (test_plans.py::test_faults_end_clearly_with_valid_records). A script whose #! names a missing interpreter was a
+    traceback (OSError Errno 2), exit 1 and an `unfinished` run folder; a file without its execute bit was reported as
+    "no such executable file"."""
     rules = tmp_path / "rules.yaml"
     rules.write_text("- {match: x, reply: y}\n")
+    for name, text, mode in (("bad-interp.sh", "#!/nonexistent/interp\necho hi\n", 0o755), ("no-x-bit.sh", "#!/bin/sh\necho hi\n", 0o644),
+                             ("env-missing.sh", "#!/usr/bin/env nosuch-interp-xyz\n", 0o755)):
+        (tmp_path / name).write_text(text)
+        (tmp_path / name).chmod(mode)
+    (tmp_path / "adir").mkdir()
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
     p = subprocess.run([sys.executable, "-m", "cursorpilot", "run", "--quiet", "--rules", str(rules), "--", program],
-                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30, cwd=tmp_path)
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30, cwd=tmp_path, env=env)
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert p.stderr.strip() == f"cursor-pilot: error: cannot start {program!r}: {why}"
-    assert not (tmp_path / "runs").exists()
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "state").exists()
+
+
+def test_a_later_step_whose_interpreter_is_missing_ends_the_run_with_exit_2_and_one_line(tmp_path):
+    """The same missing interpreter in a plan's second step: no traceback, exit 2, the step recorded as failed."""
+    (tmp_path / "bad.sh").write_text("#!/nonexistent/interp\n")
+    (tmp_path / "bad.sh").chmod(0o755)
+    (tmp_path / "plan.yaml").write_text("name: two\nsteps:\n  - {name: one, run: ['true']}\n  - {name: two, drive: ['./bad.sh']}\n")
+    p = subprocess.run([sys.executable, "-m", "cursorpilot", "run", "--quiet", "--provider", "rules", "--log", "log", "--plan", "plan.yaml"],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert p.returncode == 2 and "Traceback" not in p.stdout + p.stderr, p.stdout + p.stderr
+    assert "cannot start './bad.sh': its #! line names an interpreter that does not exist: /nonexistent/interp" in p.stdout
+    manifest = json.loads((tmp_path / "log" / "manifest.json").read_text())
+    assert (manifest["status"], manifest["exit_code"], manifest["steps"][1]["status"]) == ("failed", 2, "failed")
+
+
+def test_a_one_word_prompt_that_names_no_file_is_refused(tmp_path):
+    """`--prompt nosuchprompt` (a typo, no extension) silently became the governing prompt's text."""
+    p = subprocess.run([sys.executable, "-m", "cursorpilot", "run", "--log", "log", "--prompt", "nosuchprompt", "--", "true"],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.strip() == ("cursor-pilot: error: prompt file not found: nosuchprompt "
+                                                       "(--prompt takes a file, or text of more than one word)")
+    assert not (tmp_path / "log").exists()
+    # its mirror: text of several words, and a file named by one word, are both governing prompts
+    (tmp_path / "careful").write_text("Be careful.")
+    for value in ("Be careful.", "careful"):
+        ok = subprocess.run([sys.executable, "-m", "cursorpilot", "run", "--quiet", "--log", f"log-{len(value)}", "--prompt", value, "--", "true"],
+                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30, cwd=tmp_path)
+        assert ok.returncode == 0, ok.stderr
+        started = json.loads((tmp_path / f"log-{len(value)}" / "transcript.jsonl").read_text().splitlines()[0])
+        assert started["governing_prompt"] == "Be careful."
 
 
 def test_a_pilot_killed_in_a_flood_leaves_a_valid_cast_and_every_flushed_byte(tmp_path):

@@ -117,9 +117,17 @@ def test_missing_key_fails_before_the_program_starts(pilot):
     assert not (r.log / "transcript.jsonl").exists()
 
 
-def test_no_provider_and_no_key_says_how_to_choose(pilot):
-    r = pilot(["true"])
-    assert r.code == 2 and "no provider chosen" in r.stderr
+def test_a_program_that_asks_nothing_runs_with_no_provider_chosen(pilot):
+    """`cursor-pilot run -- sh -c 'echo hi'` failed with "no provider chosen": nothing needed answering."""
+    r = pilot(["sh", "-c", "echo hi"])
+    assert r.code == 0, r.stdout + r.stderr
+    assert b"hi" in (r.log / "session.raw").read_bytes()
+
+
+def test_no_provider_and_no_key_a_question_says_how_to_choose(pilot):
+    r = pilot(["bash", "-c", 'read -p "Name? " x'])
+    assert r.code == 3, r.stdout + r.stderr
+    assert "no answerer was chosen: set OPENAI_API_KEY or ANTHROPIC_API_KEY, or give --rules FILE" in r.of("escalation")[0]["why"]
 
 
 def test_provider_chosen_from_the_key_in_the_environment(pilot):

@@ -132,6 +132,19 @@ steps:
     assert "would type" in p.stdout and "Continue? [y/n]" in p.stdout
 
 
+def test_a_dry_run_says_plainly_that_it_runs_each_program_up_to_its_first_question(tmp_path):
+    """openssl wrote its key file in a dry run: the program runs until its first question. The console says so, and
+    what the program did before asking is done; what it would do after the answer is not."""
+    p = subprocess.run([sys.executable, "-m", "cursorpilot", "run", "--dry-run", "--log", "log", "--answer", "Name=Ada", "--", "bash",
+                        "-c", 'touch before-asking; read -p "Name? " n; touch after-the-answer'],
+                       cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "dry run: each step's program is started and runs until its first question, then it is stopped" in " ".join(p.stdout.split())
+    assert "What a program does before it asks (writes a file, makes a key), it does." in " ".join(p.stdout.split())
+    assert (tmp_path / "before-asking").exists() and not (tmp_path / "after-the-answer").exists()
+    assert "each program ran up to its first question" in " ".join(p.stdout.split())
+
+
 def test_plan_and_command_cannot_be_combined(tmp_path):
     plan = tmp_path / "p.yaml"
     plan.write_text("name: x\nsteps: [{name: a, run: ['true']}]\n")

@@ -52,6 +52,7 @@ def test_the_demos_report_shows_the_verdict_the_ledger_and_a_replay_that_seeks(t
     assert "policy:delete" in page.text("#row-4") and "Delete this file?" in page.text("#row-4")
     assert page.page.locator(".ap-player").count() == 1 and page.page.evaluate("window.cpReport.player.getDuration()") > 1
     assert page.page.locator(".marker[data-row]").count() == 5
+    page.terminal_shows("Workspace Trust Required")  # before play: the first decision's frame, not a black box
     t = page.click_and_wait_for_time("#row-4 .seek")
     assert t == data["ledger"][3]["replay_s"]
     page.terminal_shows("Delete this file?")  # the replay shows the question the row answered

@@ -6,8 +6,10 @@ whole run folder is searched for the secret afterwards."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from cursorpilot.records import masked
 from tests.conftest import checked
 from tests.fakes.llm_server import FakeLLM
 
 pytestmark = pytest.mark.timeout(120)
 KEY = "sk-test-0123456789abcdefghij"
+MASK_OF_14 = r"•••••• \(14 chars, hmac:[0-9a-f]{8}\)"
 SECRET = "hunter2-Qx9"  # what the programs are given; never to be found in clear
 
 
@@ -78,8 +80,8 @@ def test_read_s_answer_is_masked_everywhere_and_typed_byte_for_byte(drive, tmp_p
     assert r.code == 0, r.out
     assert b"MATCH-11" in (r.log / "session.raw").read_bytes()
     assert r.leaks() == []
-    mask = masked(SECRET)
-    assert f"answer {mask}" in r.out and mask.startswith("•••••• (11 chars, sha256:")
+    mask = r.of("answer")[0]["reply"]
+    assert f"answer {mask}" in r.out and re.fullmatch(r"•••••• \(11 chars, hmac:[0-9a-f]{8}\)", mask)
     answer = r.of("answer")[0]
     assert (answer["reply"], answer["secret"]) == (mask, True)
     sent = [k for k in r.of("keys_sent") if k.get("secret")]
@@ -112,7 +114,7 @@ def test_getpass_answered_by_a_model_with_a_named_secret_from_the_environment(dr
     bodies = [b.decode() for b in server.bodies]
     assert all(SECRET not in b for b in bodies)
     assert "<secret:vault>" in bodies[0] and "not shown" in bodies[0]  # told the name, and that it is a hidden prompt
-    assert masked(SECRET) in bodies[1]  # the history of earlier answers: the mask
+    assert r.of("answer")[0]["reply"] in bodies[1] and "•••••• (11 chars, hmac:" in bodies[1]  # the history of earlier answers: the mask
     assert json.loads((r.log / "manifest.json").read_text())["options"]["secret"] == ["vault=VAULT_PASS"]
 
 
@@ -157,11 +159,11 @@ def test_a_rule_may_say_its_reply_is_a_secret(drive, tmp_path):
     r = drive(["bash", check], "--quiet", "--rules", rules(tmp_path, "- {match: 'Licence', reply: 'ABCD-1234-EFGH', secret: true}\n"))
     assert r.code == 0, r.out
     assert b"GOOD" in (r.log / "session.raw").read_bytes()
-    # echo is on, so the program shows what is typed: its own output holds it (as printed, and the report's replay of
-    # it), and nothing cursor-pilot wrote of its own
-    assert set(r.leaks("ABCD-1234-EFGH")) == {"session.raw", "session.cast", "report.html"}
+    # echo is on, so the program shows what is typed: session.raw keeps its bytes as printed; the cast and the report's
+    # replay of it (what people share) redact the echo, as everything cursor-pilot writes of its own
+    assert set(r.leaks("ABCD-1234-EFGH")) == {"session.raw"}
     answer, typed = r.of("answer")[0], next(k for k in r.of("keys_sent") if k.get("secret"))
-    assert answer["secret"] is True and answer["reply"] == typed["data"] == masked("ABCD-1234-EFGH")
+    assert answer["secret"] is True and answer["reply"] == typed["data"] and re.fullmatch(MASK_OF_14, answer["reply"])
 
 
 def test_a_reply_naming_a_secret_that_was_not_given_escalates_and_types_nothing(drive):
@@ -210,3 +212,49 @@ def test_pinentry_curses_box_answered_by_a_literal_rule_is_masked(drive, tmp_pat
     finally:  # the agent this decryption started (the run's own was ended with the run)
         subprocess.run(["gpgconf", "--kill", "gpg-agent"], env=env, capture_output=True)
     assert opened.stdout == "the plan\n"
+
+
+def test_a_secret_printed_by_the_program_and_a_no_echo_answer_reach_nothing_the_run_leaves(drive, tmp_path):
+    """Issue 32: with `--secret tok=…` and a script printing `Using token $t for upload`, report.html's replay showed the
+    token; masks carried an unsalted sha256 prefix a guessed password could be checked against. Here neither the
+    --secret value nor the no-echo answer is in report.html/json/md, the cast, the transcript, the prompts, the model's
+    requests or the console; only session.raw holds what the program printed, as printed. And redaction keeps the
+    structure: the question after the password keeps its words, the model's prompt keeps its closing fence."""
+    token, password = "MYTOK-7f3k9QzP", SECRET
+    program = script(tmp_path, "upload.sh", textwrap.dedent("""\
+        t="$UPLOAD_TOKEN"
+        echo "Using token $t for upload"
+        read -s -p "Password: " pw
+        echo
+        read -p "Remember me? [y/N] " r
+        echo "debug: $pw"
+        echo "done $r"
+    """))
+
+    def model(prompt: str) -> str:
+        return json.dumps({"action": "type", "text": "n", "submit": True})
+
+    with FakeLLM(answer=model) as server:
+        r = drive(["bash", program], "--secret", "tok=UPLOAD_TOKEN", "--provider", "openai", "--base-url", server.url + "/v1",
+                  "--rules", rules(tmp_path, f"- {{id: pw, match: 'Password:', reply: '{password}'}}\n"),
+                  env={"OPENAI_API_KEY": KEY, "UPLOAD_TOKEN": token})
+    assert r.code == 0, r.out
+    raw = (r.log / "session.raw").read_bytes()
+    assert f"Using token {token} for upload".encode() in raw and f"debug: {password}".encode() in raw and b"done n" in raw
+    for value in (token, password):
+        assert r.leaks(value) == ["session.raw"], value
+        assert all(value not in b.decode() for b in server.bodies)
+        for digest in (hashlib.sha256(value.encode()).hexdigest()[:8], hashlib.sha256(value.encode()).hexdigest()[:16]):
+            found = [str(p) for p in r.log.rglob("*") if p.is_file() and digest.encode() in p.read_bytes()]
+            assert found == [] and digest not in r.out, (value, found)
+    for name in ("report.html", "report.json", "report.md", "session.cast", "transcript.jsonl"):
+        assert (r.log / name).is_file(), name
+    assert "Using token [REDACTED] for upload" in (r.log / "session.cast").read_text()
+    assert "Using token [REDACTED] for upload" in (r.log / "report.html").read_text()
+    assert re.search(r"•••••• \(11 chars, hmac:[0-9a-f]{8}\)", (r.log / "report.html").read_text())
+    prompts = [p.read_text() for p in (r.log / "prompts").rglob("*prompt.md")]
+    assert prompts and all("Remember me? [y/N]" in p for p in prompts)
+    user = json.loads(server.bodies[0])["messages"][1]["content"]
+    fenced = re.search(r"```TERMINAL\n(.*?)\n```", user, re.S)
+    assert fenced and "Remember me? [y/N]" in fenced.group(1) and "Using token [REDACTED] for upload" in fenced.group(1)
+    assert "Remember me? [y/N]" in r.out

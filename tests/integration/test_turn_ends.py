@@ -148,3 +148,36 @@ def test_acp_done_when_decides_and_its_output_reaches_the_judge(pilot, tmp_path)
     assert r.code == 0, r.stdout + r.stderr
     assert [(t["verdict"], t["check"]["exit_code"]) for t in r.of("turn_end")] == [("continue", 1), ("done", 0)]
     assert len(asked) == 1 and "data/ cleanup unconfirmed" in asked[0]
+
+
+TOY = [sys.executable, str(__import__("pathlib").Path(__file__).parents[1] / "programs" / "toy_agent.py")]
+
+
+@pytest.mark.parametrize("echo", [True, False], ids=["echoes", "no-echo"])
+def test_a_toy_agents_turn_ends_are_judged_by_its_latest_message(pilot, echo):
+    """Issue 32: with a toy agent on a screen, every turn end judged the agent's first message, not its latest (it did
+    not show the instruction it was given, so its message was read from the top of the screen)."""
+    asked = []
+
+    def toy_judge(prompt: str) -> str:
+        asked.append(question_of(prompt))
+        return verdict("continue", f"Do step {len(asked) + 1}.", "more to do") if len(asked) < 3 else verdict("done", why="all pass")
+
+    with FakeLLM(answer=toy_judge) as llm:
+        r = pilot([*TOY, *([] if echo else ["--no-echo"]), "fix the tests"], "--profile", "claude", "--provider", "openai",
+                  "--base-url", llm.url + "/v1", env={"OPENAI_API_KEY": KEY})
+    assert r.code == 0, r.stdout + r.stderr
+    assert [(t["turn"], t["verdict"]) for t in r.of("turn_end")] == [(1, "continue"), (2, "continue"), (3, "done")]
+    assert "First message" in asked[0]
+    assert "Second message" in asked[1] and "First message" not in asked[1]
+    assert "Third message" in asked[2] and "First message" not in asked[2] and "Second message" not in asked[2]
+
+
+def test_no_progress_at_the_last_allowed_turn_is_the_limit_exit_4_naming_both(pilot):
+    """With --max-turns 3, the no-progress breaker fired first at turn 3: exit 3, not the 4 --max-turns promises."""
+    with FakeLLM(answer=lambda p: verdict("continue", "Try again.", "not yet")) as llm:
+        r = pilot([*TOY, "fix the tests"], "--profile", "claude", "--provider", "openai", "--base-url", llm.url + "/v1",
+                  "--max-turns", "3", "--done-when", "echo 'FAILED test_x'; exit 1", env={"OPENAI_API_KEY": KEY})
+    assert r.code == 4, r.stdout + r.stderr
+    reason = r.of("run_finished")[0]["reason"]
+    assert "max-turns reached (3 turns)" in reason and "no progress: the goal check failed the same way 3 times in a row" in reason

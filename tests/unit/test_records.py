@@ -159,7 +159,7 @@ def test_a_secret_is_masked_when_read_even_if_written_in_clear():
     base = {"seq": 1, "ts": "t", "mono": 1.0, "run_id": "r"}
     clear = records.parse({**base, "type": "keys_sent", "keys": "hunter2", "data": "hunter2", "hex": "68756e74657232", "secret": True})
     assert "hunter2" not in clear.model_dump_json() and "68756e74657232" not in clear.model_dump_json()
-    assert clear.data == records.masked("hunter2") and clear.data.startswith("•••••• (7 chars, sha256:")
+    assert clear.data == records.masked("hunter2") and clear.data.startswith("•••••• (7 chars, hmac:")
     enter = records.parse({**base, "type": "keys_sent", "keys": "<enter>", "data": "\r", "hex": "0d", "secret": True})
     assert enter.keys == "<enter>"
     already = records.masked("hunter2")

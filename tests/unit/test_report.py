@@ -102,6 +102,24 @@ def test_a_ledger_row_per_question_with_who_answered_and_when_in_the_replay(run)
     assert [m.row for m in report.replay.markers] == [1, 2, 3]
 
 
+def test_an_escalation_is_attributed_to_the_loop_breaker_or_the_policy_that_stopped_the_models_answer(run):
+    """The report said a loop-breaker escalation was "by openai:…": the model proposed the answer, the breaker sent
+    the question to a human."""
+    run.start()
+    run.at(1.0).emit("provider_reply", provider="openai", source="openai:gpt-4o-mini", reply="y", usage={"calls": 1, "in": 10, "out": 1})
+    run.emit("escalation", rule_id="generic.yes_no", prompt="Retry? [y/n]", why="loop: this question was already answered 'y' 3 times",
+             interactive=False)
+    run.at(2.0).emit("provider_reply", provider="openai", source="openai:gpt-4o-mini", reply="rm -rf /", usage={"calls": 1})
+    run.emit("policy_denied", policy_rule="rm_rf", evidence="rm -rf /", rule_id="generic.input", reply=None, on="reply")
+    run.emit("escalation", rule_id="generic.input", prompt="$ ", why="the reply was denied by policy rule 'rm_rf'", interactive=False)
+    run.at(3.0).emit("provider_reply", provider="openai", source="openai:gpt-4o-mini", reply=None, reason="asks a human", usage={"calls": 1})
+    run.emit("escalation", rule_id="generic.input", prompt="Name:", why="the answerer asks for a human: which name?", interactive=False)
+    run.at(3.5).finish(3, "a human is needed")
+    report, _ = build(run.save())
+    assert [(r.source, r.source_kind) for r in report.ledger] == [("loop-breaker", "breaker"), ("policy:rm_rf", "policy"),
+                                                                  ("openai:gpt-4o-mini", "model")]
+
+
 def test_a_secret_is_masked_in_the_ledger_and_the_replay_even_from_a_writer_that_left_it_in_clear(run):
     run.start()
     run.at(1.0).output("Password: ")
@@ -118,7 +136,7 @@ def test_a_secret_is_masked_in_the_ledger_and_the_replay_even_from_a_writer_that
     for path in (written.html, written.json, written.md):
         assert "hunter2" not in path.read_text(), path.name
     row = written.report.ledger[0]
-    assert row.secret and row.answer.startswith("•••••• (7 chars, sha256:") and row.keys[1] == "<enter>"
+    assert row.secret and row.answer.startswith("•••••• (7 chars, hmac:") and row.keys[1] == "<enter>"
 
 
 def test_a_crashed_run_still_renders_and_says_it_did_not_finish(run):

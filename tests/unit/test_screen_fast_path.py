@@ -111,12 +111,13 @@ def test_terminal_queries_are_answered_at_once_even_when_queued():
 
 PIECES = ["hello", "\x1b[31m", "x" * 130, "\r\n", "\x1b[4h", "ins", "\x1b[4l", "\x1b[2K", "\x1b[1A", "\x1b[G", "wide界界", "\t",
           "\x1b[0m", "\x1b[7m", "\x1b[38C", "\x1b[2J", "\x1b[H", "\x1b[3;5H", "\x1b[L", "\x1b[M", "\x1b[P", "\x1b[@", "\x1b[K",
-          "\x1b[1K", "\x1b[J", "\x1b[?1049h", "\x1b[?1049l", "\x1b[2;8r", "\x1b[r", "\x1bM", "\x1bD", "\x1b[S", "\x1b[T", "é",
+          "\x1b[1K", "\x1b[J", "\x1b[2;8r", "\x1b[r", "\x1bM", "\x1bD", "\x1b[S", "\x1b[T", "é",
           "e\u0301", "\x1b[5X", "\x1b[?5h", "\x1bc"]
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_snapshots_render_only_changed_rows_and_match_pyte(seed):
+    """(pyte has no alternate screen: test_the_alternate_screen_gives_the_main_one_back has it.)"""
     import pyte
 
     rnd = random.Random(seed)
@@ -133,3 +134,21 @@ def test_snapshots_render_only_changed_rows_and_match_pyte(seed):
                 except IndexError:  # pyte's display trips over a stub cell left by an overwritten wide character
                     continue
                 assert list(ours.snapshot().lines) == want
+
+
+def test_the_alternate_screen_gives_the_main_one_back():
+    """`menu=cherry` printed between two whiptail dialogs never reached the console: the second dialog was drawn over
+    it. A terminal keeps the main screen while the alternate one is shown (CSI ? 1049 h … l) and gives it back."""
+    s = TerminalScreen(40, 10)
+    s.feed(b"\x1b[?1049h\x1b[H\x1b[2J\x1b[5;5Hfirst dialog\x1b[?1049lmenu=cherry\r\n\x1b[?1049h\x1b[H\x1b[2J\x1b[3;3HSure?")
+    lines = s.snapshot().lines
+    assert lines[2] == "  Sure?" and "menu=cherry" not in lines  # the dialog, on the alternate screen
+    s.feed(b"\x1b[?1049lyesno=YES\r\n")
+    snap = s.snapshot()
+    assert snap.lines[:2] == ("menu=cherry", "yesno=YES") and "Sure?" not in snap.text() and "first dialog" not in snap.text()
+    assert (snap.cursor_x, snap.cursor_y) == (0, 2)
+    s.feed(b"\x1b[?47hon alt\x1b[?47l")  # 47 keeps the cursor where the alternate screen left it
+    assert s.snapshot().lines[2] == "" and s.snapshot().cursor_x == 6
+    s.feed(b"\x1b[?1049h\x1bc")  # a reset on the alternate screen: the main one is gone with it
+    s.feed(b"\x1b[?1049l")
+    assert s.snapshot().text() == ""

@@ -1,6 +1,10 @@
 """How a secret is shown, told and named (cursorpilot/secret.py), and what the transcript and the redactor do with one."""
 
+import hashlib
 import json
+import re
+import subprocess
+import sys
 
 import pytest
 
@@ -12,9 +16,20 @@ from cursorpilot.secret import asks_secret, given, masked, names, resolve
 from cursorpilot.transcript import Transcript
 
 
-def test_a_mask_keeps_the_length_and_a_short_hash_and_is_never_masked_twice():
-    assert masked("hunter2") == "•••••• (7 chars, sha256:f52fbd32)"
-    assert masked(masked("hunter2")) == masked("hunter2")
+def test_a_mask_keeps_the_length_and_a_keyed_tag_and_is_never_masked_twice():
+    mask = masked("hunter2")
+    assert re.fullmatch(r"•••••• \(7 chars, hmac:[0-9a-f]{8}\)", mask)
+    assert masked(masked("hunter2")) == mask and masked("hunter2") == mask != masked("hunter3")  # equal within a run
+
+
+def test_a_mask_holds_no_unkeyed_digest_a_guess_could_be_checked_against():
+    """The mask was `sha256:f52fbd32`: anyone with the transcript could test a guessed weak password offline."""
+    mask = masked("hunter2")
+    for digest in (hashlib.sha256(b"hunter2").hexdigest(), hashlib.sha1(b"hunter2").hexdigest(), hashlib.md5(b"hunter2").hexdigest()):
+        assert digest[:8] not in mask
+    other_run = subprocess.run([sys.executable, "-c", "from cursorpilot.secret import masked; print(masked('hunter2'))"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    assert other_run != mask and other_run.startswith("•••••• (7 chars, hmac:")  # a key per run (process), never written
 
 
 def test_the_transcript_masks_a_secret_record_as_it_writes_text_and_hex_alike(tmp_path):

@@ -153,7 +153,7 @@ def pty(**turns) -> Pilot:
 
 def stops(p, now, said="⎿ Request cancelled.", c=IDLE, content=2, check=None):
     """The agent is back at its composer: the pilot asks for the goal check; the loop hands it the facts."""
-    out = p.screen(now, c, ScreenFacts("", content, 1.0, said=lambda after: said))
+    out = p.screen(now, c, ScreenFacts("", content, 1.0, said=lambda *_: said))
     (goal,) = of(out, CheckGoal)
     return p.goal_checked(now, goal.token, TurnFacts(check), Modes())
 
@@ -295,6 +295,46 @@ def test_the_agents_last_message_is_what_it_wrote_below_the_echo_of_its_last_ins
     prose = Classification(state="question", rule_id="claude.idle.prose_question", block="  ⎿  Interrupted · What should Claude do instead?",
                            key="q", anchor_row=5)
     assert last_message(CLAUDE, snap, prose, "tidy up").endswith("What should Claude do instead?")
+
+
+def test_an_agent_that_does_not_echo_its_instructions_is_judged_by_its_latest_message_not_its_first():
+    """A toy agent on a screen: every turn end judged its first message (the echo to start from was not on screen, so
+    the message began at the top). Below the message judged last time is where it said more."""
+    from cursorpilot.detect.snapshot import snapshot_from_text
+    from cursorpilot.pty.ask import last_message
+
+    def screen(*messages):
+        rows = ["Toy agent 1.0", "", *[r for m in messages for r in (m, "")], "─" * 40, "❯ ", "─" * 40, "  ? for shortcuts"]
+        composer = Classification(state="idle", rule_id="claude.idle", block="❯", key="k", anchor_row=len(rows) - 3)
+        return snapshot_from_text("\n".join(rows)), composer
+
+    first = last_message(CLAUDE, *screen("● First: I read the code."), "fix the tests", None)
+    assert first.endswith("● First: I read the code.")
+    second = last_message(CLAUDE, *screen("● First: I read the code.", "● Second: I added the test."), "Go on.", first)
+    assert second == "● Second: I added the test."
+    third = last_message(CLAUDE, *screen("● First: I read the code.", "● Second: I added the test.", "● Third: done."), "Go on.", second)
+    assert third == "● Third: done."
+    same = last_message(CLAUDE, *screen("● First: I read the code.", "● Noted.", "● Noted."), "Go on.", "● Noted.")
+    assert same == "● Noted."  # the same words again: said again (the breaker compares them)
+    nothing_new = last_message(CLAUDE, *screen("● First: I read the code.", "● Noted."), "Go on.", "● Noted.")
+    assert nothing_new == "● Noted."
+
+
+def test_no_progress_at_the_last_allowed_turn_stops_at_the_limit_and_says_both():
+    """With --max-turns 3 the breaker fired first at turn 3: exit 3, not the 4 --max-turns promises."""
+    t = Turns(TurnConfig(max_turns=3))
+    for i in range(2):
+        assert t.ended(float(i), TurnFacts(Check("pytest -q", 1, f"1 failed in 0.{i}s"), tree=str(i)), f"try {i}", closing=False).action == "ask"
+        t.judged(model("continue", "Fix it."))
+    n = t.ended(3.0, TurnFacts(Check("pytest -q", 1, "1 failed in 0.9s"), tree="x"), "try 3", closing=False)
+    assert (n.action, n.code, n.source) == ("stop", ExitCode.LIMIT, "limit")
+    assert n.why.startswith("max-turns reached (3 turns); and no progress: the goal check failed the same way 3 times in a row")
+    t = Turns(TurnConfig(max_turns=4))  # its mirror: before the last turn, no progress is a human
+    for i in range(2):
+        t.ended(float(i), TurnFacts(Check("pytest -q", 1, "1 failed"), tree=str(i)), f"try {i}", closing=False)
+        t.judged(model("continue", "Fix it."))
+    n = t.ended(3.0, TurnFacts(Check("pytest -q", 1, "1 failed"), tree="x"), "try 3", closing=False)
+    assert (n.action, n.source) == ("human", "breaker")
 
 
 def test_an_instruction_the_answer_cap_stops_is_held_for_resume_and_not_recorded_as_sent():

@@ -3,10 +3,13 @@
   var data = JSON.parse(document.getElementById("cp-data").textContent);
   var castEl = document.getElementById("cp-cast");
   var player = null;
+  // before play is pressed the terminal shows the first decision's moment, not a black box
+  var first = data.markers.filter(function (m) { return m.row != null; })[0] || data.markers[0];
   if (castEl && window.AsciinemaPlayer) {
     player = AsciinemaPlayer.create({ data: JSON.parse(castEl.textContent) }, document.getElementById("cp-player"), {
       cols: data.cols, rows: data.rows, preload: true, fit: "width", terminalFontSize: "small", keystrokeOverlay: true,
-      markers: data.markers.map(function (m) { return [m.t, m.label]; })
+      markers: data.markers.map(function (m) { return [m.t, m.label]; }),
+      poster: first ? "npt:" + first.t : undefined
     });
   }
   function mark(row) {

@@ -1,0 +1,138 @@
+"""`cursor-pilot learn`: a person answers a real program's questions once, at the pilot's own terminal; the rules
+file it writes answers them with nobody there, and the program ends in the same state.
+
+The person is this test at the other end of a real pseudo-terminal (pexpect on the outer cursor-pilot process): it
+waits for the pilot to ask, reads what the program shows, and types its answer as a person would, a passphrase
+included (read without echo, by getpass, on that terminal)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.integration.test_cli_usage import cp
+
+pytestmark = pytest.mark.timeout(300)
+ROOT = Path(__file__).resolve().parents[2]
+CREATE_VUE = ROOT / "tests" / "npm" / "node_modules" / ".bin" / "create-vue"
+PASSPHRASE = "s3cret-pass-Qx9"
+
+
+class Person:
+    """Someone at the pilot's terminal: answers each question it is asked by what the program shows."""
+
+    def __init__(self, args: list[str], cwd: Path):
+        env = {k: v for k, v in os.environ.items() if k not in ("CI", "OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
+        self.child = pexpect.spawn(sys.executable, ["-m", "cursorpilot", *args], cwd=str(cwd), env=env, encoding="utf-8",
+                                   dimensions=(40, 140), timeout=90)
+        self.asked: list[str] = []
+        self.seen = ""
+
+    def answer(self, replies: list[tuple[str, str]]) -> None:
+        """(words the question shows, the reply), for each question in turn; a question not expected fails the test."""
+        for needle, reply in replies:
+            self.child.expect("cursor-pilot needs you")
+            self.child.expect(r"Type the answer[^\n]*\n")
+            shown = self.child.before
+            self.asked.append(shown)
+            assert needle in shown, f"expected a question about {needle!r}, the program shows:\n{shown}"
+            self.child.expect("> ")
+            self.child.sendline(reply)
+
+    def finish(self) -> int:
+        self.child.expect(pexpect.EOF, timeout=120)
+        self.seen = self.child.before
+        self.child.close()
+        return self.child.exitstatus
+
+
+def nobody(args: list[str], cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The same program run again with nobody at the terminal."""
+    return cp("run", "--quiet", *args, cwd=cwd, env=env, timeout=120)
+
+
+OPENSSL = ["openssl", "req", "-new", "-newkey", "rsa:2048", "-keyout", "key.pem", "-out", "req.csr"]
+OPENSSL_ANSWERS = [("Enter PEM pass phrase", PASSPHRASE), ("Verifying - Enter PEM pass phrase", PASSPHRASE), ("Country Name", "DE"),
+                   ("State or Province Name", "Berlin"), ("Locality Name", ""), ("Organization Name", "Acme Ltd"),
+                   ("Organizational Unit Name", ""), ("Common Name", "shop.example"), ("Email Address", ""),
+                   ("A challenge password", ""), ("An optional company name", "")]
+
+
+def subject(folder: Path) -> str:
+    return subprocess.run(["openssl", "req", "-in", str(folder / "req.csr"), "-noout", "-subject"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def opens(folder: Path, passphrase: str) -> bool:
+    return subprocess.run(["openssl", "pkey", "-in", str(folder / "key.pem"), "-passin", f"pass:{passphrase}", "-noout"],
+                          capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")
+def test_learn_openssl_req_then_the_rules_make_the_same_request_with_nobody_there(tmp_path):
+    learned, again = tmp_path / "learned", tmp_path / "again"
+    learned.mkdir(), again.mkdir()
+    person = Person(["learn", "--out", str(tmp_path / "openssl.yaml"), "--log", "log", "--", *OPENSSL], learned)
+    person.answer(OPENSSL_ANSWERS)
+    assert person.finish() == 0, person.seen
+    assert "learned 11 rule(s) from your 11 answer(s)" in person.seen
+    rules = (tmp_path / "openssl.yaml").read_text()
+    assert rules.count("<secret:pem_pass_phrase>") == 2 and "--secret pem_pass_phrase=ENVVAR" in rules
+    for folder in (learned / "log", tmp_path):
+        assert not [p for p in folder.rglob("*") if p.is_file() and PASSPHRASE.encode() in p.read_bytes()]
+    assert subject(learned) == "subject=C = DE, ST = Berlin, O = Acme Ltd, CN = shop.example" and opens(learned, PASSPHRASE)
+
+    r = nobody(["--log", "log", "--rules", str(tmp_path / "openssl.yaml"), "--secret", "pem_pass_phrase=PEM_PASS", "--", *OPENSSL],
+               again, env={"PEM_PASS": PASSPHRASE})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "answers: 11 (11 by rules) · escalations: 0" in r.stdout
+    assert subject(again) == subject(learned) and opens(again, PASSPHRASE) and not opens(again, "wrong")
+
+
+@pytest.mark.skipif(not CREATE_VUE.exists(), reason="needs create-vue: npm ci --prefix tests/npm")
+def test_learn_create_vue_then_the_rules_scaffold_the_same_project_with_nobody_there(tmp_path):
+    learned, again = tmp_path / "learned", tmp_path / "again"
+    learned.mkdir(), again.mkdir()
+    person = Person(["learn", "--out", str(tmp_path / "vue.yaml"), "--log", "log", "--", str(CREATE_VUE)], learned)
+    person.answer([("Project name", "shop"), ("Use TypeScript?", "n"),
+                   ("Select features to include", "<down><space><down><space><enter>"),  # Router and Pinia, as a person picks them
+                   ("Select experimental features", ""), ("Skip all example code", "")])
+    assert person.finish() == 0, person.seen
+    package = (learned / "shop" / "package.json").read_text()
+    assert '"vue-router"' in package and '"pinia"' in package and "typescript" not in package
+
+    r = nobody(["--log", "log", "--rules", str(tmp_path / "vue.yaml"), "--", str(CREATE_VUE)], again)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "answers: 5 (5 by rules) · escalations: 0" in r.stdout
+
+    def tree(folder: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+    assert tree(again / "shop") == tree(learned / "shop")
+
+
+def test_after_a_person_answered_in_a_normal_run_their_answers_can_be_saved_as_rules(tmp_path):
+    program = 'read -p "Release name: " n; read -p "Publish it? [y/n] " p; echo "released $n publish=$p" > done.txt'
+    person = Person(["run", "--log", "log", "--", "bash", "-c", program], tmp_path)
+    person.answer([("Release name", "v1.2"), ("Publish it?", "y")])
+    person.child.expect(r"You answered 2 question\(s\) yourself\. Save your answers as rules in rules\.learned\.yaml\?")
+    person.child.sendline("y")
+    assert person.finish() == 0, person.seen
+    assert (tmp_path / "done.txt").read_text() == "released v1.2 publish=y\n"
+    (tmp_path / "done.txt").unlink()
+    r = nobody(["--log", "log2", "--rules", "rules.learned.yaml", "--", "bash", "-c", program], tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (tmp_path / "done.txt").read_text() == "released v1.2 publish=y\n"
+
+
+def test_learn_with_nobody_at_the_terminal_is_one_line_and_exit_2(tmp_path):
+    p = cp("learn", "--", "bash", "-c", 'read -p "Name? " n', cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.strip() == ("cursor-pilot: error: --learn needs you at the terminal to answer the "
+                                                       "program's questions (stdin is not a terminal, or CI is set)")
+    assert not (tmp_path / "rules.learned.yaml").exists()
