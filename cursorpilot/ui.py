@@ -179,14 +179,15 @@ def _when(iso: str) -> str:
 def runs_table(console: Console, runs: list[PastRun], root: str) -> None:
     table = Table(box=None, pad_edge=False)
     for col in ("run", "started", "status", "exit", "answers", "escalations", "program", "folder"):
-        table.add_column(col, no_wrap=col not in ("program", "folder"))
+        table.add_column(col, no_wrap=col != "program", max_width=60 if col == "program" else None)
     for r in runs:
         m = r.manifest
         table.add_row(*(Text(str(v)) for v in (r.folder.name, _when(m.created), r.status, "" if m.exit_code is None else m.exit_code,
                                                 m.counters.get("answers", 0), m.counters.get("escalations", 0), r.what,
                                                 _folder(r.folder))))
-    with console.capture() as captured:
-        console.print(table)
+    wide = Console(width=max(console.width, 400), color_system=None)  # a folder is never cut: it is what you copy
+    with wide.capture() as captured:
+        wide.print(table)
     console.file.write(f"runs in {root}\n" + "\n".join(line.rstrip() for line in captured.get().splitlines()) + "\n")
 
 

@@ -253,8 +253,8 @@ class Decider:
 
     def _counted(self, q: Question, d: Decision) -> Decision:
         """The loop breaker, last: the answer as it will be given."""
-        shown = self._shown(q, d)
-        if self.guards.looping(q.text, d.text or ""):
+        shown = self._shown(q, d)  # a secret is counted as it is delivered: masked
+        if self.guards.looping(q.text, shown):
             return Decision.escalate(f"loop: this question was already answered {shown!r} {self.guards.repeat_limit} times", d.source)
         self._offered = (q.text, d.text or "", d.source)
         return d

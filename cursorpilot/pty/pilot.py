@@ -40,6 +40,7 @@ class _Watch:
     c: Classification  # the prompt as it was answered
     submit: bool
     typed: str  # what was typed (a secret as its mask): the note when the screen stays exactly as it was
+    answer: str  # the answer as decided (a secret in clear, here only: never recorded), to tell a repeat
     due: float
     retries: int = 0
     content: int | None = None  # the screen when the last key went out: until it changes, the program has not reacted
@@ -152,10 +153,13 @@ class Pilot:
             return out + self._turn_end(c, facts)
         if c.state == SETTLING:
             return out  # it looks again when the screen has settled (recheck_after)
-        if c.state == Screen.IDLE:  # a composer waiting: typed into like a field
-            c = replace(c, state=Screen.INPUT.value)
         if c.state == UNKNOWN:
             return out + self._undecided(now, c, facts)
+        if facts.tty == "busy" and c.state != Screen.IDLE:  # a prompt printed by a program that does not read (yet): a
+            return out + self._left_to_work(now, c, facts)  # key now would wait in its input for whatever reads next
+        self._busy_since = None
+        if c.state == Screen.IDLE:  # a composer waiting: typed into like a field
+            c = replace(c, state=Screen.INPUT.value)
         if c.key not in self.answered:
             return out + self._prompted(now, c, facts.modes)
         if facts.tty != "busy" and facts.text.rstrip() != self._asked_on.get(c.key or ""):  # the same words on another
@@ -211,7 +215,8 @@ class Pilot:
             return [Record("reply_discarded", {"reason": "the prompt changed while the answer was chosen", "prompt_key": a.c.key}),
                     *self._apply(Event.NO_REPLY, a.c)]
         if a.not_taken is not None and d.text == a.not_taken and d.source.startswith("rules:"):  # told, the rules can't differ
-            return self._escalate(a.c, f"the program did not take {a.not_taken!r} (it waits on its terminal, the screen as it "
+            typed = self._typed.get(a.c.key or "", a.not_taken)
+            return self._escalate(a.c, f"the program did not take {typed!r} (it waits on its terminal, the screen as it "
                                        f"was), and the rules give the same answer again", a.kind)
         return self._type_answer(now, a.c, d, modes, a.kind, a.secret)
 
@@ -446,7 +451,7 @@ class Pilot:
                     Type((Write(b"\r", 0.0, "<enter>"),))]
         self._watch = None
         return [Record("not_taken", {"prompt_key": w.c.key, "typed": w.typed, "enter_retries": w.retries}),
-                *self._ask(shown, Kind.UNDECIDED.value if shown.state == UNKNOWN else None, self._not_taken(w.typed), w.typed)]
+                *self._ask(shown, Kind.UNDECIDED.value if shown.state == UNKNOWN else None, self._not_taken(w.typed), w.answer)]
 
     @staticmethod
     def _not_taken(typed: str) -> tuple[str, ...]:
@@ -487,7 +492,7 @@ class Pilot:
         out += delivered
         out += self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
         out.append(Type(tuple(writes)))
-        self._watch = _Watch(c, submit, shown, float("inf"))
+        self._watch = _Watch(c, submit, shown, d.text or "", float("inf"))
         return out
 
     def _escalate(self, c: Classification, why: str, kind: str | None = None, shown: str | None = None) -> list[Effect]:

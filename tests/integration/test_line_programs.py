@@ -76,12 +76,19 @@ def test_timeout_stops_the_program_with_exit_4(pilot):
     assert "timeout" in r.of("run_finished")[0]["reason"]
 
 
-def test_program_that_does_not_react_gets_enter_twice_then_escalation(pilot):
-    # reads nothing: the prompt stays on screen whatever is typed
-    r = pilot(["bash", "-c", 'printf "Continue? [y/n] "; stty -echo; sleep 30'], rules=YES)
+def test_program_that_does_not_take_the_answer_gets_enter_twice_then_is_judged_again_then_escalated(pilot):
+    # reads every line and shows nothing: the screen stays exactly as it was, and it reads again
+    r = pilot(["bash", "-c", 'printf "Continue? [y/n] "; stty -echo; while read -r x; do :; done'], rules=YES)
     assert r.code == 3
-    assert [e["attempt"] for e in r.of("enter_retry")] == [1, 2]
-    assert "did not react" in r.of("run_finished")[0]["reason"]
+    assert [e["attempt"] for e in r.of("enter_retry")] == [1, 2] and len(r.of("not_taken")) == 1
+    assert "did not take" in r.of("run_finished")[0]["reason"]  # (masked: typed with echo off)
+
+
+def test_a_prompt_printed_by_a_program_that_never_reads_gets_no_key(pilot):
+    """It prints a question and sleeps: nobody is being asked. A key typed now would wait for whatever reads next."""
+    r = pilot(["bash", "-c", 'printf "Continue? [y/n] "; sleep 4'], rules=YES)
+    assert r.code == 0 and r.of("keys_sent") == [], r.stdout + r.stderr
+    assert any(s["rule_id"] == "kernel.busy" for s in r.of("screen_state"))
 
 
 def test_aider_confirm_prompts(pilot):

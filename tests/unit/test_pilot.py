@@ -325,3 +325,12 @@ def test_a_prompt_re_asked_in_place_is_asked_again_not_left_silent():
     assert p.wake_at() == 3.8
     out = p.screen(3.8, YN, facts(quiet=3.0, content=2))
     assert records(out, "asked_again") and of(out, Ask)
+
+
+def test_a_prompt_printed_by_a_program_that_is_not_reading_waits_until_it_reads():
+    """Waiting is not working, and working is not waiting: `Deploy now? [y/N]` printed by a script that then sleeps got
+    a `y` typed into its input, for whatever reads next."""
+    p = pilot()
+    out = p.screen(1.0, YN, facts(tty="busy"))
+    assert not of(out, Ask) and records(out, "screen_state")[-1]["rule_id"] == "kernel.busy" and p.wake_at() == 1.25
+    assert of(p.screen(1.25, YN, facts(tty="reading")), Ask)
