@@ -15,10 +15,10 @@ PURE = [
     "cursorpilot.pty.pilot", "cursorpilot.pty.facts", "cursorpilot.pty.keystrokes", "cursorpilot.pty.ask", "cursorpilot.acp.pilot", "cursorpilot.acp.ask", "cursorpilot.acp.facts",
     "cursorpilot.detect.classifier", "cursorpilot.detect.menu", "cursorpilot.detect.snapshot", "cursorpilot.decide.question",
     "cursorpilot.decide.choices", "cursorpilot.decide.guards", "cursorpilot.decide.deliver", "cursorpilot.decide.yesno",
-    "cursorpilot.decide.turns", "cursorpilot.decide.weigh", "cursorpilot.machine",
+    "cursorpilot.decide.turns", "cursorpilot.decide.weigh", "cursorpilot.machine", "cursorpilot.human.asked", "cursorpilot.human.html",
 ]
 STDLIB = {"__future__", "re", "dataclasses", "enum", "typing", "collections", "collections.abc", "functools", "itertools", "hashlib",
-          "json", "math", "string"}
+          "json", "math", "string", "html"}
 # Modules of the project a pure module may use besides the pure ones, and why they do no harm there.
 LEANED_ON = {
     "cursorpilot.errors": "the exit codes: an IntEnum",
