@@ -41,6 +41,7 @@ class ConsoleSink(BaseSink):
         self._log = ScreenLog()  # not on a terminal: what was printed of the program
         self._chosen_by: dict[str, int] = {}  # who chose the answers: rules, the deny policy, the model, you
         self._redact: Callable[[str], str] = lambda s: s
+        self._at_prompt = False  # the "> " of a question put to people was the last thing written (no newline yet)
 
     def redact_with(self, redact: Callable[[str], str]) -> None:
         self._redact = redact
@@ -105,7 +106,11 @@ class ConsoleSink(BaseSink):
             self._print(Text(f"  changed by the deny policy: {self._redact(changed)}", style="bold yellow"))
 
     def note(self, text: str) -> None:
-        if not self.quiet:
+        asked_here = self._at_prompt  # a question's "> " waits here: what became of it is said, even with --quiet
+        if asked_here:
+            self._at_prompt = False
+            self.console.file.write("\n")
+        if not self.quiet or asked_here:
             self._log_screen()
             self._print(Text(text, style="yellow"))
 
@@ -123,6 +128,7 @@ class ConsoleSink(BaseSink):
         someone is needed."""
         self._log_screen()
         self._stop_live()
+        self._at_prompt = False  # a line typed here ended with Enter
         if again:
             self.console.print(Text(f"not taken: {again}. Type another answer:", style="yellow"))
         else:
@@ -145,6 +151,7 @@ class ConsoleSink(BaseSink):
         if typed_here:
             self.console.file.write("> ")
             self.console.file.flush()
+            self._at_prompt = True
 
     def finished(self, outcome: Outcome) -> None:
         self._stop_live()

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cursorpilot.decide.question import Kind, Question
+from cursorpilot.decide.turns import gist
 from cursorpilot.decide.yesno import refusal
 
 HEADLINE = 100  # a question's first line, cut to this for a notice's title and the terminal's log line
@@ -31,11 +32,14 @@ class Asked:
     governing_prompt: str = ""
     secret: bool = False  # the answer is a secret: a password field, masked wherever it is kept or shown
     multiline: bool = False  # several lines may be given (an agent's next instruction)
+    turn_end: bool = False  # an agent stopped: the prompt is its last message, the answer its next instruction
     rule_id: str | None = None
     no: str | None = None  # the question's own no (its reject option, n): the safe answer after --human-timeout
 
     def headline(self) -> str:
-        line = next((row.strip() for row in self.prompt.splitlines() if row.strip()), "(no text)")
+        """The question in a line: its first (an agent's message: its last line with words, not the banner above it)."""
+        line = gist(self.prompt) if self.turn_end else next((row.strip() for row in self.prompt.splitlines() if row.strip()), "")
+        line = line or "(no text)"
         return line if len(line) <= HEADLINE else line[: HEADLINE - 1] + "…"
 
     def where(self) -> str:
@@ -46,14 +50,16 @@ def asked(q: Question, why: str, *, step: int, steps: int, step_name: str, progr
           redact: Callable[[str], str], shown: str | None = None) -> Asked:
     """The question a channel escalated, as a person sees it. shown: what to show when it is not the question's text
     (a turn end: the agent's last message)."""
-    no = refusal(q) if q.kind != Kind.TURN_END else None
+    turn_end = q.kind == Kind.TURN_END or shown is not None
+    no = refusal(q) if not turn_end else None
     prompt = shown or q.text
+    screen = "\n".join(q.live)
     return Asked(
         prompt=redact(prompt), why=redact(why), kind=q.kind, step=step, steps=steps, step_name=step_name, program=redact(program),
-        screen=tuple(redact("\n".join(q.live)).split("\n")) if q.live else (),
-        action=redact(q.action) if q.action and q.action.strip() != prompt.strip() else "",
+        screen=tuple(redact(screen).split("\n")) if screen.strip() and screen.strip() != prompt.strip() else (),  # not twice
+        action=redact(q.action) if q.action.strip() and q.action.strip() not in prompt else "",
         choices=tuple(c.label for c in q.choices if not c.meta), governing_prompt=redact(governing_prompt), secret=q.secret,
-        multiline=q.multiline or q.kind == Kind.TURN_END, rule_id=q.source, no=no[0] if no else None,
+        multiline=q.multiline or turn_end, turn_end=turn_end, rule_id=q.source, no=no[0] if no else None,
     )
 
 

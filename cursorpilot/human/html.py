@@ -24,6 +24,7 @@ button{font:inherit;padding:.55rem 1rem;border-radius:6px;border:1px solid #1f6f
 input[type=text],input[type=password],textarea{font:inherit;width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #d0d7de;
 border-radius:6px;margin:.3rem 0 .5rem}
 .banner{padding:.6rem .8rem;border-radius:6px;margin:.8rem 0}.ok{background:#dafbe1}.bad{background:#ffebe9}.gone{background:#eaeef2}
+#free{margin-bottom:1rem}details{margin:1rem 0}summary{cursor:pointer}
 """
 
 

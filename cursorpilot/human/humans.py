@@ -79,10 +79,11 @@ class Humans:
 
     def close(self) -> None:
         self.withdraw("the run ended")
-        if self.page is not None:
-            self.page.close()
-            if self.page.refusals:
-                self.tx.emit("page_refusals", counts=dict(self.page.refusals))
+        page, self.page = self.page, None
+        if page is not None:
+            page.close()
+            if page.refusals:
+                self.tx.emit("page_refusals", counts=dict(page.refusals))
 
     # -- asking ---------------------------------------------------------------------------------------------------------
     def ask(self, q: Question, why: str, step, check: Check | None = None, shown: str | None = None) -> str | None:
@@ -101,6 +102,12 @@ class Humans:
         channels = [name for name, on in (("terminal", self.reader is not None), ("page", link is not None)) if on]
         self.tx.emit("human_asked", step=step.index, decision=pending.decision, prompt=a.headline(), why=a.why, rule_id=a.rule_id,
                      secret=a.secret or None, channels=channels, timeout_s=timeout)
+        if not channels:
+            self._unanswered(pending, step.index, "nobody can be asked: no terminal, and the decision page could not start")
+            return None
+        stale = self.reader.typed_ahead() if self.reader is not None else []
+        if stale:  # typed after the last question was answered elsewhere: it answers nothing
+            self.sink.note(f"ignored {len(stale)} line(s) typed before this question was asked")
         self.sink.ask_human(a, link=link, qr=self.config.public, typed_here=self.reader is not None)
         if self.config.notify and link is not None:
             threading.Thread(target=self._notify, args=(pending, link), name="notify", daemon=True).start()
@@ -180,9 +187,6 @@ class Humans:
     def _terminal(self, pending: Pending) -> None:
         """The terminal, read until an answer is taken here or elsewhere; each refusal said where it was typed."""
         assert self.reader is not None
-        stale = self.reader.typed_ahead()
-        if stale:
-            self.sink.note(f"ignored {len(stale)} line(s) typed before this question was asked")
         while not pending.closed.is_set():
             line = self.reader.read(pending.closed, secret=pending.asked.secret)
             if line is None and pending.closed.is_set():

@@ -118,8 +118,11 @@ class Page:
         return self._ready.wait(timeout) and not self.error
 
     def close(self) -> None:
-        if self._loop is not None and self._stop is not None:
-            self._loop.call_soon_threadsafe(self._stop.set)
+        if self._thread is not None:
+            self._ready.wait(15.0)  # a page still starting is stopped once it has started
+        loop, self._loop = self._loop, None
+        if loop is not None and self._stop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._stop.set)
         if self._thread is not None:
             self._thread.join(5.0)
         self.sock.close()

@@ -49,6 +49,8 @@ class Signer:
             body, mac = _unb64(body_text), _unb64(mac_text)
         except ValueError:
             return None, "malformed"
+        if _b64(body) != body_text or _b64(mac) != mac_text:  # one spelling per token (base64's spare bits are not free)
+            return None, "malformed"
         if not dot or len(body) != _BODY.size or not hmac.compare_digest(mac, self._mac(body)):
             return None, "not a valid link"
         decision, expires = _BODY.unpack(body)
