@@ -206,6 +206,8 @@ class Humans:
     def _notify(self, pending: Pending, link: str) -> None:
         from cursorpilot.human import notify
 
+        if pending.closed.is_set():  # answered at the terminal before the notice went out: nobody else is needed
+            return
         a = pending.asked
         title = f"cursor-pilot needs you: {a.headline()}"
         options = f"\nOptions: {', '.join(a.choices)}" if a.choices else ""

@@ -148,3 +148,23 @@ def test_the_terminal_and_the_page_at_the_same_moment_one_wins_and_nothing_is_ty
     assert terminal.typed() == [got, "<enter>"]
     assert len(terminal.records("human_answered")) == 1
     assert terminal.text().count("got:") == 1
+
+
+@pytest.mark.parametrize("terminal", [ONE], indirect=True)
+def test_ctrl_d_at_the_terminal_gives_up_as_before_and_the_page_link_closes(terminal):
+    link = terminal.link()
+    terminal.wait_for(r"Or type the answer here")
+    terminal.driver.write(b"\x04")  # Ctrl-D on an empty line: end of input
+    assert terminal.finish() == 3
+    assert terminal.records("human_unanswered")[0]["why"] == "gave up at the terminal (Ctrl-D)"
+    assert terminal.typed() == []
+
+
+@pytest.mark.parametrize("terminal", ['read -s -p "Vault password: " p; echo; echo "length:${#p}"'], indirect=True)
+def test_a_secret_typed_at_the_terminal_is_not_echoed_and_reaches_the_program(terminal):
+    terminal.wait_for(r"It is a secret: not shown as you type")
+    terminal.type("hunter2-hunter2")
+    terminal.wait_for(r"length:15")
+    assert terminal.finish() == 0
+    assert "hunter2" not in terminal.text()
+    assert "hunter2" not in (terminal.tmp_path / "log" / "transcript.jsonl").read_text()

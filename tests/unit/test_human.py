@@ -202,3 +202,39 @@ def test_a_port_in_use_is_one_clear_error():
             configure(terminal=False, notify=[], listen=f"127.0.0.1:{port}", timeout=None, on_timeout="exit")
     finally:
         first.sock.close()
+
+
+# -- the terminal's side of it (ui.py) ---------------------------------------------------------------------------------
+def test_the_terminal_shows_the_question_the_link_and_what_became_of_it_even_with_quiet():
+    import io
+
+    from rich.console import Console
+
+    from cursorpilot.ui import ConsoleSink
+
+    out = io.StringIO()
+    sink = ConsoleSink(Console(file=out, width=200, force_terminal=False), quiet=True)
+    q = Question(kind=Kind.MENU.value, text="Deploy where?", key="k", source="r",
+                 choices=(Choice("0", "staging"), Choice("1", "production")))
+    a = asked(q, "no rule matches this prompt", step=1, steps=1, step_name="s", program="p", governing_prompt="", redact=str)
+    sink.ask_human(a, link="http://127.0.0.1:8765/d/tok", qr=True, typed_here=True)
+    sink.note("answered on the page (10.0.0.7) after 3.0s")
+    shown = out.getvalue()
+    assert "cursor-pilot needs you (no rule matches this prompt)" in shown and "options: staging · production" in shown
+    assert "answer on the decision page: http://127.0.0.1:8765/d/tok" in shown and "▀" not in shown  # no QR off a terminal
+    assert "> \nanswered on the page (10.0.0.7) after 3.0s" in shown  # said on a line of its own, despite --quiet
+    sink.note("a note nobody waits for")
+    assert "a note nobody waits for" not in out.getvalue()  # --quiet as before
+
+
+def test_a_qr_code_of_the_link_is_drawn_on_a_terminal():
+    import io
+
+    from rich.console import Console
+
+    from cursorpilot.ui import ConsoleSink
+
+    out = io.StringIO()
+    sink = ConsoleSink(Console(file=out, width=200, force_terminal=True), mirror=False)
+    sink.ask_human(one(), link="http://192.168.1.20:8765/d/tok", qr=True)
+    assert "▀" in out.getvalue() or "▄" in out.getvalue()
