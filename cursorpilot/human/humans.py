@@ -167,7 +167,7 @@ class Humans:
     def _answered(self, pending: Pending, offer: Offer, step: int) -> None:
         self.tx.emit("human_answered", step=step, decision=pending.decision, channel=offer.channel, by=offer.who or None,
                      latency_s=round(offer.at - pending.asked_at, 3))
-        if offer.channel != "terminal":
+        if offer.channel == "page":  # (the terminal's answer is shown where it was typed; a timeout's, by _timed_out)
             by = f" ({offer.who})" if offer.who else ""
             self.sink.note(f"answered on the {offer.channel}{by} after {offer.at - pending.asked_at:.1f}s")
 

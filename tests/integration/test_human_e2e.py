@@ -254,3 +254,17 @@ def test_version_and_a_run_without_notify_or_listen_import_none_of_the_pages_lib
     p = cli("run", "--answer", "Continue=y", "--log", "log2", "--listen", "127.0.0.1:0", "--", "bash", "-c", ASKS, cwd=tmp_path,
             extra_code=gone)
     assert p.returncode == 3 and "the decision page could not start (ModuleNotFoundError" in p.stdout, p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("args, env, needle", [
+    (["--notify", "nosuch://x"], {}, "--notify nosuch://…: not a notification URL Apprise knows"),
+    ([], {"CURSOR_PILOT_NOTIFY": "json://127.0.0.1:9/ nosuch://x"}, "--notify nosuch://…"),  # the variable, space-separated
+    (["--listen", "8765"], {}, "--listen '8765': expected HOST:PORT"),
+    (["--on-human-timeout", "no"], {}, "--on-human-timeout no acts when --human-timeout passes"),
+    (["--human-timeout", "soon"], {}, "invalid duration 'soon'"),
+])
+def test_bad_options_for_reaching_a_person_are_one_line_and_exit_2_before_anything_runs(tmp_path, args, env, needle):
+    p = subprocess.run([sys.executable, "-m", "cursorpilot", "run", "--log", "log", "--answer", "x=y", *args, "--", "true"], cwd=tmp_path,
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, env={**os.environ, **env})
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and needle in p.stderr, p.stderr
+    assert not (tmp_path / "log").exists()
