@@ -68,8 +68,8 @@ def hook():
     r.close()
 
 
-def start(tmp_path: Path, *args: str) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CURSOR_PILOT_NOTIFY")}
+def start(tmp_path: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
+    env = {**{k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CURSOR_PILOT_NOTIFY")}, **(env or {})}
     env["CURSORPILOT_SIM_RECORD"] = str(tmp_path / "received.jsonl")
     return subprocess.Popen([sys.executable, "-m", "cursorpilot", "run", "--log", str(tmp_path / "log"), "--timeout", "90s", *args],
                             cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -268,3 +268,39 @@ def test_bad_options_for_reaching_a_person_are_one_line_and_exit_2_before_anythi
                        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, env={**os.environ, **env})
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and needle in p.stderr, p.stderr
     assert not (tmp_path / "log").exists()
+
+
+MENU = """name: human-menu
+steps:
+  - select:
+      question: Deploy where?
+      options: [staging, production]
+      highlight: 0
+      expect: production
+"""
+
+
+def test_a_menu_the_model_hands_to_a_person_is_answered_by_an_option_button(tmp_path, hook):
+    """The model (the real openai SDK against a fake server) asks for a person; the page shows the menu's options as
+    buttons, and the one clicked is chosen on the screen with the arrow keys."""
+    from tests.fakes.llm_server import FakeLLM
+    from tests.helpers import KEY
+
+    (tmp_path / "menu.yaml").write_text(MENU)
+    ask_a_person = json.dumps({"action": "human", "text": "Which environment? The governing prompt does not say.", "submit": False})
+    with FakeLLM(answer=lambda prompt: ask_a_person) as llm:
+        proc = start(tmp_path, "--provider", "openai", "--base-url", llm.url + "/v1", "--notify", hook.url,
+                     "--", "cursor-pilot", "sim", "menu", "menu.yaml", env={"OPENAI_API_KEY": KEY})
+        try:
+            link = hook.link()
+            with chromium() as browser:
+                page = browser.new_page()
+                page.goto(link)
+                assert "Which environment?" in page.inner_text(".why")
+                assert [b.inner_text() for b in page.query_selector_all("#options button")] == ["staging", "production"]
+                assert submit(page, "#options button[value='production']").status == 200
+        finally:
+            code, out = finished(proc)
+    assert code == 0, out
+    assert [r["options"] for r in records(tmp_path, "menu_choice")] == [["production"]]
+    assert len(llm.requests) == 1  # the model was asked once; the person decided
