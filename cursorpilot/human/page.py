@@ -134,7 +134,7 @@ class Page:
 
             loop = self._loop = asyncio.new_event_loop()
             self._stop = asyncio.Event()
-            app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard])
+            app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard()])
             app.router.add_get("/d/{token}", self._get)
             app.router.add_post("/d/{token}", self._post)
             runner = web.AppRunner(app, access_log=None, handle_signals=False)
@@ -154,8 +154,8 @@ class Page:
     def _refused(self, why: str) -> None:
         self.refusals[why] = self.refusals.get(why, 0) + 1
 
-    @property
     def _guard(self):
+        """Every request: the Host header first (421), the handler's own refusals in the client's format, the headers."""
         from aiohttp import web
 
         @web.middleware
