@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = ["startup", "reaction", "prompt_size", "tui_load", "flood", "report"]
+SCRIPTS = ["startup", "reaction", "prompt_size", "tui_load", "flood", "report", "human"]
 QUICK = {"tui_load": ["--seconds", "10"], "flood": ["--sizes", "20,80", "--repeat", "1"], "reaction": ["--prompts", "20"],
          "report": ["--sizes", "10,40", "--cast-mb", "10"]}
 

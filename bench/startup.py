@@ -17,7 +17,7 @@ from pathlib import Path
 
 from benchlib import ROOT, Report, measure, pilot, scratch
 
-VENDORS = ("openai", "anthropic", "httpx")
+VENDORS = ("openai", "anthropic", "httpx", "aiohttp", "apprise", "segno")  # the SDKs, and what reaches a person (docs/human.md)
 
 
 def imported_vendors(cmd: list[str], cwd: Path) -> list[str]:

@@ -64,6 +64,7 @@ def _existing(path: Path | None, what: str) -> Path | None:
 
 
 PROGRAM, ANSWERS, LIMITS, OUTPUT, PLANS, ACP = "Program", "Answers", "Limits", "Output", "Plans and runs", "ACP"
+PEOPLE = "When a person is needed"
 TURNS = "Turn ends and the goal"
 LOG_HELP = ("Where the run's records go (default: $XDG_STATE_HOME/cursor-pilot/runs/<run-id>/, or $CURSORPILOT_RUNS/<run-id>/); "
             "a folder that holds a run is refused.")
@@ -130,6 +131,18 @@ def run(
                                            help="Start no new turn after this long: 30m, 2h (then exit 4; --timeout cuts)."),
     max_cost: Optional[float] = typer.Option(None, "--max-cost", min=0.0, metavar="USD", rich_help_panel=TURNS,
                                              help="Start no new turn once the model has cost this much (needs its price)."),
+    notify: Optional[list[str]] = typer.Option(None, "--notify", metavar="URL", envvar="CURSOR_PILOT_NOTIFY", rich_help_panel=PEOPLE,
+                                               help="When a person is needed, send a notice with the decision page's link to this "
+                                                    "Apprise URL: ntfy, Slack, Telegram, mailto, json://host:port/... (repeatable; "
+                                                    "docs/human.md)."),
+    listen: Optional[str] = typer.Option(None, "--listen", metavar="HOST:PORT", rich_help_panel=PEOPLE,
+                                         help="Serve the decision page here (default with --notify: 127.0.0.1, any port). "
+                                              "Beyond loopback anyone who gets a question's link can answer it: it warns."),
+    human_timeout: Optional[str] = typer.Option(None, "--human-timeout", metavar="DURATION", rich_help_panel=PEOPLE,
+                                                help="Wait at most this long for a person's answer (then exit 3), e.g. 30m."),
+    on_human_timeout: str = typer.Option("exit", "--on-human-timeout", metavar="exit|no", rich_help_panel=PEOPLE,
+                                         help="When --human-timeout passes: exit 3, or answer the question's own no "
+                                              "(its reject option, n; exit 3 where it has none)."),
     log: Optional[Path] = typer.Option(None, "--log", help=LOG_HELP, rich_help_panel=OUTPUT),
     quiet: bool = typer.Option(False, "--quiet", help=QUIET_HELP, rich_help_panel=OUTPUT),
     report: bool = typer.Option(False, "--report", help=REPORT_HELP, rich_help_panel=OUTPUT),
@@ -189,7 +202,7 @@ def demo(
         provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
         keep_ci_env=False, no_native_deny=False, prices=None, rules=PACKAGE / "demo" / "rules.yaml", answer=None, secret=None, profile="cursor", detectors=None,
         dry_run=False, max_steps=20, timeout="5m", done_when=None, max_turns=None, max_wall=None, max_cost=None, resume=None, force=False,
-        cols=120, rows=40, quiet=quiet, report=report, debug=debug, learn=None,
+        cols=120, rows=40, quiet=quiet, report=report, debug=debug, learn=None, notify=None, listen=None, human_timeout=None, on_human_timeout="exit",
     ))
 
 
@@ -390,13 +403,14 @@ def _guard(debug: bool, fn) -> None:
 PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume", "learn")
 RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "headless", "task", "cwd", "provider", "model", "base_url", "llm_retries", "llm_timeout",
              "context_tokens", "no_upload", "keep_ci_env", "no_native_deny", "prices", "rules", "answer", "secret", "profile", "detectors", "max_steps", "timeout",
-             "cols", "rows", "done_when", "max_turns", "max_wall", "max_cost")
+             "cols", "rows", "done_when", "max_turns", "max_wall", "max_cost", "human_timeout", "on_human_timeout")
 
 
 def _run(**o) -> int:
     from rich.console import Console
 
     from cursorpilot.durations import parse_duration
+    from cursorpilot.human.humans import configure as configure_humans
     from cursorpilot.logs import configure_logging
     from cursorpilot.manifest import read_manifest
     from cursorpilot.plan import load_plan
@@ -492,13 +506,16 @@ def _run(**o) -> int:
         check_new_log_dir(log_dir)
         check_startable(plan, o["cursor"])
     options = {k: (str(o[k]) if isinstance(o[k], Path) else o[k]) for k in RESUMABLE}
+    humans = configure_humans(terminal=is_interactive() and os.environ.get("CI") is None, notify=o.get("notify") or [],
+                              listen=o.get("listen"), timeout=parse_duration(o["human_timeout"]) if o.get("human_timeout") else None,
+                              on_timeout=o.get("on_human_timeout") or "exit", dry_run=o["dry_run"])
     spec = RunSpec(
         plan=plan, governing_prompt=governing, provider=provider, run_id=run_id, log_dir=log_dir, argv=o["argv"], options=options,
         plan_path=o["plan"], rule_entries=rule_entries,
         profile=o["profile"], detectors=detectors, cursor_bin=o["cursor"], cwd=str(cwd) if cwd else None,
         max_steps=o["max_steps"], timeout=timeout, dry_run=o["dry_run"], done_when=o.get("done_when") or None,
         max_turns=o.get("max_turns"), max_wall=max_wall, max_cost=o.get("max_cost"),
-        interactive=is_interactive() and os.environ.get("CI") is None, context_tokens=o["context_tokens"],
+        interactive=humans.reachable, context_tokens=o["context_tokens"], humans=humans,
         no_upload=o["no_upload"], keep_ci_env=o["keep_ci_env"], native_deny=not o.get("no_native_deny"), cols=o["cols"], rows=o["rows"], secrets=secrets,
     )
     console = Console() if sys.stdout.isatty() else Console(width=140)  # logs and CI: don't wrap at 80 columns

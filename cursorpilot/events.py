@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cursorpilot.detect.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from cursorpilot.human.asked import Asked
 
 
 @dataclass(slots=True, frozen=True)
@@ -48,7 +51,11 @@ class Sink(Protocol):
 
     def note(self, text: str) -> None: ...
 
-    def ask_human(self, prompt: str, why: str, secret: bool = False) -> str | None: ...  # secret: not echoed as typed
+    # a question put to people (cursorpilot/human): shown with the page's link (a QR code of it for a phone, when it is
+    # reachable beyond this machine); typed_here: the terminal is read for the answer; again: why the last one typed
+    # here was not taken (the question stays open). The answer itself is read by cursorpilot.human, not by the sink.
+    def ask_human(self, asked: "Asked", *, link: str | None = None, qr: bool = False, typed_here: bool = False,
+                  again: str = "") -> None: ...
 
     def step_ended(self, name: str, text: str) -> None: ...  # what the program showed last (scrollback and screen)
 
@@ -72,8 +79,9 @@ class BaseSink:
     def note(self, text: str) -> None:
         pass
 
-    def ask_human(self, prompt: str, why: str, secret: bool = False) -> str | None:
-        return None
+    def ask_human(self, asked: "Asked", *, link: str | None = None, qr: bool = False, typed_here: bool = False,
+                  again: str = "") -> None:
+        pass
 
     def step_ended(self, name: str, text: str) -> None:
         pass

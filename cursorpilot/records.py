@@ -481,6 +481,89 @@ class HumanReply(Rec):
     secret: bool | None = None
 
 
+@declare("decision_page")
+class DecisionPage(Rec):
+    """The run serves its decision page (docs/human.md): where (`url`, without any question's token), whether beyond
+    this machine (`public`: `--listen` on a LAN or a tailnet), and the services notices go to (`notify`: their schemes
+    alone; a target's URL may hold a token and is never written)."""
+
+    url: str | None = None
+    public: bool | None = None
+    notify: list[str] | None = None
+
+
+@declare("human_asked")
+class HumanAsked(Rec):
+    """A question was put to people (docs/human.md): its id (`decision`, the same in the records that follow), its
+    first line (`prompt`), why no one else could answer, on which `channels` (terminal, page) and for how long
+    (`timeout_s`, --human-timeout; null: until the step or the run ends)."""
+
+    step: int | None = None
+    decision: str | None = None
+    prompt: str | None = None
+    why: str | None = None
+    rule_id: str | None = None
+    secret: bool | None = None
+    channels: list[str] | None = None
+    timeout_s: float | None = None
+
+
+@declare("human_notified")
+class HumanNotified(Rec):
+    """The notice of a question was sent: each target by its service (the URL's scheme), whether it went, and
+    Apprise's words when it did not."""
+
+    decision: str | None = None
+    sent: list[dict] | None = None
+
+
+@declare("human_refused")
+class HumanRefused(Rec):
+    """An answer offered on a `channel` was not taken, `why`, with the page's HTTP `status`: 422, the deny policy on
+    the reply or an option it does not name (the question stayed open); 409, it came after another answer won the race;
+    410, after the question closed. `text` is masked when the answer is a secret."""
+
+    step: int | None = None
+    decision: str | None = None
+    channel: str | None = None
+    why: str | None = None
+    status: int | None = None
+    text: str | None = None
+    secret: bool | None = None
+
+
+@declare("human_answered")
+class HumanAnswered(Rec):
+    """A question was answered: on which `channel` (terminal, page, or timeout: the question's own no given by
+    --on-human-timeout no), by whom (`by`: the page's client address), `latency_s` after it was asked. Answers that
+    came later were told who answered (HTTP 409 on the page). The text is in the `human_reply` and `answer` records."""
+
+    step: int | None = None
+    decision: str | None = None
+    channel: str | None = None
+    by: str | None = None
+    latency_s: float | None = None
+
+
+@declare("human_unanswered")
+class HumanUnanswered(Rec):
+    """A question closed with no answer taken: `why` (--human-timeout passed, Ctrl-D at the terminal, the step or the
+    run ended) after `waited_s`."""
+
+    step: int | None = None
+    decision: str | None = None
+    why: str | None = None
+    waited_s: float | None = None
+
+
+@declare("page_refusals")
+class PageRefusals(Rec):
+    """At the run's end: requests the decision page turned away before any question, counted by reason (a wrong
+    token, a foreign Host header, a body too large)."""
+
+    counts: dict[str, int] | None = None
+
+
 @declare("turn_end")
 class TurnEnd(Rec):
     """An agent's turn ended (docs/turns.md), on either channel (ACP adds the stop reason and usage): the judgement of

@@ -21,6 +21,7 @@ from cursorpilot.envsnap import worktree_snapshot
 from cursorpilot.detect.profiles import Profile, load_profile, resolve_name
 from cursorpilot.errors import BadInput, ExitCode, PilotError
 from cursorpilot.events import Outcome, Sink
+from cursorpilot.human.humans import HumanConfig, Humans
 from cursorpilot.manifest import Attempt, Manifest, StepRecord, now_iso, write_manifest
 from cursorpilot.plan import Plan, Step
 from cursorpilot.providers.base import Provider
@@ -61,6 +62,7 @@ class RunSpec:
     cols: int = 120
     rows: int = 40
     secrets: dict[str, str] = field(default_factory=dict)  # --secret: name -> value (typed for <secret:NAME>, redacted everywhere)
+    humans: HumanConfig = field(default_factory=HumanConfig)  # who is asked when nothing else can answer (docs/human.md)
 
 
 DRY_RUN_NOTE = ("dry run: each step's program is started and runs until its first question, then it is stopped; nothing is "
@@ -145,6 +147,7 @@ class Runner:
             max_answers=spec.max_steps or spec.plan.defaults.max_steps,
             deadline=t0 + spec.timeout if spec.timeout else None, dry_run=spec.dry_run, secrets=spec.secrets,
         )
+        session.humans = Humans(spec.humans, tx, self.clock, redactor.text, self.sink)
         if self.resume is None:
             self.manifest = self._new_manifest(redactor)
             tx.emit("run_started", argv=spec.argv, plan=spec.plan.name, plan_path=str(spec.plan_path) if spec.plan_path else None,
@@ -178,6 +181,7 @@ class Runner:
         session.on_turn = self._turn_recorded
         self._save(session)
         session.install_signals()
+        session.humans.start()
         code, reason = ExitCode.OK, "all steps completed"
         try:
             start = self.manifest.first_unfinished()
@@ -191,6 +195,7 @@ class Runner:
                 reason = f"all {len(spec.plan.steps)} steps completed"
         finally:
             session.restore_signals()
+            session.humans.close()
         return self._finish(session, code, reason)
 
     def _step(self, i: int, step: Step, session: RunSession) -> tuple[ExitCode, str]:
@@ -246,6 +251,7 @@ class Runner:
                   sink=self.sink, profile=self._profile(step), session_id=record.session_id, done_when=goal,
                   check_timeout=check_timeout, turns=self._turn_config(step, record))
         result = channels.drive(step.kind, job)
+        session.humans.withdraw(f"step {n} ended: {result.reason}")
         if result.session_id:
             record.session_id = result.session_id
         code, reason, child = self._ended(step, result)

@@ -100,6 +100,7 @@ class RunSession:
     cost_usd: float | None = None
     goal: str | None = None  # the last goal check: passed | failed (None: none ran)
     on_turn: Any = None  # (step, turn_end fields) -> None: the runner keeps the manifest's turn ledger
+    humans: Any = None  # cursorpilot.human.humans.Humans: who is asked when nothing else can answer (the runner owns it)
     _old_handlers: dict[int, object] = field(default_factory=dict)
 
     def count_usage(self, reply: Reply) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,8 +33,13 @@ class Transcript:
         self._seq = repair(path)
         self.latest: dict[str, dict[str, Any]] = {}  # the last record of each REMEMBERED type this process wrote
         self._fh = open(path, "a", encoding="utf-8", buffering=1)
+        self._lock = threading.Lock()  # the read loop, the threads that ask people and the decision page all write here
 
     def emit(self, type_: str, **fields: Any) -> dict[str, Any]:
+        with self._lock:
+            return self._emit(type_, fields)
+
+    def _emit(self, type_: str, fields: dict[str, Any]) -> dict[str, Any]:
         self._seq += 1
         record = {
             "type": type_,

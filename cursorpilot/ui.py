@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import getpass
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -17,6 +17,9 @@ from cursorpilot.events import BaseSink, Outcome, Status
 from cursorpilot.logview import ScreenLog
 from cursorpilot.pastruns import PastRun
 from cursorpilot.secret import is_masked
+
+if TYPE_CHECKING:
+    from cursorpilot.human.asked import Asked
 
 CHOSEN_BY = {"rules": "rules", "policy": "the deny policy", "human": "you", "script": "the script", "plan": "the plan"}  # else a model
 LOG_TAIL = 200  # at most this many of a step's last lines go to a log at its end (all of them are in session.raw)
@@ -39,6 +42,7 @@ class ConsoleSink(BaseSink):
         self._log = ScreenLog()  # not on a terminal: what was printed of the program
         self._chosen_by: dict[str, int] = {}  # who chose the answers: rules, the deny policy, the model, you
         self._redact: Callable[[str], str] = lambda s: s
+        self._at_prompt = False  # the "> " of a question put to people was the last thing written (no newline yet)
 
     def redact_with(self, redact: Callable[[str], str]) -> None:
         self._redact = redact
@@ -103,7 +107,11 @@ class ConsoleSink(BaseSink):
             self._print(Text(f"  changed by the deny policy: {self._redact(changed)}", style="bold yellow"))
 
     def note(self, text: str) -> None:
-        if not self.quiet:
+        asked_here = self._at_prompt  # a question's "> " waits here: what became of it is said, even with --quiet
+        if asked_here:
+            self._at_prompt = False
+            self.console.file.write("\n")
+        if not self.quiet or asked_here:
             self._log_screen()
             self._print(Text(text, style="yellow"))
 
@@ -114,18 +122,37 @@ class ConsoleSink(BaseSink):
         self._log_screen(text)
         self._snap, self._status, self._log = None, None, ScreenLog()  # the next step is another program
 
-    def ask_human(self, prompt: str, why: str, secret: bool = False) -> str | None:
+    def ask_human(self, asked: "Asked", *, link: str | None = None, qr: bool = False, typed_here: bool = False,
+                  again: str = "") -> None:
+        """A question put to people (cursorpilot/human reads the answers): what the program shows, the page's link
+        (and a QR code of it on a terminal, when a phone can reach it), how to answer here. Printed even with --quiet:
+        someone is needed."""
         self._log_screen()
         self._stop_live()
-        self.console.print(Text(f"cursor-pilot needs you ({why}). The program shows:", style="bold yellow"))
-        self.console.print(Text(prompt))
-        hidden = " It is a secret: not shown as you type." if secret else ""
-        self.console.print(Text("Type the answer (reply grammar: text, <enter>, <down>, ...); empty line = Enter; Ctrl-D = give up."
-                                + hidden, style="dim"))
-        try:
-            return getpass.getpass("> ") if secret else input("> ")
-        except EOFError:
-            return None
+        self._at_prompt = False  # a line typed here ended with Enter
+        if again:
+            self.console.print(Text(f"not taken: {again}. Type another answer:", style="yellow"))
+        else:
+            self.console.print(Text(f"cursor-pilot needs you ({asked.why}). The program shows:", style="bold yellow"))
+            self.console.print(Text(asked.prompt))
+            if asked.choices:
+                self.console.print(Text("options: " + " · ".join(asked.choices), style="cyan"))
+            if link:
+                self.console.print(Text.assemble(("answer on the decision page: ", "bold"), (link, "bold cyan")), soft_wrap=True)
+                if qr and self.console.is_terminal:
+                    from cursorpilot.human.qr import drawn
+
+                    self.console.print(Text(drawn(link)), soft_wrap=True)
+            if typed_here:
+                hidden = " It is a secret: not shown as you type." if asked.secret else ""
+                self.console.print(Text(("Or type" if link else "Type") + " the answer here (reply grammar: text, <enter>, <down>, "
+                                        "...); empty line = Enter; Ctrl-D = give up." + hidden, style="dim"))
+            elif link:
+                self.console.print(Text("Nobody can type here (stdin is not a terminal): answer on the page.", style="dim"))
+        if typed_here:
+            self.console.file.write("> ")
+            self.console.file.flush()
+            self._at_prompt = True
 
     def finished(self, outcome: Outcome) -> None:
         self._stop_live()

@@ -313,17 +313,10 @@ class AcpStep:
         self.feed(facts.Decided(token, d))
 
     async def _ask_human(self, token: int, q: Question, why: str) -> None:
-        """A human at the terminal answers (off the event loop); their answer is checked like any other."""
-        shown = q.text + ("\n" + q.describe_choices() if q.choices else "")
+        """People are asked (cursorpilot/human: the terminal, the decision page, a notice), off the event loop; the first
+        answer that passes the deny policy and names an option wins, and is checked like any other."""
         async with self._human:
-            try:
-                text = await asyncio.get_running_loop().run_in_executor(self._pool, self.sink.ask_human, shown, why)
-            except Exception:  # noqa: BLE001 - a terminal that fails while asked is a human who did not answer
-                text = None
-        d = None
-        if text is not None:
-            self.tx.emit("human_reply", text=text)
-            d = self.decider.check(q, Decision(Verdict.ANSWER, text=text, source="human"))
+            d = await self.run_.humans.decide(q, why, self.config, self.decider.check, self._pool)
         self.feed(facts.Decided(token, d))
 
     # -- the agent's file system and terminals ------------------------------------------------------------------------------

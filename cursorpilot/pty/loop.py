@@ -335,8 +335,10 @@ class PtyStep:
         self._pending = _Pending(e.token, q, self._pool.submit(self.decider.call, self.decider.request(q)))
 
     def _ask_human(self, e: AskHuman) -> None:
-        """The human is asked on the worker thread: the program's output is read and recorded meanwhile."""
-        self._pending = _Pending(e.token, None, self._pool.submit(self.sink.ask_human, e.prompt or e.c.block, e.why, e.secret))
+        """People are asked (cursorpilot/human: the terminal, the decision page, a notice; the first answer that passes
+        the deny policy wins) on the worker thread: the program's output is read and recorded meanwhile."""
+        q = ask.question(self._profile, e.c, self.screen.snapshot(), [], secret=e.secret)
+        self._pending = _Pending(e.token, None, self._pool.submit(self.run_.humans.ask, q, e.why, self.step, self.decider.check, e.prompt))
 
     def _collect(self, now: float) -> None:
         p = self._pending

@@ -96,6 +96,7 @@ class _Pending:
     tokens: tuple[int | None, int | None] = (None, None)
     prompt_file: str | None = None
     policy: R.PolicyDenied | None = None
+    human: str | None = None  # a person's answer: where and how fast ("on the page (10.0.0.7), 42.1 s after it was asked")
 
 
 @dataclass
@@ -276,10 +277,17 @@ class Builder:
         else:
             self.pending.policy = r
 
+    def _human_answered(self, r: R.HumanAnswered) -> None:
+        where = {"terminal": "at the terminal", "timeout": "by --on-human-timeout (the question's own no)"}.get(
+            r.channel or "", f"on the {r.channel}")
+        latency = f", {r.latency_s:.1f} s after it was asked" if r.latency_s is not None else ""
+        self.pending.human = f"answered {where}{f' ({r.by})' if r.by else ''}{latency}"
+
     def _answer(self, r: R.Answer) -> None:
         self.d.counts["answers"] += 1
+        why = self.pending.human if (r.source or "").startswith("human") else None
         self.typing = self._row(r, "answered", question=r.prompt or "", answer=r.reply, source=r.source, kind=r.kind,
-                                secret=bool(r.secret), policy_rule=r.policy_rule)
+                                secret=bool(r.secret), policy_rule=r.policy_rule, why=why)
 
     def _would_send(self, r: R.WouldSend) -> None:
         row = self._row(r, "previewed", question=r.prompt or "", answer=r.reply, source=r.source, secret=bool(r.secret))

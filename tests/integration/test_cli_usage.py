@@ -69,7 +69,7 @@ def test_reused_log_folder_is_refused_not_appended_to(tmp_path, ok_rules):
 
 
 # -- item 10: help that teaches -----------------------------------------------------------------------------------------
-PANELS = {"Program", "Answers", "Limits", "Turn ends and the goal", "Output", "Plans and runs", "ACP"}
+PANELS = {"Program", "Answers", "Limits", "Turn ends and the goal", "When a person is needed", "Output", "Plans and runs", "ACP"}
 
 
 def test_every_option_has_help_and_run_options_sit_in_panels():

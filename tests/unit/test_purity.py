@@ -16,10 +16,10 @@ PURE = [
     "cursorpilot.headless.pilot", "cursorpilot.headless.facts", "cursorpilot.headless.stream",
     "cursorpilot.detect.classifier", "cursorpilot.detect.menu", "cursorpilot.detect.snapshot", "cursorpilot.decide.question",
     "cursorpilot.decide.choices", "cursorpilot.decide.guards", "cursorpilot.decide.deliver", "cursorpilot.decide.yesno", "cursorpilot.decide.toolcalls",
-    "cursorpilot.decide.turns", "cursorpilot.decide.weigh", "cursorpilot.machine",
+    "cursorpilot.decide.turns", "cursorpilot.decide.weigh", "cursorpilot.machine", "cursorpilot.human.asked", "cursorpilot.human.html",
 ]
 STDLIB = {"__future__", "re", "dataclasses", "enum", "typing", "collections", "collections.abc", "functools", "itertools", "hashlib",
-          "json", "math", "string"}
+          "json", "math", "string", "html"}
 # Modules of the project a pure module may use besides the pure ones, and why they do no harm there.
 LEANED_ON = {
     "cursorpilot.errors": "the exit codes: an IntEnum",
