@@ -46,6 +46,7 @@ class PromptFiler:
             notes=q.notes,
             check=q.check,
             check_output=q.check_output,
+            accepts=request.accepts,
         )
         built = build_prompt(parts, budget=self.run.context_tokens)
         system, user = self.run.redactor.text(built.system), self.run.redactor.text(built.user)

@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import replace
 
+from cursorpilot.decide.accepts import accepted
 from cursorpilot.decide.asking import PromptFiler
 from cursorpilot.decide.choices import Offered, find
+from cursorpilot.decide.echo import echoed, own_lines
 from cursorpilot.decide.guards import Guards
 from cursorpilot.decide.policy import Denial, check_question
 from cursorpilot.decide.policy import check as check_policy
@@ -23,7 +25,7 @@ from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdic
 from cursorpilot.decide.yesno import asked, refusal, said_yes
 from cursorpilot.decide import turns
 from cursorpilot.keys import needs_human, only_keys
-from cursorpilot.providers.base import QA, AnswerRequest, Provider, Reply
+from cursorpilot.providers.base import QA, AnswerRequest, Attempt, Provider, Reply, Usage
 from cursorpilot.secret import is_masked, masked
 from cursorpilot.secret import names as secret_names
 from cursorpilot.session import RunSession
@@ -123,7 +125,7 @@ class Decider:
         return AnswerRequest(
             governing_prompt=self.governing_prompt, kind=q.kind, rule_id=q.source, prompt_block=q.text,
             screen="\n".join(q.live), history=tuple(self.history), multiline=q.multiline, may_wait=q.may_wait,
-            previous=self.previous,
+            previous=self.previous, accepts=accepted(q),
         )
 
     def request(self, q: Question) -> AnswerRequest:
@@ -146,11 +148,34 @@ class Decider:
 
     def call(self, request: AnswerRequest) -> Reply:
         """The provider's answer; a provider that raises is a provider error (an escalation), never a pilot crash.
-        Blocking: channels run it off their read loop."""
+        A reply that only repeats the question or our prompt is asked again once, saying so, then left to a human
+        (`_echo`). Blocking: channels run it off their read loop."""
+        reply = self._answer(request)
+        why = self._echo(request, reply)
+        if why is None:
+            return reply
+        note = (f"\n\nNote: your previous answer, {reply.text!r}, {why}: that is not an answer. Give what the program "
+                "should receive for this question.")
+        again = self._answer(replace(request, user=request.user + note))
+        merged = _joined(reply, again, Attempt(f"the reply {reply.text!r} {why}: asked again", 0.0))
+        still = self._echo(request, again)
+        if still is None:
+            return merged
+        return replace(merged, text=None, wait=False, submit=None,
+                       reason=f"the reply {again.text!r} {still}, after it was asked again: no answer")
+
+    def _answer(self, request: AnswerRequest) -> Reply:
         try:
             return self.provider.answer(request)
         except Exception as exc:  # noqa: BLE001
             return Reply(text=None, source=self.provider.name, reason=f"provider error: {exc}")
+
+    def _echo(self, request: AnswerRequest, reply: Reply) -> str | None:
+        """Why a model's reply is only a repetition of what it was shown (decide/echo.py), or None."""
+        if reply.text is None or request.kind == Kind.TURN_END or not request.user:
+            return None
+        ours = own_lines(request.system, request.user, self.run.redactor.text(request.governing_prompt))
+        return echoed(reply.text, request.prompt_block, ours, request.accepts)
 
     def after(self, q: Question, reply: Reply) -> Decision:
         """The provider's reply, recorded, then judged like every other answer."""
@@ -246,3 +271,11 @@ class Decider:
         chose = offered is not None and offered[0] == prompt and (offered[1] == text or is_masked(text))  # a secret comes back masked
         self.previous = offered[2] if chose else ""  # "": not one it chose
 
+
+def _joined(first: Reply, second: Reply, between: Attempt) -> Reply:
+    """A question asked twice, as one reply: the second's answer, both calls' attempts and usage."""
+    a, b = first.usage, second.usage
+    cost = None if a.cost_usd is None and b.cost_usd is None else round((a.cost_usd or 0) + (b.cost_usd or 0), 8)
+    usage = Usage(a.input_tokens + b.input_tokens, a.output_tokens + b.output_tokens, round(a.latency_s + b.latency_s, 3), cost,
+                  a.calls + b.calls)
+    return replace(second, usage=usage, attempts=(*first.attempts, between, *second.attempts))

@@ -113,7 +113,8 @@ def test_secrets_never_reach_requests_transcript_or_prompt_files(pilot, tmp_path
 def test_missing_key_fails_before_the_program_starts(pilot):
     r = pilot(["bash", "-c", "echo started > started.txt"], "--provider", "openai")
     assert r.code == 2
-    assert r.stderr.strip().splitlines() == ["cursor-pilot: error: --provider openai needs an API key: set OPENAI_API_KEY"]
+    assert r.stderr.strip().splitlines() == [
+        "cursor-pilot: error: --provider openai needs an API key: set OPENAI_API_KEY (a server of your own at --base-url needs none)"]
     assert not (r.log / "transcript.jsonl").exists()
 
 

@@ -15,7 +15,7 @@ PURE = [
     "cursorpilot.pty.pilot", "cursorpilot.pty.facts", "cursorpilot.pty.keystrokes", "cursorpilot.pty.ask", "cursorpilot.acp.pilot", "cursorpilot.acp.ask", "cursorpilot.acp.facts",
     "cursorpilot.detect.classifier", "cursorpilot.detect.menu", "cursorpilot.detect.snapshot", "cursorpilot.decide.question",
     "cursorpilot.decide.choices", "cursorpilot.decide.guards", "cursorpilot.decide.deliver", "cursorpilot.decide.yesno",
-    "cursorpilot.decide.turns", "cursorpilot.machine",
+    "cursorpilot.decide.turns", "cursorpilot.decide.accepts", "cursorpilot.decide.echo", "cursorpilot.machine",
 ]
 STDLIB = {"__future__", "re", "dataclasses", "enum", "typing", "collections", "collections.abc", "functools", "itertools", "hashlib",
           "json", "math", "string"}

@@ -1,0 +1,204 @@
+"""What a small local model needs from us (issue 32): the answers a question takes as an enum, a reply that only repeats
+the question or our prompt asked again once and then left to a human, and no internal labels in what it reads.
+
+The decision path with a scripted provider here; the real SDKs against the fake server replaying llama-cpp-python's
+own error are in tests/unit/test_llm_providers.py, real programs in tests/integration/test_llm_e2e.py."""
+
+import json
+
+import pytest
+
+from cursorpilot.clock import FakeClock
+from cursorpilot.decide.accepts import accepted, offered_keys
+from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide.context import PromptParts, build
+from cursorpilot.decide.decider import Decider
+from cursorpilot.decide.echo import echoed, own_lines
+from cursorpilot.decide.question import Choice, Kind, Question, Verdict
+from cursorpilot.providers.base import AnswerRequest, Reply, Usage
+from cursorpilot.providers.local import is_local
+from cursorpilot.providers.schema import names_structured, reply_schema, schema_for
+from cursorpilot.redact import Redactor
+from cursorpilot.session import RunSession
+from cursorpilot.transcript import Transcript
+
+
+def line(text: str, kind: str = Kind.QUESTION, **kw) -> Question:
+    return Question(kind=kind, text=text, key=text, source="generic.test", **kw)
+
+
+MENU = (Choice("0", "Vanilla"), Choice("1", "Vue"), Choice("2", "React"))
+
+
+# -- what a question takes ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("q,takes", [
+    (line("Continue with the install? [Y/n]"), ("y", "n")),
+    (line("Delete all files? [y/N] "), ("y", "n")),
+    (line("Proceed? (yes/no) "), ("yes", "no")),
+    (line("Are you sure you want to continue connecting (yes/no/[fingerprint])? "), ("yes", "no")),
+    (line("replace a.txt? [y]es, [n]o, [A]ll, [N]one, [r]ename: "), ("y", "n", "A", "N", "r")),
+    (line("(1/1) Stage this hunk [y,n,q,a,d,e,?]? "), ("y", "n", "q", "a", "d", "e")),  # git: the whole list, not its y,n
+    (line("Overwrite? [y/N]", kind=Kind.INPUT), ("y", "n")),  # a yes/no a rule classed as a line of text
+    (line("Select a framework:", kind=Kind.MENU, choices=MENU), ("Vanilla", "Vue", "React")),
+    (line("Allow?", kind=Kind.PERMISSION, choices=(Choice("a", "Allow once", kind="allow_once"), Choice("r", "Reject", kind="reject_once"))),
+     ("Allow once", "Reject")),
+])
+def test_a_question_that_says_what_it_takes_constrains_the_answer(q, takes):
+    assert accepted(q) == takes
+
+
+@pytest.mark.parametrize("q", [
+    line("package name: (work) ", kind=Kind.INPUT),  # free text: anything goes
+    line("Enter the (n)ame of the project: ", kind=Kind.INPUT),  # one bracketed letter is not a list of keys
+    line("Pick toppings", kind=Kind.MENU, choices=MENU, multi=True),  # a multi-select's combinations
+    line("Continue? [y/n]", kind=Kind.UNDECIDED),  # a screen no rule explains: the model may say WAIT
+    line("Agent stopped. Continue? [y/n]", kind=Kind.TURN_END),
+    line("Commit message [y/n] in the body:", kind=Kind.INPUT, multiline=True),
+])
+def test_mirror_what_does_not_say_what_it_takes_is_not_constrained(q):
+    assert accepted(q) == ()
+
+
+def test_only_the_last_two_lines_spell_the_question():
+    assert offered_keys("Earlier: Continue? [y/n]\nok\nok\nProject name: ") == ()
+
+
+def test_the_schema_allows_only_the_offered_answers_and_keeps_the_empty_one_and_wait_and_human():
+    schema = reply_schema(("y", "n"))
+    assert schema["properties"]["text"] == {"type": "string", "enum": ["", "y", "n"]}
+    assert schema["properties"]["action"]["enum"] == ["type", "wait", "human"]
+    assert schema["required"] == ["action", "text", "submit"] and schema["additionalProperties"] is False
+    assert reply_schema(())["properties"]["text"] == {"type": "string"}  # free text stays free
+    assert schema_for("turn_end", ("y",))[0] == "judge_turn"  # a verdict is never constrained to a question's keys
+
+
+@pytest.mark.parametrize("error,named", [
+    ("Error code: 500 - {'error': {'message': \"Input should be 'text' or 'json_object'\"}}", True),
+    ("HTTP 400: response_format is not supported by this server", True),
+    ("HTTP 422: tool_choice: unknown", True),
+    ("HTTP 500: CUDA out of memory", False),
+    ("connection error: Connection error. (tried http://127.0.0.1:9/v1/chat/completions)", False),
+    ("HTTP 429: rate limited", False),
+])
+def test_an_error_naming_the_structured_output_parameters_whatever_its_status(error, named):
+    assert names_structured(error) is named
+
+
+# -- a server of one's own needs no key -------------------------------------------------------------------------------
+@pytest.mark.parametrize("url,local", [
+    ("http://127.0.0.1:8765/v1", True), ("http://localhost:11434/v1", True), ("http://[::1]:8000/v1", True),
+    ("http://192.168.1.20:8000/v1", True), ("http://10.0.0.5/v1", True), ("http://ollama:11434/v1", True),
+    ("http://gpu.local:8080/v1", True),
+    ("https://api.openai.com/v1", False), ("https://openrouter.ai/api/v1", False), ("http://8.8.8.8/v1", False),
+    (None, False), ("", False),
+])
+def test_which_base_urls_are_a_server_of_ones_own(url, local):
+    assert is_local(url) is local
+
+
+# -- a reply that only repeats ----------------------------------------------------------------------------------------
+def prompt(question: str, kind: str = "input", options: str = "", governing: str = "Create the project with defaults.") -> tuple[str, str]:
+    built = build(PromptParts(governing_prompt=governing, step="1/1: npm init", kind=kind, rule_id="generic.library_input",
+                              question=question, live=["This utility will walk you through", question], earlier=[],
+                              environment="", history=(), options=options))
+    return built.system, built.user
+
+
+def test_our_prompt_carries_no_internal_labels():
+    """A 0.5B model typed `Kind: input (detected by rule generic.library_input)` into sphinx-quickstart."""
+    system, user = prompt("package name: (work) ", options="single choice\n  1) a")
+    assert "generic.library_input" not in user and "detected by rule" not in user
+    assert "as cursor-pilot read them" not in user and "cursor-pilot" not in system + user
+
+
+@pytest.mark.parametrize("reply,why", [
+    ("package name: (work)", "repeats the question"),  # npm init, as a 0.5B model answered it
+    ("package name: (work) my-app", "repeats the question"),
+    ("package name:", "repeats the question"),
+    ("Kind: input (detected by rule generic.library_input)", "repeats a line of the prompt it was given"),
+    ("Kind: input", "repeats a line of the prompt it was given"),
+    ("<what to type>", "repeats a placeholder of the prompt"),
+    ("# The question", "repeats a line of the prompt it was given"),
+])
+def test_a_reply_that_only_repeats_the_question_or_our_prompt_is_no_answer(reply, why):
+    system, user = prompt("package name: (work) ")
+    assert echoed(reply, "package name: (work) ", own_lines(system, user, "Create the project with defaults.")) == why
+
+
+@pytest.mark.parametrize("reply,question,offered", [
+    ("my-app", "package name: (work) ", ()),
+    ("work", "package name: (work) ", ()),
+    ("", "package name: (work) ", ()),
+    ("y", "Continue? [y/n] ", ("y", "n")),
+    ("Yes", "Delete everything?\nYes\nNo:", ("Yes", "No")),  # a menu's option is an answer even when it is a line
+    ("Create the project with defaults.", "What should I say? ", ()),  # the governing prompt is where answers come from
+    ("SELECT 1;", "sqlite> ", ()),
+])
+def test_mirror_real_answers_are_not_echoes(reply, question, offered):
+    system, user = prompt(question)
+    assert echoed(reply, question, own_lines(system, user, "Create the project with defaults."), offered) is None
+
+
+class Scripted:
+    """A model provider that answers from a list, recording what it was asked."""
+
+    name = "openai"
+    needs_prompt = True
+
+    def __init__(self, *texts):
+        self.texts, self.asked = list(texts), []
+
+    def answer(self, request: AnswerRequest) -> Reply:
+        self.asked.append(request)
+        return Reply(text=self.texts.pop(0), source="openai:small", raw="raw", usage=Usage(100, 5, 0.5, None, 1))
+
+
+def decider(tmp_path, provider) -> Decider:
+    clock, redactor = FakeClock(), Redactor(env={})
+    run = RunSession(tx=Transcript(tmp_path / "t.jsonl", "r", clock, redactor), redactor=redactor, clock=clock, log_dir=tmp_path,
+                     run_id="r", provider=provider, governing_prompt="", allow=frozenset())
+    return Decider(run, "Create the project with defaults.", None, None, PromptFiler(run, 1, "1/1", None, ""))
+
+
+def records(tmp_path, type_: str) -> list[dict]:
+    return [r for r in map(json.loads, (tmp_path / "t.jsonl").read_text().splitlines()) if r["type"] == type_]
+
+
+NPM = line("package name: (work) ", kind=Kind.INPUT)
+
+
+def ask(d: Decider, q: Question):
+    reply = d.call(d.request(q))
+    return reply, d.after(q, reply)
+
+
+def test_an_echo_is_asked_again_once_saying_why_and_the_second_answer_is_typed(tmp_path):
+    model = Scripted("package name: (work)", "my-app")
+    d = decider(tmp_path, model)
+    reply, decision = ask(d, NPM)
+    assert (decision.verdict, decision.text) == (Verdict.ANSWER, "my-app")
+    assert len(model.asked) == 2 and "your previous answer, 'package name: (work)', repeats the question" in model.asked[1].user
+    assert reply.usage.calls == 2 and reply.usage.input_tokens == 200
+    assert [r["error"] for r in records(tmp_path, "provider_retry")] == ["the reply 'package name: (work)' repeats the question: asked again"]
+
+
+def test_an_echo_twice_goes_to_a_human_and_nothing_is_typed(tmp_path):
+    model = Scripted("package name: (work)", "Kind: input")
+    reply, decision = ask(decider(tmp_path, model), NPM)
+    assert decision.verdict == Verdict.ESCALATE and decision.text is None
+    assert "'Kind: input' repeats a line of the prompt it was given, after it was asked again" in decision.why
+    assert len(model.asked) == 2 and reply.raw == "raw"
+
+
+def test_mirror_a_real_answer_is_asked_once(tmp_path):
+    model = Scripted("my-app")
+    _, decision = ask(decider(tmp_path, model), NPM)
+    assert decision.text == "my-app" and len(model.asked) == 1 and records(tmp_path, "provider_retry") == []
+
+
+def test_the_request_carries_what_the_question_takes_and_the_prompt_says_it(tmp_path):
+    model = Scripted("n")
+    d = decider(tmp_path, model)
+    _, decision = ask(d, line("Overwrite the key? [y/N] "))
+    assert model.asked[0].accepts == ("y", "n") and decision.text == "n"
+    assert "It takes exactly one of: y, n (or an empty text: Enter alone, the default)." in model.asked[0].user
