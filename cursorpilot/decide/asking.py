@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from cursorpilot.decide.context import PromptParts
+from cursorpilot.decide.context import PromptParts, build_again
 from cursorpilot.decide.context import build as build_prompt
 from cursorpilot.decide.question import Question
 from cursorpilot.envsnap import git_snapshot
@@ -59,6 +59,19 @@ class PromptFiler:
         prompt_file.write_text(f"<!-- system -->\n{system}\n<!-- user -->\n{user}\n", encoding="utf-8")
         self.last_file = str(prompt_file.relative_to(self.run.log_dir))
         self._answer_file = self.folder / f"{self.count:03d}-answer.md"
+        return replace(request, system=system, user=user)
+
+    def again(self, request: AnswerRequest, previous: str, why: str) -> AnswerRequest:
+        """The question asked once more after a reply that only repeated it (Decider.call): the short prompt, redacted
+        and filed beside the first as NNN-again-prompt.md."""
+        live = request.screen.splitlines()
+        while live and not live[-1].strip():
+            live.pop()
+        built = build_again(self.governing_prompt, live, previous, why, request.accepts, budget=self.run.context_tokens)
+        system, user = self.run.redactor.text(built.system), self.run.redactor.text(built.user)
+        self.run.usage["prompt_tokens_est"] += built.tokens
+        self.folder.mkdir(parents=True, exist_ok=True)
+        (self.folder / f"{self.count:03d}-again-prompt.md").write_text(f"<!-- system -->\n{system}\n<!-- user -->\n{user}\n", encoding="utf-8")
         return replace(request, system=system, user=user)
 
     def file_answer(self, reply: Reply) -> None:

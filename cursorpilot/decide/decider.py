@@ -16,7 +16,7 @@ from dataclasses import replace
 from cursorpilot.decide.accepts import accepted
 from cursorpilot.decide.asking import PromptFiler
 from cursorpilot.decide.choices import Offered, find
-from cursorpilot.decide.echo import echoed, own_lines
+from cursorpilot.decide.echo import echoed, own_lines, unlabelled
 from cursorpilot.decide.guards import Guards
 from cursorpilot.decide.policy import Denial, check_question
 from cursorpilot.decide.policy import check as check_policy
@@ -148,15 +148,14 @@ class Decider:
 
     def call(self, request: AnswerRequest) -> Reply:
         """The provider's answer; a provider that raises is a provider error (an escalation), never a pilot crash.
-        A reply that only repeats the question or our prompt is asked again once, saying so, then left to a human
-        (`_echo`). Blocking: channels run it off their read loop."""
-        reply = self._answer(request)
+        A reply that starts with the question's own label has it taken off; one that only repeats the question or our
+        prompt is asked again once, in a short prompt that says so, then left to a human (decide/echo.py). Blocking:
+        channels run it off their read loop."""
+        reply = self._unlabelled(request, self._answer(request))
         why = self._echo(request, reply)
         if why is None:
             return reply
-        note = (f"\n\nNote: your previous answer, {reply.text!r}, {why}: that is not an answer. Give what the program "
-                "should receive for this question.")
-        again = self._answer(replace(request, user=request.user + note))
+        again = self._unlabelled(request, self._answer(self.filer.again(request, reply.text or "", why)))
         merged = _joined(reply, again, Attempt(f"the reply {reply.text!r} {why}: asked again", 0.0))
         still = self._echo(request, again)
         if still is None:
@@ -169,6 +168,16 @@ class Decider:
             return self.provider.answer(request)
         except Exception as exc:  # noqa: BLE001
             return Reply(text=None, source=self.provider.name, reason=f"provider error: {exc}")
+
+    @staticmethod
+    def _unlabelled(request: AnswerRequest, reply: Reply) -> Reply:
+        """`package name: demo-widget` at `package name: (work)` is demo-widget: the label goes, recorded as removed."""
+        if reply.text is None or request.kind == Kind.TURN_END or reply.text in request.accepts:
+            return reply
+        found = unlabelled(reply.text, request.prompt_block)
+        if found is None:
+            return reply
+        return replace(reply, text=found[0], removed=(*reply.removed, f"the question's own label {found[1]!r}"))
 
     def _echo(self, request: AnswerRequest, reply: Reply) -> str | None:
         """Why a model's reply is only a repetition of what it was shown (decide/echo.py), or None."""

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 _PROMPTISH = re.compile(r"[:?>)\]#$]")  # a line that asks: a label and its colon, a [y/N], a shell's $ or #
 _PLACEHOLDER = re.compile(r"<[^<>]*\s[^<>]*>")  # the system prompt's "<what to type>" (keys are one word: <enter>)
 _FENCE = "```"
+_MARK = re.compile(r"^[>?❯›»:$#\s]+")  # sphinx's "> ", inquirer's "? ": not part of the label
 
 
 def _norm(text: str) -> str:
@@ -60,4 +61,28 @@ def echoed(reply: str, question: str, ours: Iterable[str] = (), offered: Iterabl
             continue
         if r == o or (r.startswith(o) and not r[len(o)].isalnum()) or (len(r) >= 12 and o.startswith(r)):
             return "repeats a line of the prompt it was given"
+    return None
+
+
+def unlabelled(reply: str, question: str) -> tuple[str, str] | None:
+    """(the answer, the label taken off) when `reply` is the question's prompt line, or its label up to the colon,
+    followed by an answer: a small model wrote `package name: demo-widget` and `Project name: Pilot Docs`. Typed, the
+    label becomes part of the value; the words after it are what was meant. None when the reply does not start so."""
+    lines = [x for x in question.splitlines() if x.strip()]
+    if not lines:
+        return None
+    line = _MARK.sub("", lines[-1]).strip()
+    colon = line.find(":")
+    candidates = [line] + ([line[: colon + 1]] if colon >= 2 else [])
+    head = reply.lstrip()
+    for label in candidates:
+        if len(label) < 4 or not head.casefold().startswith(label.casefold()):
+            continue
+        rest = head[len(label):]
+        if rest[:1].isalnum() and not label.endswith(":"):
+            continue  # "Projects" does not start with the label "Project"
+        rest = rest.lstrip(" :")
+        if not rest.strip():
+            return None  # the question alone: an echo, not a labelled answer
+        return rest, label
     return None

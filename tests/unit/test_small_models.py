@@ -157,14 +157,15 @@ def decider(tmp_path, provider) -> Decider:
     clock, redactor = FakeClock(), Redactor(env={})
     run = RunSession(tx=Transcript(tmp_path / "t.jsonl", "r", clock, redactor), redactor=redactor, clock=clock, log_dir=tmp_path,
                      run_id="r", provider=provider, governing_prompt="", allow=frozenset())
-    return Decider(run, "Create the project with defaults.", None, None, PromptFiler(run, 1, "1/1", None, ""))
+    governing = "Create the project with defaults."
+    return Decider(run, governing, None, None, PromptFiler(run, 1, "1/1", None, governing))
 
 
 def records(tmp_path, type_: str) -> list[dict]:
     return [r for r in map(json.loads, (tmp_path / "t.jsonl").read_text().splitlines()) if r["type"] == type_]
 
 
-NPM = line("package name: (work) ", kind=Kind.INPUT)
+NPM = line("package name: (work) ", kind=Kind.INPUT, live=("This utility will walk you through", "package name: (work) "))
 
 
 def ask(d: Decider, q: Question):
@@ -177,7 +178,10 @@ def test_an_echo_is_asked_again_once_saying_why_and_the_second_answer_is_typed(t
     d = decider(tmp_path, model)
     reply, decision = ask(d, NPM)
     assert (decision.verdict, decision.text) == (Verdict.ANSWER, "my-app")
-    assert len(model.asked) == 2 and "your previous answer, 'package name: (work)', repeats the question" in model.asked[1].user
+    again = model.asked[1].user  # short: the screen, the governing prompt, what to give and what was no answer
+    assert len(model.asked) == 2 and "(not 'package name: (work)': that repeats the question)" in again
+    assert again.index("package name: (work)\n```") < again.index("Create the project with defaults.") < again.index("Reply with")
+    assert (tmp_path / "prompts" / "step-01" / "001-again-prompt.md").read_text().count("Reply with the value to type") == 1
     assert reply.usage.calls == 2 and reply.usage.input_tokens == 200
     assert [r["error"] for r in records(tmp_path, "provider_retry")] == ["the reply 'package name: (work)' repeats the question: asked again"]
 
@@ -202,3 +206,28 @@ def test_the_request_carries_what_the_question_takes_and_the_prompt_says_it(tmp_
     _, decision = ask(d, line("Overwrite the key? [y/N] "))
     assert model.asked[0].accepts == ("y", "n") and decision.text == "n"
     assert "It takes exactly one of: y, n (or an empty text: Enter alone, the default)." in model.asked[0].user
+
+
+@pytest.mark.parametrize("said,typed", [
+    ("package name: demo-widget", "demo-widget"),  # what the 0.5B model wrote, once the question was not all it said
+    ("package name: (work) demo-widget", "demo-widget"),
+    ("demo-widget", "demo-widget"),
+    ("Package Name:demo-widget", "demo-widget"),
+])
+def test_the_questions_own_label_before_an_answer_is_taken_off_and_recorded(tmp_path, said, typed):
+    model = Scripted(said)
+    reply, decision = ask(decider(tmp_path, model), NPM)
+    assert decision.text == typed and len(model.asked) == 1
+    assert any("the question's own label" in r for r in reply.removed) is (said != typed)
+
+
+@pytest.mark.parametrize("said,question", [
+    ("Projects: 3", "> Project"),  # a longer word is not the label
+    ("y", "Continue? [y/n] "),
+    ("SELECT 1;", "sqlite> "),
+    (">>> x", ">>> "),  # a REPL's marks are no label
+])
+def test_mirror_what_merely_resembles_a_label_is_typed_as_given(tmp_path, said, question):
+    from cursorpilot.decide.echo import unlabelled
+
+    assert unlabelled(said, question) is None
