@@ -18,6 +18,7 @@ from cursorpilot.decide.yesno import _LETTER, _PAIR, asked
 _UNSAID = (Kind.TURN_END, Kind.UNDECIDED, Kind.FORM)
 _LIST = re.compile(r"[\[(]([^\[\]()\n]{5,80})[\])]")  # git's [y,n,q,a,d,e,?]
 _KEYWORD = re.compile(r"[^\W_]{1,10}")
+_RADIO = re.compile(r"[●○◉◯◻◼■□]\s*")  # clack's confirm draws its yes/no as "● Yes / ○ No"
 
 
 def accepted(q: Question) -> tuple[str, ...]:
@@ -28,7 +29,10 @@ def accepted(q: Question) -> tuple[str, ...]:
         return () if q.multi else tuple(dict.fromkeys(c.label for c in q.choices if c.label.strip()))
     if q.kind not in (Kind.QUESTION, Kind.INPUT):
         return ()
-    return offered_keys(asked(q))
+    takes = offered_keys(asked(q))
+    if q.single_key:  # a prompt that acts on one key (clack's ● Yes / ○ No): "yes" would be y, then e and s for the next
+        takes = tuple(dict.fromkeys(w[0] if len(w) > 1 else w for w in takes))
+    return takes
 
 
 def offered_keys(text: str) -> tuple[str, ...]:
@@ -36,7 +40,7 @@ def offered_keys(text: str) -> tuple[str, ...]:
     (yesno.spelling) finds it: `[y/N]` takes y and n, `(yes/no)` yes and no, `[y]es, [n]o, [A]ll` y, n and A (a key's
     case counts: unzip's A is All, its N None), git's `[y,n,q,a,d,e,?]` each of its keys but the help. One bracketed
     letter alone ("the (n)ame") is not a list of keys."""
-    tail = "\n".join(text.rstrip().splitlines()[-2:])
+    tail = _RADIO.sub("", "\n".join(text.rstrip().splitlines()[-2:]))
     for m in _LIST.finditer(tail):  # a list of three or more: the whole list, not the yes/no pair inside it
         parts = [p.strip() for p in re.split(r"[,/|]", m.group(1))]
         if len(parts) >= 3 and all(_KEYWORD.fullmatch(p) or p == "?" for p in parts):

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 _PROMPTISH = re.compile(r"[:?>)\]#$]")  # a line that asks: a label and its colon, a [y/N], a shell's $ or #
 _PLACEHOLDER = re.compile(r"<[^<>]*\s[^<>]*>")  # the system prompt's "<what to type>" (keys are one word: <enter>)
 _FENCE = "```"
-_MARK = re.compile(r"^[>?❯›»:$#\s]+")  # sphinx's "> ", inquirer's "? ": not part of the label
+_MARK = re.compile(r"^[\s│|◆◇▲●○◉◯❯›»?>:$#]+")  # sphinx's "> ", Inquirer's "? ", clack's "◆  ": not the question's words
 
 
 def _norm(text: str) -> str:
@@ -49,7 +49,7 @@ def echoed(reply: str, question: str, ours: Iterable[str] = (), offered: Iterabl
     if len(r) < 2 or r in {_norm(o) for o in offered}:
         return None
     for line in question.splitlines():
-        q = _norm(line)
+        q = _norm(_MARK.sub("", line))
         if len(q) < 4 or not _PROMPTISH.search(q):
             continue
         if r == q or r.startswith(q) or (len(r) >= 6 and r[-1] in ":?" and q.startswith(r)):

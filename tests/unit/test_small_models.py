@@ -39,6 +39,7 @@ MENU = (Choice("0", "Vanilla"), Choice("1", "Vue"), Choice("2", "React"))
     (line("replace a.txt? [y]es, [n]o, [A]ll, [N]one, [r]ename: "), ("y", "n", "A", "N", "r")),
     (line("(1/1) Stage this hunk [y,n,q,a,d,e,?]? "), ("y", "n", "q", "a", "d", "e")),  # git: the whole list, not its y,n
     (line("Overwrite? [y/N]", kind=Kind.INPUT), ("y", "n")),  # a yes/no a rule classed as a line of text
+    (line("◆  Install with npm and start now?\n│  ● Yes / ○ No", single_key=True), ("y", "n")),  # clack: keys, not words
     (line("Select a framework:", kind=Kind.MENU, choices=MENU), ("Vanilla", "Vue", "React")),
     (line("Allow?", kind=Kind.PERMISSION, choices=(Choice("a", "Allow once", kind="allow_once"), Choice("r", "Reject", kind="reject_once"))),
      ("Allow once", "Reject")),
@@ -231,3 +232,8 @@ def test_mirror_what_merely_resembles_a_label_is_typed_as_given(tmp_path, said, 
     from cursorpilot.decide.echo import unlabelled
 
     assert unlabelled(said, question) is None
+
+
+def test_a_question_behind_its_marks_is_still_the_question():
+    """create-vite: the 0.5B model answered clack's confirm with `install with npm and start now?`."""
+    assert echoed("install with npm and start now?", "◆  Install with npm and start now?\n│  ● Yes / ○ No") == "repeats the question"
