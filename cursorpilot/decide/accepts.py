@@ -18,6 +18,7 @@ from cursorpilot.decide.yesno import _LETTER, _PAIR, asked
 _UNSAID = (Kind.TURN_END, Kind.UNDECIDED, Kind.FORM)
 _LIST = re.compile(r"[\[(]([^\[\]()\n]{5,80})[\])]")  # git's [y,n,q,a,d,e,?]
 _KEYWORD = re.compile(r"[^\W_]{1,10}")
+_HELP = ("?", "")  # a list's help key (and git's "/", split away as a separator): not an answer
 _RADIO = re.compile(r"[●○◉◯◻◼■□]\s*")  # clack's confirm draws its yes/no as "● Yes / ○ No"
 
 
@@ -38,13 +39,13 @@ def accepted(q: Question) -> tuple[str, ...]:
 def offered_keys(text: str) -> tuple[str, ...]:
     """The words or keys offered by the spelling in the question's last two lines, where the yes/no reading
     (yesno.spelling) finds it: `[y/N]` takes y and n, `(yes/no)` yes and no, `[y]es, [n]o, [A]ll` y, n and A (a key's
-    case counts: unzip's A is All, its N None), git's `[y,n,q,a,d,e,?]` each of its keys but the help. One bracketed
+    case counts: unzip's A is All, its N None), git's `[y,n,q,a,d,j,J,g,/,e,?]` each of its keys but the help and the search. One bracketed
     letter alone ("the (n)ame") is not a list of keys."""
     tail = _RADIO.sub("", "\n".join(text.rstrip().splitlines()[-2:]))
     for m in _LIST.finditer(tail):  # a list of three or more: the whole list, not the yes/no pair inside it
         parts = [p.strip() for p in re.split(r"[,/|]", m.group(1))]
-        if len(parts) >= 3 and all(_KEYWORD.fullmatch(p) or p == "?" for p in parts):
-            return tuple(dict.fromkeys(p for p in parts if p != "?"))
+        if len(parts) >= 3 and all(_KEYWORD.fullmatch(p) or p in _HELP for p in parts):
+            return tuple(dict.fromkeys(p for p in parts if p not in _HELP))
     words: list[str] = []
     for m in _PAIR.finditer(tail):
         a, b = m.group("a").lower(), m.group("b").lower()
