@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 
 _PROMPTISH = re.compile(r"[:?>)\]#$]")  # a line that asks: a label and its colon, a [y/N], a shell's $ or #
+_DEFAULT = re.compile(r"\s*[\[(]([^\[\]()]*)[\])]")  # a default shown in the question: [en], (work), []
 _PLACEHOLDER = re.compile(r"<[^<>]*\s[^<>]*>")  # the system prompt's "<what to type>" (keys are one word: <enter>)
 _FENCE = "```"
 _MARK = re.compile(r"^[\s│|◆◇▲●○◉◯❯›»?>:$#]+")  # sphinx's "> ", Inquirer's "? ", clack's "◆  ": not the question's words
@@ -52,8 +53,11 @@ def echoed(reply: str, question: str, ours: Iterable[str] = (), offered: Iterabl
         q = _norm(_MARK.sub("", line))
         if len(q) < 4 or not _PROMPTISH.search(q):
             continue
-        if r == q or r.startswith(q) or (len(r) >= 6 and r[-1] in ":?" and q.startswith(r)):
+        bare = _norm(_DEFAULT.sub("", q))  # "project release:" is "> Project release []:" without its default
+        if r in (q, bare) or r.startswith(q) or (len(r) >= 6 and r[-1] in ":?" and (q.startswith(r) or bare.startswith(r))):
             return "repeats the question"
+        if len(bare) >= 4 and r.startswith(bare) and r[len(bare):].strip(" :") in {_norm(m.group(1)) for m in _DEFAULT.finditer(q)}:
+            return "repeats the question"  # "package name: work": the label and its own default
     if _PLACEHOLDER.fullmatch(r) and any(r in o for o in ours):
         return "repeats a placeholder of the prompt"
     for o in ours:
@@ -72,8 +76,9 @@ def unlabelled(reply: str, question: str) -> tuple[str, str] | None:
     if not lines:
         return None
     line = _MARK.sub("", lines[-1]).strip()
-    colon = line.find(":")
-    candidates = [line] + ([line[: colon + 1]] if colon >= 2 else [])
+    bare = " ".join(_DEFAULT.sub("", line).split())
+    defaults = {_norm(m.group(1)) for m in _DEFAULT.finditer(line)}
+    candidates = [line] + [x[: x.find(":") + 1] for x in (line, bare) if x.find(":") >= 2]
     head = reply.lstrip()
     for label in candidates:
         if len(label) < 4 or not head.casefold().startswith(label.casefold()):
@@ -82,7 +87,7 @@ def unlabelled(reply: str, question: str) -> tuple[str, str] | None:
         if rest[:1].isalnum() and not label.endswith(":"):
             continue  # "Projects" does not start with the label "Project"
         rest = rest.lstrip(" :")
-        if not rest.strip():
-            return None  # the question alone: an echo, not a labelled answer
+        if not rest.strip() or _norm(rest) in defaults:
+            return None  # the question alone, or with its own default after it: an echo, not a labelled answer
         return rest, label
     return None

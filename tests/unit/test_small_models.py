@@ -238,3 +238,22 @@ def test_mirror_what_merely_resembles_a_label_is_typed_as_given(tmp_path, said, 
 def test_a_question_behind_its_marks_is_still_the_question():
     """create-vite: the 0.5B model answered clack's confirm with `install with npm and start now?`."""
     assert echoed("install with npm and start now?", "◆  Install with npm and start now?\n│  ● Yes / ○ No") == "repeats the question"
+
+
+@pytest.mark.parametrize("said,question", [
+    ("Project name:", "> Project name: "),  # sphinx-quickstart, as the 0.5B model answered it
+    ("Project release: ", "> Project release []: "),
+    ("Project language [en]: en", "> Project language [en]: "),  # the question and its own default: no answer
+    ("package name: work", "package name: (work) "),
+])
+def test_sphinx_quickstarts_questions_repeated_are_echoes(said, question):
+    from cursorpilot.decide.echo import unlabelled
+
+    assert unlabelled(said, question) is None and echoed(said, question) == "repeats the question"
+
+
+def test_a_label_without_its_default_is_still_the_label():
+    from cursorpilot.decide.echo import unlabelled
+
+    assert unlabelled("Project release: 1.4", "> Project release []: ") == ("1.4", "Project release:")
+    assert unlabelled("Project language: fr", "> Project language [en]: ") == ("fr", "Project language:")
