@@ -155,10 +155,11 @@ class Decider:
         why = self._echo(request, reply)
         if why is None:
             return reply
-        again = self._unlabelled(request, self._answer(self.filer.again(request, reply.text or "", why)))
-        merged = _joined(reply, again, Attempt(f"the reply {reply.text!r} {why}: asked again", 0.0))
+        said = reply.text if reply.text is not None else (reply.raw or "")[:120]
+        again = self._unlabelled(request, self._answer(self.filer.again(request, said, why)))
+        merged = _joined(reply, again, Attempt(f"the reply {said!r} {why}: asked again", 0.0))
         still = self._echo(request, again)
-        if still is None:
+        if still is None or again.text is None:  # a refusal of its own (several lines again) keeps its reason
             return merged
         return replace(merged, text=None, wait=False, submit=None,
                        reason=f"the reply {again.text!r} {still}, after it was asked again: no answer")
@@ -180,9 +181,12 @@ class Decider:
         return replace(reply, text=found[0], removed=(*reply.removed, f"the question's own label {found[1]!r}"))
 
     def _echo(self, request: AnswerRequest, reply: Reply) -> str | None:
-        """Why a model's reply is only a repetition of what it was shown (decide/echo.py), or None."""
-        if reply.text is None or request.kind == Kind.TURN_END or not request.user:
+        """Why a model's reply is no answer worth a second ask, or None: it only repeats what it was shown
+        (decide/echo.py), or it is several lines where one is typed (a 0.5B model gave sqlite3 three rows of data)."""
+        if request.kind == Kind.TURN_END or not request.user:
             return None
+        if reply.text is None:
+            return "is several lines, and the prompt takes one" if reply.reason.startswith("multi-line reply refused") else None
         ours = own_lines(request.system, request.user, self.run.redactor.text(request.governing_prompt))
         return echoed(reply.text, request.prompt_block, ours, request.accepts)
 

@@ -257,3 +257,27 @@ def test_a_label_without_its_default_is_still_the_label():
 
     assert unlabelled("Project release: 1.4", "> Project release []: ") == ("1.4", "Project release:")
     assert unlabelled("Project language: fr", "> Project language [en]: ") == ("fr", "Project language:")
+
+
+class Raw(Scripted):
+    """A model whose replies are cleaned like a real provider's (a multi-line text is refused)."""
+
+    def answer(self, request: AnswerRequest) -> Reply:
+        from cursorpilot.providers.llm import clean_reply
+
+        self.asked.append(request)
+        raw = self.texts.pop(0)
+        cleaned = clean_reply(raw, request.multiline)
+        return Reply(text=cleaned.text, source="openai:small", reason=cleaned.reason, raw=raw, usage=Usage(100, 5, 0.5, None, 1))
+
+
+def test_several_lines_at_a_one_line_prompt_are_asked_again_once_then_a_human(tmp_path):
+    """sqlite3: the 0.5B model answered `sqlite>` with three rows of data; refused, it went straight to a human."""
+    sqlite = line("sqlite> ", kind=Kind.INPUT, live=("sqlite> ",))
+    model = Raw("apple 3\nbanana 5", "CREATE TABLE fruit (name TEXT, qty INTEGER);")
+    _, decision = ask(decider(tmp_path, model), sqlite)
+    assert decision.text == "CREATE TABLE fruit (name TEXT, qty INTEGER);"
+    assert "that is several lines, and the prompt takes one" in model.asked[1].user
+    model = Raw("apple 3\nbanana 5", "apple 3\nbanana 5")
+    _, decision = ask(decider(tmp_path / "2", model), sqlite) if (tmp_path / "2").mkdir() is None else None
+    assert decision.verdict == Verdict.ESCALATE and "multi-line reply refused" in decision.why and len(model.asked) == 2
