@@ -40,7 +40,8 @@ MENU = (Choice("0", "Vanilla"), Choice("1", "Vue"), Choice("2", "React"))
     (line("(1/1) Stage this hunk [y,n,q,a,d,e,?]? "), ("y", "n", "q", "a", "d", "e")),  # git: the whole list, not its y,n
     (line("(1/3) Stage this hunk [y,n,q,a,d,j,J,g,/,e,?]? "), ("y", "n", "q", "a", "d", "j", "J", "g", "e")),  # as git 2.39 asks
     (line("Overwrite? [y/N]", kind=Kind.INPUT), ("y", "n")),  # a yes/no a rule classed as a line of text
-    (line("◆  Install with npm and start now?\n│  ● Yes / ○ No", single_key=True), ("y", "n")),  # clack: keys, not words
+    (line("◆  Install with npm and start now?\n│  ● Yes / ○ No\n└", single_key=True, asked="Install with npm and start now?"),
+     ("y", "n")),  # clack: the keys under the question it asks, not the words
     (line("Select a framework:", kind=Kind.MENU, choices=MENU), ("Vanilla", "Vue", "React")),
     (line("Allow?", kind=Kind.PERMISSION, choices=(Choice("a", "Allow once", kind="allow_once"), Choice("r", "Reject", kind="reject_once"))),
      ("Allow once", "Reject")),
