@@ -26,6 +26,7 @@ class PromptFiler:
         self._answer_file: Path | None = None
         self.last_tokens = 0
         self.last_file: str | None = None  # the last prompt's file, relative to the run's folder (for the transcript)
+        self._notes: tuple[str, ...] = ()  # the last question's notes, for its second asking (a secret's rules among them)
 
     def fill(self, request: AnswerRequest, q: Question, history: tuple[QA, ...]) -> AnswerRequest:
         live = list(q.live)
@@ -49,6 +50,7 @@ class PromptFiler:
             accepts=request.accepts,
         )
         built = build_prompt(parts, budget=self.run.context_tokens)
+        self._notes = q.notes
         system, user = self.run.redactor.text(built.system), self.run.redactor.text(built.user)
         self.count += 1
         self.last_tokens = built.tokens
@@ -67,7 +69,8 @@ class PromptFiler:
         live = request.screen.splitlines()
         while live and not live[-1].strip():
             live.pop()
-        built = build_again(self.governing_prompt, live, previous, why, request.accepts, budget=self.run.context_tokens)
+        built = build_again(self.governing_prompt, live, previous, why, request.accepts, budget=self.run.context_tokens,
+                            notes=self._notes)
         system, user = self.run.redactor.text(built.system), self.run.redactor.text(built.user)
         self.run.usage["prompt_tokens_est"] += built.tokens
         self.folder.mkdir(parents=True, exist_ok=True)

@@ -187,12 +187,13 @@ def build(parts: PromptParts, budget: int = 3000, directory: Path = PROMPTS_DIR)
 
 
 def build_again(governing_prompt: str, live: list[str], previous: str, why: str, accepts: tuple[str, ...] = (),
-                budget: int = 3000, directory: Path = PROMPTS_DIR) -> BuiltPrompt:
+                budget: int = 3000, directory: Path = PROMPTS_DIR, notes: tuple[str, ...] = ()) -> BuiltPrompt:
     """The question asked again after a reply that only repeated it (decide/echo.py): short and plain, the screen,
     then the governing prompt, then what to give, naming the reply that was no answer. A 0.5B model that copied the
     fenced question of the full prompt three times in a row answered this one (`demo-widget`, `Pilot Docs`, `fr`)."""
     system = render(load_template("system", directory))
-    fixed = dict(governing_prompt=governing_prompt or "(none given)", previous=repr(previous), why=why, takes=_takes(accepts))
+    fixed = dict(governing_prompt=governing_prompt or "(none given)", previous=repr(previous), why=why, takes=_takes(accepts),
+                 notes="".join(f"\nNote: {n}" for n in notes) + ("\n" if notes else ""))  # a hidden prompt's rules too
     room = budget - estimate_tokens(system) - estimate_tokens(render(load_template("again", directory), **fixed, live_region=""))
     live = _fit([terminal(x) for x in live], max(room, 0)) if room > 0 else ["[… live region left out: over budget …]"]
     user = render(load_template("again", directory), **fixed, live_region="\n".join(live))

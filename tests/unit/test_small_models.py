@@ -282,3 +282,13 @@ def test_several_lines_at_a_one_line_prompt_are_asked_again_once_then_a_human(tm
     model = Raw("apple 3\nbanana 5", "apple 3\nbanana 5")
     _, decision = ask(decider(tmp_path / "2", model), sqlite) if (tmp_path / "2").mkdir() is None else None
     assert decision.verdict == Verdict.ESCALATE and "multi-line reply refused" in decision.why and len(model.asked) == 2
+
+
+def test_a_hidden_prompt_asked_again_keeps_its_rules(tmp_path):
+    """The second asking is short, but a passphrase prompt's notes (never make one up) go with it."""
+    passphrase = line("Enter passphrase (empty for no passphrase): ", kind=Kind.INPUT, secret=True,
+                      live=("Enter passphrase (empty for no passphrase): ",))
+    model = Scripted("Enter passphrase (empty for no passphrase):", "? which passphrase")
+    reply, decision = ask(decider(tmp_path, model), passphrase)
+    assert "never make one up" in model.asked[1].user
+    assert decision.verdict == Verdict.ESCALATE
