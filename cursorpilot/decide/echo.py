@@ -69,25 +69,31 @@ def echoed(reply: str, question: str, ours: Iterable[str] = (), offered: Iterabl
 
 
 def unlabelled(reply: str, question: str) -> tuple[str, str] | None:
-    """(the answer, the label taken off) when `reply` is the question's prompt line, or its label up to the colon,
-    followed by an answer: a small model wrote `package name: demo-widget` and `Project name: Pilot Docs`. Typed, the
-    label becomes part of the value; the words after it are what was meant. None when the reply does not start so."""
+    """(the answer, the label taken off) when `reply` is the question's prompt line, or its label up to the colon (with
+    any default in brackets: `Project language [fr]:` at `Project language [en]:`), followed by an answer: a small model
+    wrote `package name: demo-widget` and `Project name: Pilot Docs`. Typed, the label becomes part of the value; the
+    words after it are what was meant. None when the reply does not start so, or when only the question's own default
+    follows (the question again)."""
     lines = [x for x in question.splitlines() if x.strip()]
     if not lines:
         return None
     line = _MARK.sub("", lines[-1]).strip()
-    bare = " ".join(_DEFAULT.sub("", line).split())
     defaults = {_norm(m.group(1)) for m in _DEFAULT.finditer(line)}
-    candidates = [line] + [x[: x.find(":") + 1] for x in (line, bare) if x.find(":") >= 2]
     head = reply.lstrip()
-    for label in candidates:
-        if len(label) < 4 or not head.casefold().startswith(label.casefold()):
-            continue
-        rest = head[len(label):]
-        if rest[:1].isalnum() and not label.endswith(":"):
-            continue  # "Projects" does not start with the label "Project"
-        rest = rest.lstrip(" :")
-        if not rest.strip() or _norm(rest) in defaults:
-            return None  # the question alone, or with its own default after it: an echo, not a labelled answer
-        return rest, label
-    return None
+    found = None
+    if len(line) >= 4 and head.casefold().startswith(line.casefold()):
+        rest = head[len(line):]
+        if line.endswith(":") or not rest[:1].isalnum():  # "Projects" does not start with the label "Project"
+            found = rest, line
+    bare = " ".join(_DEFAULT.sub("", line).split())
+    if found is None and bare.find(":") >= 2:
+        words = bare[: bare.find(":")].strip()
+        m = re.match(re.escape(words) + r"\s*(?:[\[(][^\[\]()]*[\])])?\s*:", head, re.I)
+        if len(words) >= 3 and m is not None:
+            found = head[m.end():], head[: m.end()]
+    if found is None:
+        return None
+    rest = found[0].lstrip(" :")
+    if not rest.strip() or _norm(rest) in defaults:
+        return None  # the question alone, or with its own default after it: an echo, not a labelled answer
+    return rest, found[1]

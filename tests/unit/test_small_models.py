@@ -258,6 +258,7 @@ def test_a_label_without_its_default_is_still_the_label():
 
     assert unlabelled("Project release: 1.4", "> Project release []: ") == ("1.4", "Project release:")
     assert unlabelled("Project language: fr", "> Project language [en]: ") == ("fr", "Project language:")
+    assert unlabelled("Project language [fr]: fr", "> Project language [en]: ") == ("fr", "Project language [fr]:")  # as said
 
 
 class Raw(Scripted):
