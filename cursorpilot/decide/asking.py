@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from cursorpilot.decide.context import PromptParts, estimate_tokens
+from cursorpilot.decide.context import PromptParts, build_again, estimate_tokens
 from cursorpilot.decide.context import build as build_prompt
 from cursorpilot.decide.question import Question
 from cursorpilot.envsnap import git_snapshot
@@ -26,6 +26,7 @@ class PromptFiler:
         self._answer_file: Path | None = None
         self.last_tokens = 0
         self.last_file: str | None = None  # the last prompt's file, relative to the run's folder (for the transcript)
+        self._notes: tuple[str, ...] = ()  # the last question's notes, for its second asking (a secret's rules among them)
 
     def fill(self, request: AnswerRequest, q: Question, history: tuple[QA, ...]) -> AnswerRequest:
         live = list(q.live)
@@ -46,8 +47,10 @@ class PromptFiler:
             notes=q.notes,
             check=q.check,
             check_output=q.check_output,
+            accepts=request.accepts,
         )
         built = build_prompt(parts, budget=self.run.context_tokens)
+        self._notes = q.notes
         system, user = self.fill_text(built.system, built.user)
         return replace(request, system=system, user=user)
 
@@ -64,6 +67,20 @@ class PromptFiler:
         self.last_file = str(prompt_file.relative_to(self.run.log_dir))
         self._answer_file = self.folder / f"{self.count:03d}-answer.md"
         return system, user
+
+    def again(self, request: AnswerRequest, previous: str, why: str) -> AnswerRequest:
+        """The question asked once more after a reply that only repeated it (Decider.call): the short prompt, redacted
+        and filed beside the first as NNN-again-prompt.md."""
+        live = request.screen.splitlines()
+        while live and not live[-1].strip():
+            live.pop()
+        built = build_again(self.governing_prompt, live, previous, why, request.accepts, budget=self.run.context_tokens,
+                            notes=self._notes)
+        system, user = self.run.redactor.text(built.system), self.run.redactor.text(built.user)
+        self.run.usage["prompt_tokens_est"] += built.tokens
+        self.folder.mkdir(parents=True, exist_ok=True)
+        (self.folder / f"{self.count:03d}-again-prompt.md").write_text(f"<!-- system -->\n{system}\n<!-- user -->\n{user}\n", encoding="utf-8")
+        return replace(request, system=system, user=user)
 
     def file_answer(self, reply: Reply) -> None:
         if self._answer_file is None:

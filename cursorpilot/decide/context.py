@@ -24,7 +24,7 @@ _BACKTICKS = re.compile(r"`{3,}")
 FORMATS = {
     "question": "The key or word the prompt offers (for example y or n). When the prompt acts on the key press alone, "
     "with no Enter, say so (submit false, or <key:y>).",
-    "menu": "The label of the option to choose, exactly as listed (cursor-pilot moves the highlight there and presses Enter), "
+    "menu": "The label of the option to choose, exactly as listed (the highlight is moved there and Enter pressed for you), "
     "or, for a multi-select, the labels of every option that should end up selected, separated by commas. "
     "If the prompt offers a letter key instead (for example [a]), that letter.",
     "input": "The text to type, on one line, exactly as the program must receive it (quotes and spaces are typed as given); "
@@ -98,6 +98,7 @@ class PromptParts:
     notes: tuple[str, ...] = ()  # facts about this question (a denial just before it, a single-key prompt)
     check: str = ""  # a turn end: the goal check's result in a line
     check_output: tuple[str, ...] = ()  # ...and the end of its output
+    accepts: tuple[str, ...] = ()  # the answers the question takes, where it says (decide/accepts.py)
 
 
 @dataclass(slots=True, frozen=True)
@@ -142,6 +143,13 @@ def _goal_check(parts: PromptParts) -> str:
     return f"\n# Goal check\n{parts.check}\n{FENCE}TERMINAL\n{output}\n{FENCE}\n"
 
 
+def _takes(accepts: tuple[str, ...]) -> str:
+    """The answers the question takes, said in the prompt too: a server without structured output has only this."""
+    if not accepts:
+        return ""
+    return "\nIt takes exactly one of: " + ", ".join(accepts) + " (or an empty text: Enter alone, the default)."
+
+
 def build(parts: PromptParts, budget: int = 3000, directory: Path = PROMPTS_DIR) -> BuiltPrompt:
     system = render(load_template("system", directory))
     user_t = load_template("user", directory)
@@ -152,10 +160,10 @@ def build(parts: PromptParts, budget: int = 3000, directory: Path = PROMPTS_DIR)
         environment=parts.environment or "(not collected)",
         history=history,
         kind=parts.kind,
-        rule_id=parts.rule_id,
+        rule_id=parts.rule_id,  # for a template of the user's own: the default keeps our labels from the model (a 0.5B one typed them)
         question="\n".join(terminal(x) for x in parts.question.splitlines()),
-        answer_format=FORMATS["input-multiline"] if parts.multiline else FORMATS.get(parts.kind, FORMATS["input"]),
-        options=f"\nOptions, as cursor-pilot read them (→ marks the highlighted one):\n{parts.options}\n" if parts.options else "",
+        answer_format=(FORMATS["input-multiline"] if parts.multiline else FORMATS.get(parts.kind, FORMATS["input"])) + _takes(parts.accepts),
+        options=f"\nOptions (→ marks the highlighted one):\n{parts.options}\n" if parts.options else "",
         notes="".join(f"\nNote: {n}" for n in parts.notes) + ("\n" if parts.notes else ""),
         goal_check=_goal_check(parts),
     )
@@ -175,4 +183,18 @@ def build(parts: PromptParts, budget: int = 3000, directory: Path = PROMPTS_DIR)
         earlier = _fit(_cut_middle([terminal(x) for x in parts.earlier], 400), earlier_room)
         earlier_text = "\nEarlier output:\n" + FENCE + "TERMINAL\n" + "\n".join(earlier) + "\n" + FENCE + "\n"
     user = render(user_t, **fixed, live_region="\n".join(live), earlier_output=earlier_text)
+    return BuiltPrompt(system=system, user=user, tokens=estimate_tokens(system) + estimate_tokens(user))
+
+
+def build_again(governing_prompt: str, live: list[str], previous: str, why: str, accepts: tuple[str, ...] = (),
+                budget: int = 3000, directory: Path = PROMPTS_DIR, notes: tuple[str, ...] = ()) -> BuiltPrompt:
+    """The question asked again after a reply that only repeated it (decide/echo.py): short and plain, the screen,
+    then the governing prompt, then what to give, naming the reply that was no answer. A 0.5B model that copied the
+    fenced question of the full prompt three times in a row answered this one (`demo-widget`, `Pilot Docs`, `fr`)."""
+    system = render(load_template("system", directory))
+    fixed = dict(governing_prompt=governing_prompt or "(none given)", previous=repr(previous), why=why, takes=_takes(accepts),
+                 notes="".join(f"\nNote: {n}" for n in notes) + ("\n" if notes else ""))  # a hidden prompt's rules too
+    room = budget - estimate_tokens(system) - estimate_tokens(render(load_template("again", directory), **fixed, live_region=""))
+    live = _fit([terminal(x) for x in live], max(room, 0)) if room > 0 else ["[… live region left out: over budget …]"]
+    user = render(load_template("again", directory), **fixed, live_region="\n".join(live))
     return BuiltPrompt(system=system, user=user, tokens=estimate_tokens(system) + estimate_tokens(user))

@@ -16,15 +16,17 @@ from concurrent.futures import Executor
 from dataclasses import replace
 
 from cursorpilot.decide import turns, weigh
+from cursorpilot.decide.accepts import accepted
 from cursorpilot.decide.asking import PromptFiler
 from cursorpilot.decide.choices import Offered, find
+from cursorpilot.decide.echo import echoed, own_lines, unlabelled
 from cursorpilot.decide.guards import Guards
 from cursorpilot.decide.policy import Denial
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
 from cursorpilot.decide.yesno import refusal, said_yes
 from cursorpilot.keys import needs_human, only_keys
-from cursorpilot.providers.base import QA, AnswerRequest, Provider, Reply
+from cursorpilot.providers.base import QA, AnswerRequest, Attempt, Provider, Reply, Usage
 from cursorpilot.secret import is_masked, masked
 from cursorpilot.secret import names as secret_names
 from cursorpilot.session import RunSession
@@ -132,7 +134,7 @@ class Decider:
         return AnswerRequest(
             governing_prompt=self.governing_prompt, kind=q.kind, rule_id=q.source, prompt_block=q.text,
             screen="\n".join(q.live), history=tuple(self.history), multiline=q.multiline, may_wait=q.may_wait,
-            previous=self.previous,
+            previous=self.previous, accepts=accepted(q),
         )
 
     def request(self, q: Question) -> AnswerRequest:
@@ -155,11 +157,49 @@ class Decider:
 
     def call(self, request: AnswerRequest) -> Reply:
         """The provider's answer; a provider that raises is a provider error (an escalation), never a pilot crash.
-        Blocking: channels run it off their read loop."""
+        A reply that starts with the question's own label has it taken off; one that only repeats the question or our
+        prompt is asked again once, in a short prompt that says so, then left to a human (decide/echo.py). Blocking:
+        channels run it off their read loop."""
+        if request.kind in (Kind.TURN_END, "weigh"):  # a verdict, a judgment: they quote what they were shown, on purpose
+            return self._answer(request)
+        reply = self._unlabelled(request, self._answer(request))
+        why = self._echo(request, reply)
+        if why is None:
+            return reply
+        said = reply.text if reply.text is not None else (reply.raw or "")[:120]
+        again = self._unlabelled(request, self._answer(self.filer.again(request, said, why)))
+        merged = _joined(reply, again, Attempt(f"the reply {said!r} {why}: asked again", 0.0))
+        still = self._echo(request, again)
+        if still is None or again.text is None:  # a refusal of its own (several lines again) keeps its reason
+            return merged
+        return replace(merged, text=None, wait=False, submit=None,
+                       reason=f"the reply {again.text!r} {still}, after it was asked again: no answer")
+
+    def _answer(self, request: AnswerRequest) -> Reply:
         try:
             return self.provider.answer(request)
         except Exception as exc:  # noqa: BLE001
             return Reply(text=None, source=self.provider.name, reason=f"provider error: {exc}")
+
+    @staticmethod
+    def _unlabelled(request: AnswerRequest, reply: Reply) -> Reply:
+        """`package name: demo-widget` at `package name: (work)` is demo-widget: the label goes, recorded as removed."""
+        if reply.text is None or request.kind == Kind.TURN_END or reply.text in request.accepts:
+            return reply
+        found = unlabelled(reply.text, request.prompt_block)
+        if found is None:
+            return reply
+        return replace(reply, text=found[0], removed=(*reply.removed, f"the question's own label {found[1]!r}"))
+
+    def _echo(self, request: AnswerRequest, reply: Reply) -> str | None:
+        """Why a model's reply is no answer worth a second ask, or None: it only repeats what it was shown
+        (decide/echo.py), or it is several lines where one is typed (a 0.5B model gave sqlite3 three rows of data)."""
+        if request.kind == Kind.TURN_END or not request.user:
+            return None
+        if reply.text is None:
+            return "is several lines, and the prompt takes one" if reply.reason.startswith("multi-line reply refused") else None
+        ours = own_lines(request.system, request.user, self.run.redactor.text(request.governing_prompt))
+        return echoed(reply.text, request.prompt_block, ours, request.accepts)
 
     def after(self, q: Question, reply: Reply) -> Decision:
         """The provider's reply, recorded, then judged like every other answer."""
@@ -317,3 +357,11 @@ class Decider:
         chose = offered is not None and offered[0] == prompt and (offered[1] == text or is_masked(text))  # a secret comes back masked
         self.previous = offered[2] if chose else ""  # "": not one it chose
 
+
+def _joined(first: Reply, second: Reply, between: Attempt) -> Reply:
+    """A question asked twice, as one reply: the second's answer, both calls' attempts and usage."""
+    a, b = first.usage, second.usage
+    cost = None if a.cost_usd is None and b.cost_usd is None else round((a.cost_usd or 0) + (b.cost_usd or 0), 8)
+    usage = Usage(a.input_tokens + b.input_tokens, a.output_tokens + b.output_tokens, round(a.latency_s + b.latency_s, 3), cost,
+                  a.calls + b.calls)
+    return replace(second, usage=usage, attempts=(*first.attempts, between, *second.attempts))

@@ -8,16 +8,18 @@ from types import ModuleType
 
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import ProviderConfig
-from cursorpilot.providers.llm import ChatProvider, Failure, SdkClient, schema_for, status_failure
+from cursorpilot.providers.llm import ChatProvider, Failure, SdkClient, status_failure, tried_url
+from cursorpilot.providers.schema import schema_for
 
 DEFAULT_MODEL = "claude-haiku-4-5"
 TOOL_WORDS = {"answer": "Give the answer to deliver to the program.",
               "judge_turn": "Judge the agent's turn: is the goal met, and if not, what to tell it next."}
 
 
-def tool_for(kind: str) -> dict:
-    """The one tool the model must call: the structured reply of the question's kind."""
-    name, schema = schema_for(kind)
+def tool_for(kind: str, accepts: tuple[str, ...] = ()) -> dict:
+    """The one tool the model must call: the structured reply of the question's kind (its text one of `accepts`, when
+    the question says what it takes)."""
+    name, schema = schema_for(kind, accepts)
     return {"name": name, "description": TOOL_WORDS[name], "input_schema": schema}
 
 
@@ -34,18 +36,20 @@ def _import() -> ModuleType:
 class AnthropicProvider(ChatProvider):
     name = "anthropic"
     key_env = "ANTHROPIC_API_KEY"
+    forms = ("tool", "text")  # the forced tool; a server that refuses tools gets the one-line grammar
 
     def __init__(self, config: ProviderConfig, api_key: str, **kw):
         super().__init__(config.model or DEFAULT_MODEL, config.retries, config.timeout, config.prices, **kw)
         base_url = config.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+        self.base_url = base_url or "https://api.anthropic.com"
         self._sdk = SdkClient(_import, lambda sdk: sdk.Anthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout))
 
     @property
     def client(self):
         return self._sdk.get()
 
-    def _send(self, system: str, user: str, kind: str = "input"):
-        tool = tool_for(kind)
+    def _send(self, system: str, user: str, kind: str = "input", accepts: tuple[str, ...] = ()):
+        tool = tool_for(kind, accepts)
         extra = {"tools": [tool], "tool_choice": {"type": "tool", "name": tool["name"]}} if self.structured else {}
         resp = self.client.messages.create(
             model=self.model,
@@ -80,7 +84,7 @@ class AnthropicProvider(ChatProvider):
         if isinstance(exc, anthropic.APITimeoutError):
             return Failure("timeout", True)
         if isinstance(exc, anthropic.APIConnectionError):
-            return Failure(f"connection error: {exc}", True)
+            return Failure(f"connection error: {exc} (tried {tried_url(exc, self.base_url)})", True)
         if isinstance(exc, anthropic.APIStatusError):
             return status_failure(exc.status_code, str(exc.message), exc.response.headers.get("retry-after"))
         return None

@@ -36,6 +36,7 @@ class AnswerRequest:
     multiline: bool = False  # the prompt takes several lines
     may_wait: bool = False  # nothing known is asking: the answerer may say WAIT
     previous: str = ""  # who chose the last answer delivered in this step ("rules:<id>", a model, "human"): a rule's after:
+    accepts: tuple[str, ...] = ()  # the answers the question takes, where it says (decide/accepts.py): the schema's enum
 
 
 @dataclass(slots=True, frozen=True)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from cursorpilot.providers.base import Attempt
+from cursorpilot.providers.schema import names_structured
 
 BACKOFF_BASE = 0.5
 BACKOFF_CAP = 30.0
@@ -84,13 +85,15 @@ class Failure:
     message: str
     retryable: bool
     retry_after: float | None = None
+    refused: bool = False  # the server refuses the structured form asked for (names_structured): the next form, not a retry
 
 
 class GiveUp(Exception):
-    def __init__(self, message: str, attempts: tuple[Attempt, ...], calls: int):
+    def __init__(self, message: str, attempts: tuple[Attempt, ...], calls: int, refused: bool = False):
         super().__init__(message)
         self.attempts = attempts
         self.calls = calls
+        self.refused = refused
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -131,7 +134,7 @@ def with_retries(
             if not failure.retryable or n == retries:
                 attempts.append(Attempt(failure.message, None))
                 why = "retries exhausted" if failure.retryable else "not retryable"
-                raise GiveUp(f"{failure.message} ({why} after {n + 1} call(s))", tuple(attempts), n + 1) from exc
+                raise GiveUp(f"{failure.message} ({why} after {n + 1} call(s))", tuple(attempts), n + 1, failure.refused) from exc
             wait = failure.retry_after if failure.retry_after is not None else backoff(n, rng)
             attempts.append(Attempt(failure.message, round(wait, 3)))
             sleep(wait)
@@ -140,51 +143,6 @@ def with_retries(
 
 _THINK = re.compile(r"<(think|thinking|reasoning)>.*?(</\1>|\Z)", re.S | re.I)
 _FENCED = re.compile(r"\A```[\w-]*\n?(.*?)\n?```\Z", re.S)
-
-# The structured reply: what to do, the exact text, whether Enter follows. Sent as a JSON schema (OpenAI-compatible
-# servers) or as the one tool the model must call (Anthropic). Servers that can't do either get the one-line grammar.
-REPLY_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "action": {"type": "string", "enum": ["type", "wait", "human"]},
-        "text": {"type": "string"},
-        "submit": {"type": "boolean"},
-    },
-    "required": ["action", "text", "submit"],
-    "additionalProperties": False,
-}
-# A turn end's structured reply (kind turn_end): the verdict, the next message for the agent (continue), and why.
-TURN_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "verdict": {"type": "string", "enum": ["done", "continue", "blocked", "impossible"]},
-        "message": {"type": "string"},
-        "why": {"type": "string"},
-    },
-    "required": ["verdict", "message", "why"],
-    "additionalProperties": False,
-}
-
-
-# A yes weighed (kind weigh, decide/weigh.py): allow or refuse, the governing prompt's words that ask for it, and why.
-WEIGH_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "decision": {"type": "string", "enum": ["allow", "refuse"]},
-        "quote": {"type": "string"},
-        "why": {"type": "string"},
-    },
-    "required": ["decision", "quote", "why"],
-    "additionalProperties": False,
-}
-
-
-def schema_for(kind: str) -> tuple[str, dict]:
-    """The structured reply a question of this kind asks for: its name (the Anthropic tool's) and its JSON schema."""
-    if kind == "weigh":
-        return "weigh_yes", WEIGH_SCHEMA
-    return ("judge_turn", TURN_SCHEMA) if kind == "turn_end" else ("answer", REPLY_SCHEMA)
-
 
 @dataclass(slots=True, frozen=True)
 class Cleaned:
@@ -197,8 +155,9 @@ class Cleaned:
     judged: str | None = None  # a yes weighed (WEIGH_SCHEMA): allow | refuse; text: the quote, reason: why
 
 
-def clean_reply(raw: str, multiline_ok: bool = False) -> Cleaned:
-    """Never type reasoning; unwrap a code fence around the whole reply; refuse several lines.
+def clean_reply(raw: str, multiline_ok: bool = False, constrained: bool = False) -> Cleaned:
+    """Never type reasoning; unwrap a code fence around the whole reply; refuse several lines. constrained: the
+    structured reply's text was limited to the answers the question takes, so a human's reply carries no question.
 
     The answer's own characters are never changed: quotes, spaces and punctuation belong to it ('active' is a
     Python string, active a NameError). Everything removed is returned, for the transcript.
@@ -218,7 +177,7 @@ def clean_reply(raw: str, multiline_ok: bool = False) -> Cleaned:
         text = m.group(1)
     structured = _structured(text)
     if structured is not None:
-        return _from_structured(structured, tuple(removed), multiline_ok)
+        return _from_structured(structured, tuple(removed), multiline_ok, constrained)
     text = text.strip("\r\n")
     if not text:
         return Cleaned(None, tuple(removed), "the reply was empty after removing reasoning")
@@ -238,7 +197,7 @@ def _structured(text: str) -> dict | None:
     return data if isinstance(data, dict) and ("action" in data or "verdict" in data or "decision" in data) else None
 
 
-def _from_structured(data: dict, removed: tuple[str, ...], multiline_ok: bool) -> Cleaned:
+def _from_structured(data: dict, removed: tuple[str, ...], multiline_ok: bool, constrained: bool = False) -> Cleaned:
     if "verdict" in data:
         return _turn_verdict(data, removed, multiline_ok)
     if "decision" in data:
@@ -252,7 +211,7 @@ def _from_structured(data: dict, removed: tuple[str, ...], multiline_ok: bool) -
     if action == "wait":
         return Cleaned(None, removed, "the answerer says nobody is being asked", wait=True)
     if action == "human":
-        return Cleaned(None, removed, f"the answerer asks for a human: {text or 'no question given'}")
+        return Cleaned(None, removed, "the answerer asks for a human" + ("" if constrained else f": {text or 'no question given'}"))
     if action != "type":
         return Cleaned(None, removed, f"malformed structured reply: action {action!r}")
     if ("\n" in text or "\r" in text) and not multiline_ok:
@@ -302,6 +261,9 @@ class ChatProvider:
     name = "llm"
     needs_prompt = True
     key_env = ""
+    # The forms a reply is asked in, most structured first. A server that refuses one (an error naming the
+    # structured-output parameters, whatever its status) moves the run to the next, once, for good.
+    forms: tuple[str, ...] = ("structured", "text")
 
     def __init__(self, model: str, retries: int, timeout: float, prices=None, sleep: Callable[[float], None] = time.sleep):
         self.model = model
@@ -309,45 +271,60 @@ class ChatProvider:
         self.timeout = timeout
         self.prices = prices
         self._sleep = sleep
+        self.form = self.forms[0]
 
-    structured = True  # ask for the structured reply; off for good once the server refuses it
+    @property
+    def structured(self) -> bool:
+        return self.form != "text"
 
     # provider modules implement these two
-    def _send(self, system: str, user: str, kind: str = "input") -> tuple[str, tuple[str, ...], int, int]:
+    def _send(self, system: str, user: str, kind: str = "input", accepts: tuple[str, ...] = ()) -> tuple[str, tuple[str, ...], int, int]:
         """Returns (text, removed reasoning, input tokens, output tokens); raises SDK errors.
-        With self.structured, asks for the structured reply of the question's kind (schema_for) and returns the
-        object as JSON text."""
+        In a structured form, asks for the structured reply of the question's kind (schema.schema_for, its text limited
+        to `accepts` when the question says what it takes) and returns the object as JSON text."""
         raise NotImplementedError
 
     def _classify(self, exc: Exception) -> Failure | None:
         raise NotImplementedError
+
+    def _judged(self, exc: Exception) -> Failure | None:
+        """The provider's classification, except that an error naming the structured-output parameters, while we ask in a
+        structured form, is a refusal of that form: retrying it the same way would fail the same way (llama-cpp-python's
+        500 for json_schema was retried five times per question, then escalated)."""
+        failure = self._classify(exc)
+        if self.structured and names_structured(f"{exc} {failure.message if failure else ''}"):
+            nxt = self.forms[self.forms.index(self.form) + 1]
+            message = (failure.message if failure else f"{type(exc).__name__}: {exc}")[:300]
+            return Failure(f"{message} [the server refuses {self.form}: {nxt} from now on]", retryable=False, refused=True)
+        return failure
 
     def answer(self, request):  # -> Reply
         from cursorpilot.providers.base import Reply, Usage
 
         t0 = time.monotonic()
         source = f"{self.name}:{self.model}"
-        spent = 0
+        spent, earlier = 0, ()
+        accepts = request.accepts
         while True:
             try:
                 result, attempts, calls = with_retries(
-                    lambda: self._send(request.system, request.user, request.kind), self._classify, self.retries, self._sleep
+                    lambda: self._send(request.system, request.user, request.kind, accepts), self._judged, self.retries, self._sleep
                 )
                 break
             except GiveUp as exc:
-                if self.structured and _refused_structured(exc):  # a server without structured output: the grammar, for good
-                    self.structured = False
-                    spent += exc.calls
+                spent, earlier = spent + exc.calls, (*earlier, *exc.attempts)
+                if exc.refused and self.structured:  # the next form, for the rest of the run
+                    self.form = self.forms[self.forms.index(self.form) + 1]
                     continue
-                usage = Usage(latency_s=round(time.monotonic() - t0, 3), calls=spent + exc.calls)
-                return Reply(text=None, source=source, reason=f"provider error: {exc}", usage=usage, attempts=exc.attempts)
+                usage = Usage(latency_s=round(time.monotonic() - t0, 3), calls=spent)
+                return Reply(text=None, source=source, reason=f"provider error: {exc}", usage=usage, attempts=earlier)
         text, reasoning, tin, tout = result  # type: ignore[misc]
-        cleaned = clean_reply(text, multiline_ok=request.multiline)
+        cleaned = clean_reply(text, multiline_ok=request.multiline, constrained=bool(accepts) and self.structured)
         usage = Usage(tin, tout, round(time.monotonic() - t0, 3), cost(self.model, tin, tout, self.prices), spent + calls)
         return Reply(
             text=cleaned.text, source=source, reason=cleaned.reason, usage=usage, raw=text,
-            removed=(*reasoning, *cleaned.removed), attempts=attempts, wait=cleaned.wait, submit=cleaned.submit, turn=cleaned.turn,
-            judged=cleaned.judged,
+            removed=(*reasoning, *cleaned.removed), attempts=(*earlier, *attempts), wait=cleaned.wait, submit=cleaned.submit,
+            turn=cleaned.turn, judged=cleaned.judged,
         )
 
 
@@ -356,8 +333,10 @@ def status_failure(status: int, message: str, retry_after: str | None) -> Failur
     return Failure(f"HTTP {status}: {message}"[:300], retryable, parse_retry_after(retry_after) if retryable else None)
 
 
-def _refused_structured(exc: GiveUp) -> bool:
-    """A 400/422 that names the structured-output parameters: the server does not support them."""
-    text = str(exc).lower()
-    return ("http 400" in text or "http 422" in text) and any(
-        w in text for w in ("response_format", "json_schema", "tool_choice", "tools", "structured"))
+def tried_url(exc: Exception, base_url: str) -> str:
+    """The URL a connection error was about (the SDKs' errors carry their request), else the server's: "connection
+    error" alone left a user guessing which of their settings was wrong."""
+    try:
+        return str(exc.request.url)  # type: ignore[attr-defined]
+    except (AttributeError, RuntimeError):
+        return base_url

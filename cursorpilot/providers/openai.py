@@ -11,7 +11,9 @@ from types import ModuleType
 
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import ProviderConfig
-from cursorpilot.providers.llm import ChatProvider, Failure, SdkClient, schema_for, status_failure
+from cursorpilot.providers.llm import ChatProvider, Failure, SdkClient, status_failure, tried_url
+from cursorpilot.providers.local import is_local
+from cursorpilot.providers.schema import schema_for
 
 DEFAULT_MODEL = "gpt-4o-mini"
 
@@ -19,20 +21,27 @@ DEFAULT_MODEL = "gpt-4o-mini"
 class OpenAIProvider(ChatProvider):
     name = "openai"
     key_env = "OPENAI_API_KEY"
+    # json_schema (OpenAI, vLLM, Ollama, llama.cpp's llama-server); json_object with the schema beside it, which
+    # llama-cpp-python's server turns into a grammar (it answers json_schema with HTTP 500); then the one-line grammar.
+    forms = ("json_schema", "json_object", "text")
 
     def __init__(self, config: ProviderConfig, api_key: str, **kw):
         super().__init__(config.model or DEFAULT_MODEL, config.retries, config.timeout, config.prices, **kw)
-        base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or None
+        base_url = base_url_of(config)
+        self.base_url = base_url or "https://api.openai.com/v1"
         self._sdk = SdkClient(_import, lambda sdk: sdk.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout))
 
     @property
     def client(self):
         return self._sdk.get()
 
-    def _send(self, system: str, user: str, kind: str = "input"):
-        name, schema = schema_for(kind)
-        extra = {"response_format": {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}} \
-            if self.structured else {}
+    def _send(self, system: str, user: str, kind: str = "input", accepts: tuple[str, ...] = ()):
+        name, schema = schema_for(kind, accepts)
+        extra = {}
+        if self.form == "json_schema":
+            extra = {"response_format": {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}}
+        elif self.form == "json_object":
+            extra = {"response_format": {"type": "json_object", "schema": schema}}
         resp = self.client.chat.completions.create(
             model=self.model,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
@@ -59,7 +68,7 @@ class OpenAIProvider(ChatProvider):
         if isinstance(exc, openai.APITimeoutError):
             return Failure("timeout", True)
         if isinstance(exc, openai.APIConnectionError):
-            return Failure(f"connection error: {exc}", True)
+            return Failure(f"connection error: {exc} (tried {tried_url(exc, self.base_url)})", True)
         if isinstance(exc, openai.APIStatusError):
             return status_failure(exc.status_code, str(exc.message), exc.response.headers.get("retry-after"))
         return None
@@ -75,8 +84,16 @@ def _import() -> ModuleType:
     return openai
 
 
+def base_url_of(config: ProviderConfig) -> str | None:
+    return config.base_url or os.environ.get("OPENAI_BASE_URL") or None
+
+
 def create(config: ProviderConfig) -> OpenAIProvider:
+    """A key from OPENAI_API_KEY; a server on this machine or a private network (Ollama, llama.cpp, vLLM at
+    --base-url) needs none, so none is demanded (the SDK still wants a string: it sends a placeholder)."""
     key = os.environ.get("OPENAI_API_KEY")
     if not key:
-        raise BadInput("--provider openai needs an API key: set OPENAI_API_KEY")
+        if not is_local(base_url_of(config)):
+            raise BadInput("--provider openai needs an API key: set OPENAI_API_KEY (a server of your own at --base-url needs none)")
+        key = "no-key"
     return OpenAIProvider(config, key)

@@ -1,7 +1,9 @@
 """A local fake of the OpenAI and Anthropic HTTP APIs on 127.0.0.1, for the real SDKs to talk to.
 
 Responses come from a script (a list of Step) or, when the script is empty, from an
-``answer(prompt_text) -> str`` function. Every request is recorded.
+``answer(prompt_text) -> str`` function. Every request is recorded. ``refuse(request_json) -> Step | None`` answers
+before either, for servers that refuse some requests whatever is scripted: `llama_cpp_python` replays the error that
+llama-cpp-python's server really sends for a json_schema response_format (captured/).
 """
 
 from __future__ import annotations
@@ -11,6 +13,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+CAPTURED = Path(__file__).resolve().parent / "captured"
 
 
 @dataclass
@@ -23,10 +28,26 @@ class Step:
     reasoning: str | None = None  # reasoning_content (OpenAI) or a thinking block (Anthropic)
 
 
+def replayed(name: str) -> Step:
+    """A reply a real server sent, verbatim (status, content type, body), from captured/NAME.json."""
+    data = json.loads((CAPTURED / f"{name}.json").read_text(encoding="utf-8"))
+    headers = {k: v for k, v in data["headers"].items() if k.lower() != "content-type"}
+    return Step(status=data["status"], headers=headers, raw_body=data["body"].encode("utf-8"))
+
+
+def llama_cpp_python(request: dict) -> Step | None:
+    """llama-cpp-python[server] 0.3.36: a json_schema response_format is an HTTP 500 ("Input should be 'text' or
+    'json_object'"); json_object, with or without a schema, and plain text are served (the fake's answer() speaks)."""
+    if (request.get("response_format") or {}).get("type") == "json_schema":
+        return replayed("llama-cpp-python-0.3.36-json_schema")
+    return None
+
+
 class FakeLLM:
-    def __init__(self, answer=None):
+    def __init__(self, answer=None, refuse=None):
         self.script: list[Step] = []
         self.answer = answer or (lambda prompt: "y")
+        self.refuse = refuse or (lambda request: None)
         self.requests: list[dict] = []
         self.bodies: list[bytes] = []
         self._lock = threading.Lock()
@@ -42,7 +63,7 @@ class FakeLLM:
                 with fake._lock:
                     fake.bodies.append(body)
                     fake.requests.append({"path": self.path, "headers": dict(self.headers), "json": json.loads(body or b"{}")})
-                    step = fake.script.pop(0) if fake.script else Step()
+                    step = fake.refuse(fake.requests[-1]["json"]) or (fake.script.pop(0) if fake.script else Step())
                 if step.delay:
                     time.sleep(step.delay)
                 payload = fake._payload(self.path, json.loads(body or b"{}"), step)

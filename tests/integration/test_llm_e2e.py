@@ -6,8 +6,8 @@ import re
 import pytest
 
 from tests.conftest import SIM
-from tests.fakes.llm_server import FakeLLM, Step
-from tests.helpers import KEY, is_turn_end, question_of, verdict
+from tests.fakes.llm_server import FakeLLM, Step, llama_cpp_python
+from tests.helpers import KEY, is_turn_end, question_of, typed, verdict
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -113,7 +113,8 @@ def test_secrets_never_reach_requests_transcript_or_prompt_files(pilot, tmp_path
 def test_missing_key_fails_before_the_program_starts(pilot):
     r = pilot(["bash", "-c", "echo started > started.txt"], "--provider", "openai")
     assert r.code == 2
-    assert r.stderr.strip().splitlines() == ["cursor-pilot: error: --provider openai needs an API key: set OPENAI_API_KEY"]
+    assert r.stderr.strip().splitlines() == [
+        "cursor-pilot: error: --provider openai needs an API key: set OPENAI_API_KEY (a server of your own at --base-url needs none)"]
     assert not (r.log / "transcript.jsonl").exists()
 
 
@@ -135,3 +136,53 @@ def test_provider_chosen_from_the_key_in_the_environment(pilot):
         r = pilot(["bash", "-c", 'read -p "Go? [y/n] " a'], env={"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": server.url + "/v1"})
     assert r.code == 0, r.stdout + r.stderr
     assert r.of("run_started")[0]["provider"] == "openai"
+
+
+NPM_LIKE = 'read -p "package name: (work) " a; read -p "Is this OK? [y/N] " b; echo "got:$a:$b"'
+
+
+def test_a_local_server_that_answers_json_schema_with_500_drives_a_program_with_no_key(pilot):
+    """llama-cpp-python 0.3.36 (its real error body, replayed): every question was retried five times and escalated,
+    and a local server demanded OPENAI_API_KEY. Now: no key, one refused request, then json_object with the schema
+    for the rest of the run, the yes/no's schema an enum of its answers."""
+    def model(prompt: str) -> str:
+        return typed("demo-widget") if "package name" in question_of(prompt) else typed("y")
+
+    with FakeLLM(answer=model, refuse=llama_cpp_python) as server:
+        r = pilot(["bash", "-c", NPM_LIKE], "--provider", "openai", "--base-url", server.url + "/v1", "--model", "qwen",
+                  "--prompt", "Name the package demo-widget and confirm.")
+    assert r.code == 0, r.stdout + r.stderr
+    assert b"got:demo-widget:y" in (r.log / "session.raw").read_bytes()
+    formats = [q["json"]["response_format"] for q in server.requests]
+    assert [f["type"] for f in formats] == ["json_schema", "json_object", "json_object"]
+    assert "enum" not in formats[1]["schema"]["properties"]["text"]  # a package name is free text
+    assert formats[2]["schema"]["properties"]["text"]["enum"] == ["", "y", "n"]
+    assert {k.lower(): v for k, v in server.requests[0]["headers"].items()}["authorization"] == "Bearer no-key"
+    assert [e["error"].endswith("[the server refuses json_schema: json_object from now on]") for e in r.of("provider_error")] == [True]
+    assert r.of("provider_retry") == [] and r.of("escalation") == []
+
+
+def test_a_small_model_that_echoes_the_question_is_asked_again_once_and_its_answer_typed(pilot):
+    """A 0.5B model typed `package name: (work)` as npm's package name. Now it is asked again, in a short prompt."""
+    def model(prompt: str) -> str:
+        if "Reply with the value to type at the last prompt on the screen" in prompt:
+            return typed("package name: demo-widget")  # the label before the answer is taken off
+        return typed("package name: (work)") if "package name" in question_of(prompt) else typed("y")
+
+    with FakeLLM(answer=model) as server:
+        r = pilot(["bash", "-c", NPM_LIKE], "--provider", "openai", "--base-url", server.url + "/v1",
+                  "--prompt", "Name the package demo-widget and confirm.")
+    assert r.code == 0, r.stdout + r.stderr
+    assert b"got:demo-widget:y" in (r.log / "session.raw").read_bytes()
+    assert len(server.requests) == 3
+    assert [x["error"] for x in r.of("provider_retry")] == ["the reply 'package name: (work)' repeats the question: asked again"]
+    assert sorted(p.name for p in (r.log / "prompts" / "step-01").glob("*prompt.md")) == [
+        "001-again-prompt.md", "001-prompt.md", "002-prompt.md"]
+
+
+def test_a_small_model_that_echoes_twice_goes_to_a_human_and_types_nothing(pilot):
+    with FakeLLM(answer=lambda p: typed("package name: (work)")) as server:
+        r = pilot(["bash", "-c", NPM_LIKE], "--provider", "openai", "--base-url", server.url + "/v1")
+    assert r.code == 3, r.stdout + r.stderr
+    assert len(server.requests) == 2 and r.of("keys_sent") == []
+    assert "repeats the question, after it was asked again" in r.of("run_finished")[0]["reason"]

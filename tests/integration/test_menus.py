@@ -70,7 +70,7 @@ def test_questionary_select_and_checkbox(pilot, tmp_path):
 def test_the_llm_sees_the_options_and_the_highlight(pilot):
     def answer(prompt):
         question = prompt.split("# The question", 1)[1]
-        assert "Options, as cursor-pilot read them" in question
+        assert "Options (→ marks the highlighted one)" in question
         if "Deploy to production" in question:
             assert "→ 2) No" in question and "  1) Yes" in question
             return "Yes"

@@ -184,17 +184,18 @@ def test_python_string_answer_reaches_the_repl_byte_for_byte(pilot, tmp_path):
 
 
 def test_quotes_survive_the_one_line_grammar_too(pilot, tmp_path):
-    """A server without structured output (400 on response_format) gets the one-line grammar; quotes still go as given."""
+    """A server without structured output (400 on response_format: json_schema, then json_object) gets the one-line
+    grammar; quotes still go as given."""
     program = script(tmp_path, "sql", """
         print("GOT", input("Default value (an SQL literal)> "))
     """)
     with FakeLLM() as server:
         refused = b'{"error": {"message": "response_format is not supported by this server", "type": "invalid_request_error"}}'
-        server.script = [Step(status=400, raw_body=refused), Step(text="'it''s'")]
+        server.script = [Step(status=400, raw_body=refused), Step(status=400, raw_body=refused), Step(text="'it''s'")]
         r = pilot(program, "--provider", "openai", "--base-url", server.url + "/v1", env={"OPENAI_API_KEY": KEY})
     assert r.code == 0, r.stdout + r.stderr
     assert b"GOT 'it''s'" in (r.log / "session.raw").read_bytes()
-    assert "response_format" not in server.requests[-1]["json"]
+    assert [r["json"].get("response_format", {}).get("type") for r in server.requests] == ["json_schema", "json_object", None]
 
 
 def test_questionary_confirm_takes_one_key_and_its_enter_does_not_leak_into_the_next_question(pilot, tmp_path):

@@ -1,12 +1,14 @@
 """The real openai and anthropic SDKs against a local fake server: no network."""
 
+from dataclasses import replace
+
 import pytest
 
 from cursorpilot.providers.anthropic import AnthropicProvider
 from cursorpilot.providers.base import AnswerRequest, ProviderConfig
 from cursorpilot.providers.llm import clean_reply, parse_retry_after
 from cursorpilot.providers.openai import OpenAIProvider
-from tests.fakes.llm_server import FakeLLM, Step
+from tests.fakes.llm_server import FakeLLM, Step, llama_cpp_python
 
 pytestmark = pytest.mark.timeout(60)
 REQ = AnswerRequest(governing_prompt="g", kind="question", rule_id="r", prompt_block="Continue? [y/n]", screen="",
@@ -157,3 +159,93 @@ def test_a_turn_end_asks_for_a_verdict_by_schema_or_forced_tool_and_gets_the_nex
 def test_structured_turn_verdicts_and_what_fails_closed(raw, turn, text, reason):
     cleaned = clean_reply(raw)
     assert (cleaned.turn, cleaned.text, cleaned.reason) == (turn, text, reason)
+
+
+def closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("kind,path", [("openai", "/v1/chat/completions"), ("anthropic", "/v1/messages")])
+def test_a_connection_error_names_the_url_it_tried(kind, path):
+    """'connection error: Connection error.' left a user guessing which setting was wrong."""
+    port = closed_port()
+    base = f"http://127.0.0.1:{port}" + ("/v1" if kind == "openai" else "")
+    cfg = ProviderConfig(base_url=base, retries=0, timeout=5.0)
+    provider = OpenAIProvider(cfg, "sk-test-key-123456789") if kind == "openai" else AnthropicProvider(cfg, "sk-ant-test-key-1234")
+    reply = provider.answer(REQ)
+    assert reply.text is None and f"tried http://127.0.0.1:{port}{path}" in reply.reason
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_offered_answers_are_the_enum_of_the_schema_or_the_forced_tool(kind):
+    with FakeLLM(answer=lambda p: '{"action": "type", "text": "n", "submit": true}') as server:
+        reply = make(kind, server).answer(replace(REQ, accepts=("y", "n")))
+    assert reply.text == "n"
+    body = server.requests[0]["json"]
+    schema = body["response_format"]["json_schema"]["schema"] if kind == "openai" else body["tools"][0]["input_schema"]
+    assert schema["properties"]["text"]["enum"] == ["", "y", "n"]
+
+
+def test_a_human_asked_for_under_an_enum_carries_no_question():
+    """The text was limited to the offered answers: 'y' there is not a question for a person."""
+    with FakeLLM(answer=lambda p: '{"action": "human", "text": "y", "submit": false}') as server:
+        reply = make("openai", server).answer(replace(REQ, accepts=("y", "n")))
+    assert reply.text is None and reply.reason == "the answerer asks for a human"
+
+
+def test_a_server_of_ones_own_needs_no_key_and_the_public_one_does(monkeypatch):
+    from cursorpilot.errors import BadInput
+    from cursorpilot.providers.openai import create
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with FakeLLM(answer=lambda p: "y") as server:
+        reply = create(ProviderConfig(base_url=server.url + "/v1", retries=0)).answer(REQ)
+    assert reply.text == "y"
+    with pytest.raises(BadInput, match="needs an API key: set OPENAI_API_KEY"):
+        create(ProviderConfig(base_url="https://api.openai.com/v1"))
+    with pytest.raises(BadInput, match="needs an API key"):
+        create(ProviderConfig())
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:11434/v1")
+    assert create(ProviderConfig()).base_url == "http://localhost:11434/v1"
+
+
+def test_llama_cpp_pythons_real_500_for_json_schema_moves_the_run_to_json_object_with_the_schema_at_once():
+    """llama-cpp-python 0.3.36 answers json_schema with HTTP 500 (its body replayed verbatim): the fallback fired only
+    on 400/422, so every question was retried five times, then escalated. Now the first refusal moves the run to
+    json_object with the schema beside it (the server's grammar keeps the model to it), and it stays there."""
+    sleeps = []
+    with FakeLLM(answer=lambda p: '{"action": "type", "text": "y", "submit": true}', refuse=llama_cpp_python) as server:
+        provider = make("openai", server, retries=4, sleeps=sleeps)
+        first = provider.answer(replace(REQ, accepts=("y", "n")))
+        second = provider.answer(REQ)
+    assert (first.text, second.text) == ("y", "y") and sleeps == []  # no retry of a refusal
+    formats = [r["json"].get("response_format") for r in server.requests]
+    assert [f["type"] for f in formats] == ["json_schema", "json_object", "json_object"]
+    assert formats[1]["schema"]["properties"]["text"]["enum"] == ["", "y", "n"]  # llama.cpp turns it into a grammar
+    assert first.usage.calls == 2 and second.usage.calls == 1
+    assert [a.wait_s for a in first.attempts] == [None] and "Input should be 'text' or 'json_object'" in first.attempts[0].error
+    assert "json_object from now on" in first.attempts[0].error and second.attempts == ()
+
+
+def test_a_server_that_refuses_json_object_too_gets_the_one_line_grammar_and_keeps_it():
+    refused = Step(status=400, raw_body=b'{"error": {"message": "response_format is not supported", "type": "invalid_request_error"}}')
+    with FakeLLM(answer=lambda p: "n") as server:
+        server.script = [refused, refused]
+        provider = make("openai", server)
+        replies = [provider.answer(REQ), provider.answer(REQ)]
+    assert [r.text for r in replies] == ["n", "n"]
+    assert [(r["json"].get("response_format") or {}).get("type") for r in server.requests] == ["json_schema", "json_object", None, None]
+
+
+def test_mirror_a_500_that_names_no_structured_parameter_is_retried_as_before():
+    sleeps = []
+    with FakeLLM() as server:
+        server.script = [Step(status=500), Step(text="y")]
+        provider = make("openai", server, sleeps=sleeps)
+        reply = provider.answer(REQ)
+    assert reply.text == "y" and len(sleeps) == 1 and provider.form == "json_schema"

@@ -16,7 +16,7 @@ PURE = [
     "cursorpilot.headless.pilot", "cursorpilot.headless.facts", "cursorpilot.headless.stream",
     "cursorpilot.detect.classifier", "cursorpilot.detect.menu", "cursorpilot.detect.snapshot", "cursorpilot.decide.question",
     "cursorpilot.decide.choices", "cursorpilot.decide.guards", "cursorpilot.decide.deliver", "cursorpilot.decide.yesno", "cursorpilot.decide.toolcalls",
-    "cursorpilot.decide.turns", "cursorpilot.decide.weigh", "cursorpilot.machine", "cursorpilot.human.asked", "cursorpilot.human.html",
+    "cursorpilot.decide.turns", "cursorpilot.decide.weigh", "cursorpilot.decide.accepts", "cursorpilot.decide.echo", "cursorpilot.machine", "cursorpilot.human.asked", "cursorpilot.human.html",
 ]
 STDLIB = {"__future__", "re", "dataclasses", "enum", "typing", "collections", "collections.abc", "functools", "itertools", "hashlib",
           "json", "math", "string", "html"}

@@ -1,0 +1,99 @@
+"""A reply that only repeats what the model was shown is no answer.
+
+A 0.5B model on a local server typed npm init's question back at it (`package name: (work)` as the package name) and
+a line of our own prompt into sphinx-quickstart (`Kind: input (detected by rule generic.library_input)`). Typed, such a
+reply answers nothing and often does harm, so the decision path asks once more, saying why, then asks a human
+(`Decider.call`). Pure: text in, a reason out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_PROMPTISH = re.compile(r"[:?>)\]#$]")  # a line that asks: a label and its colon, a [y/N], a shell's $ or #
+_DEFAULT = re.compile(r"\s*[\[(]([^\[\]()]*)[\])]")  # a default shown in the question: [en], (work), []
+_PLACEHOLDER = re.compile(r"<[^<>]*\s[^<>]*>")  # the system prompt's "<what to type>" (keys are one word: <enter>)
+_FENCE = "```"
+_MARK = re.compile(r"^[\s│|◆◇▲●○◉◯❯›»?>:$#]+")  # sphinx's "> ", Inquirer's "? ", clack's "◆  ": not the question's words
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).strip("`'\"").strip().casefold()
+
+
+def own_lines(system: str, user: str, governing_prompt: str = "") -> tuple[str, ...]:
+    """The lines of a prompt that are ours: outside the TERMINAL fences (the program's text) and not the user's
+    governing prompt (where answers may rightly come from). Earlier questions count without their "- Q:" mark; earlier
+    answers do not count (the same answer twice is no echo)."""
+    governing = {_norm(x) for x in governing_prompt.splitlines() if x.strip()}
+    out: list[str] = []
+    for part in (system, user):
+        inside = False
+        for line in part.splitlines():
+            if line.startswith(_FENCE):
+                inside = not inside  # ```TERMINAL opens, ``` closes; the program's own backticks are broken up (fence_escape)
+                continue
+            text = _norm(line)
+            if inside or not text or text in governing or text.startswith("a: "):
+                continue
+            out.append(text)
+            if text.startswith("- q: "):
+                out.append(text[5:])
+    return tuple(dict.fromkeys(out))
+
+
+def echoed(reply: str, question: str, ours: Iterable[str] = (), offered: Iterable[str] = ()) -> str | None:
+    """Why `reply` is only a repetition (of the question, or of a line of our prompt), or None. An answer the question
+    offers is never an echo ("Yes" may well be a line of a menu)."""
+    r = _norm(reply)
+    if len(r) < 2 or r in {_norm(o) for o in offered}:
+        return None
+    for line in question.splitlines():
+        q = _norm(_MARK.sub("", line))
+        if len(q) < 4 or not _PROMPTISH.search(q):
+            continue
+        bare = _norm(_DEFAULT.sub("", q))  # "project release:" is "> Project release []:" without its default
+        if r in (q, bare) or r.startswith(q) or (len(r) >= 6 and r[-1] in ":?" and (q.startswith(r) or bare.startswith(r))):
+            return "repeats the question"
+        if len(bare) >= 4 and r.startswith(bare) and r[len(bare):].strip(" :") in {_norm(m.group(1)) for m in _DEFAULT.finditer(q)}:
+            return "repeats the question"  # "package name: work": the label and its own default
+    if _PLACEHOLDER.fullmatch(r) and any(r in o for o in ours):
+        return "repeats a placeholder of the prompt"
+    for o in ours:
+        if len(o) < 6:
+            continue
+        if r == o or (r.startswith(o) and not r[len(o)].isalnum()) or (len(r) >= 12 and o.startswith(r)):
+            return "repeats a line of the prompt it was given"
+    return None
+
+
+def unlabelled(reply: str, question: str) -> tuple[str, str] | None:
+    """(the answer, the label taken off) when `reply` is the question's prompt line, or its label up to the colon (with
+    any default in brackets: `Project language [fr]:` at `Project language [en]:`), followed by an answer: a small model
+    wrote `package name: demo-widget` and `Project name: Pilot Docs`. Typed, the label becomes part of the value; the
+    words after it are what was meant. None when the reply does not start so, or when only the question's own default
+    follows (the question again)."""
+    lines = [x for x in question.splitlines() if x.strip()]
+    if not lines:
+        return None
+    line = _MARK.sub("", lines[-1]).strip()
+    defaults = {_norm(m.group(1)) for m in _DEFAULT.finditer(line)}
+    head = reply.lstrip()
+    found = None
+    if len(line) >= 4 and head.casefold().startswith(line.casefold()):
+        rest = head[len(line):]
+        if line.endswith(":") or not rest[:1].isalnum():  # "Projects" does not start with the label "Project"
+            found = rest, line
+    bare = " ".join(_DEFAULT.sub("", line).split())
+    if found is None and bare.find(":") >= 2:
+        words = bare[: bare.find(":")].strip()
+        m = re.match(re.escape(words) + r"\s*(?:[\[(][^\[\]()]*[\])])?\s*:", head, re.I)
+        if len(words) >= 3 and m is not None:
+            found = head[m.end():], head[: m.end()]
+    if found is None:
+        return None
+    rest = found[0].lstrip(" :")
+    if not rest.strip() or _norm(rest) in defaults:
+        return None  # the question alone, or with its own default after it: an echo, not a labelled answer
+    return rest, found[1]

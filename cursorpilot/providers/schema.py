@@ -1,0 +1,74 @@
+"""The structured reply a model is asked for, and how a server says it can't give one.
+
+Sent as a JSON schema (OpenAI-compatible servers), as a JSON object with the schema beside it (servers such as
+llama-cpp-python, which turn that schema into a grammar), or as the one tool the model must call (Anthropic). Where the
+question says what it takes (a menu's options, a yes/no, unzip's keys: `AnswerRequest.accepts`), the text is an enum of
+exactly those, so even a small model cannot type anything else, and a grammar-backed server cannot produce it.
+"""
+
+from __future__ import annotations
+
+import re
+
+REPLY_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "action": {"type": "string", "enum": ["type", "wait", "human"]},
+        "text": {"type": "string"},
+        "submit": {"type": "boolean"},
+    },
+    "required": ["action", "text", "submit"],
+    "additionalProperties": False,
+}
+# A turn end's structured reply (kind turn_end): the verdict, the next message for the agent (continue), and why.
+TURN_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "verdict": {"type": "string", "enum": ["done", "continue", "blocked", "impossible"]},
+        "message": {"type": "string"},
+        "why": {"type": "string"},
+    },
+    "required": ["verdict", "message", "why"],
+    "additionalProperties": False,
+}
+
+
+def reply_schema(accepts: tuple[str, ...] = ()) -> dict:
+    """The answer schema; with `accepts`, its text may only be one of them or empty. The empty text stays: it is Enter
+    alone (the prompt's default), and the text of a wait or a human (whose question is then not carried: the
+    escalation says the model asked for a human)."""
+    if not accepts:
+        return REPLY_SCHEMA
+    values = list(dict.fromkeys(("", *accepts)))
+    return {**REPLY_SCHEMA, "properties": {**REPLY_SCHEMA["properties"], "text": {"type": "string", "enum": values}}}
+
+
+# A yes weighed (kind weigh, decide/weigh.py): allow or refuse, the governing prompt's words that ask for it, and why.
+WEIGH_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "decision": {"type": "string", "enum": ["allow", "refuse"]},
+        "quote": {"type": "string"},
+        "why": {"type": "string"},
+    },
+    "required": ["decision", "quote", "why"],
+    "additionalProperties": False,
+}
+
+
+def schema_for(kind: str, accepts: tuple[str, ...] = ()) -> tuple[str, dict]:
+    """The structured reply a question of this kind asks for: its name (the Anthropic tool's) and its JSON schema."""
+    if kind == "weigh":
+        return "weigh_yes", WEIGH_SCHEMA
+    return ("judge_turn", TURN_SCHEMA) if kind == "turn_end" else ("answer", reply_schema(accepts))
+
+
+# Words by which a server's error names the structured-output parameters. llama-cpp-python 0.3.36 answers a
+# json_schema response_format with HTTP 500 ("Input should be 'text' or 'json_object'"), others with 400 or 422:
+# the status does not say it, the words do.
+_STRUCTURED_WORDS = re.compile(r"(?i)\b(response_format|json_schema|json_object|tool_choice|tools|structured[ _]output)\b")
+
+
+def names_structured(error: str) -> bool:
+    """An error that names the structured-output parameters: the server refuses the form we asked in."""
+    return _STRUCTURED_WORDS.search(error) is not None
