@@ -1,7 +1,8 @@
-"""The yardstick in one sitting: ten real programs driven by the hand-written ideal driver (the speed limit), the naive
-pilot (the baseline: asks the model after 1 s of quiet) and cursor-pilot itself, against the same fake model.
+"""The yardstick in one sitting: thirty real programs (its scenarios/ and holdout/ sets) driven by the hand-written ideal
+driver (the speed limit), the naive pilot (the baseline: asks the model after 1 s of quiet) and cursor-pilot itself,
+against the same fake model.
 
-    python bench/yardstick.py [--install wheel|editable|none] [--check] [SCENARIO ...]
+    python bench/yardstick.py [--install wheel|editable|none] [--check] [--set both|scenarios|holdout] [SCENARIO ...]
 
 bench/yardstick/ is the shared yardstick (its README says how it works); bootstrap.sh is run when its venv is missing.
 --install puts this checkout into the yardstick's venv as a user would (a built wheel, no extras: the default), or
@@ -66,7 +67,12 @@ def main() -> int:
     ap.add_argument("scenarios", nargs="*")
     ap.add_argument("--install", choices=["wheel", "editable", "none"], default="wheel")
     ap.add_argument("--check", action="store_true", help="exit 1 unless every scenario passes with calls = expected, 0 unmatched")
+    ap.add_argument("--set", choices=["both", "scenarios", "holdout"], default="both",
+                    help="which of the yardstick's sets to run when no scenario is named (default: both, 30 programs)")
     args = ap.parse_args()
+    if not args.scenarios:  # run_eval.py alone runs scenarios/ only: name every file of the sets asked for
+        sets = ["scenarios", "holdout"] if args.set == "both" else [args.set]
+        args.scenarios = [str(p) for s in sets for p in sorted((YARD / s).glob("*.yaml"))]
     if not PY.exists() and sh(["bash", str(YARD / "bootstrap.sh")]) != 0:
         raise SystemExit("bench/yardstick/bootstrap.sh failed")
     install(args.install)
