@@ -11,10 +11,9 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from cursorpilot import __version__, goalcheck, nativedeny, reaper
+from cursorpilot import __version__, nativedeny, reaper
 from cursorpilot.acp import facts
 from cursorpilot.acp.pilot import AcpPilot, AcpPilotConfig
 from cursorpilot.acp.client import Client, dump, refusal
@@ -22,14 +21,12 @@ from cursorpilot.acp.fs import Workspace
 from cursorpilot.acp.launchers import misread
 from cursorpilot.acp.terminals import Terminal, Terminals
 from cursorpilot.acp.wire import StderrLog, pump
-from cursorpilot.decide.asking import PromptFiler
-from cursorpilot.decide.decider import Decider
-from cursorpilot.decide.deliver import Delivered, Record, RunCounts, Tell
-from cursorpilot.decide.question import Decision, Question, Verdict
+from cursorpilot.decide.question import Question
 from cursorpilot.decide.turns import CheckGoal
 from cursorpilot.errors import ExitCode
 from cursorpilot.events import Sink
-from cursorpilot.program_env import last_words, program_env
+from cursorpilot.program_env import last_words
+from cursorpilot.host import StepHost
 from cursorpilot.session import Job, RunSession, StepBase, StepResult
 
 TICK = 0.1  # how often the loop looks at the clock and at interrupts while it waits
@@ -50,11 +47,8 @@ class AcpStep:
         self.tx = run.tx
         self.sink = sink
         self.cwd = os.path.abspath(config.cwd or os.getcwd())
-        label = f"{config.index}/{config.total}: {config.name}"
-        self.decider = Decider(run, config.governing_prompt, self.cwd, config.rules,
-                               PromptFiler(run, config.index, label, self.cwd, config.governing_prompt))
-        self.counts = RunCounts(answers=run.answers, max_answers=run.max_answers, escalations=run.escalations,
-                                dry_run=run.dry_run, interactive=run.interactive)
+        self.host = StepHost(run, config, sink, workers=2, name="acp-answerer", cwd=self.cwd)
+        self.decider, self.counts, self._pool, self._mark = self.host.decider, self.host.counts, self.host.pool, self.host.mark
         self.pilot = AcpPilot(AcpPilotConfig(
             task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=run.allow, resume_session=config.session_id,
             max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns,
@@ -65,7 +59,6 @@ class AcpStep:
         suffix = f"-{config.index:02d}" if config.index > 1 else ""
         self.guard = nativedeny.Guard(nativedeny.agent_of(config.command) if run.native_deny else None,
                                       run.log_dir / f"native-deny{suffix}", run.allow, self.cwd)
-        self._mark = f"{run.run_id}-{config.index}"
         self._conn = None
         self._ended = asyncio.Event()
         self._waiting: dict[int, asyncio.Future] = {}  # the agent's requests, by token, until the pilot answers them
@@ -73,7 +66,6 @@ class AcpStep:
         self._tasks: set[asyncio.Task] = set()
         self._turn: asyncio.Task | None = None
         self._cancelling: asyncio.Task | None = None
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="acp-answerer")
         self._human = asyncio.Lock()  # one question at a time at the terminal
 
     # -- public -------------------------------------------------------------------------------------------------------
@@ -81,12 +73,8 @@ class AcpStep:
         try:
             code, reason, child = asyncio.run(self._main())
         finally:
-            self.run_.answers, self.run_.escalations = self.counts.answers, self.counts.escalations
-            self._pool.shutdown(wait=False, cancel_futures=True)
             self.guard.remove()
-            ended = reaper.end_all(self._mark, grace=3.0)
-            if ended:
-                self.tx.emit("descendants_ended", step=self.config.index, processes=[e.record() for e in ended])
+            self.host.close()
         pilot = self.pilot
         return StepResult(int(code), reason, child, pilot.answers, "".join(pilot.all_said), pilot.preview, pilot.session_id,
                           goal=pilot.turns.goal)
@@ -94,7 +82,7 @@ class AcpStep:
     async def _main(self) -> tuple[ExitCode, str, int | None]:
         from acp import connect_to_agent
 
-        env, hidden = program_env(self.config.env, self._mark, self.run_.keep_ci_env)
+        env, hidden = self.host.env()
         for name in misread(self.config.command, env):
             del env[name]
             hidden.append(name)
@@ -185,17 +173,9 @@ class AcpStep:
 
     def _apply(self, effects: list[facts.Effect]) -> None:
         for e in effects:
-            if isinstance(e, Record):
-                self.tx.emit(e.type, **({"step": self.config.index} if e.type in ("answer", "would_send", "turn_end") else {}), **e.fields)
-                if e.type == "turn_end" and "verdict" in e.fields:
-                    self.run_.turn_ended(self.config.index, e.fields)
-            elif isinstance(e, Tell) and e.what == "answer":
-                self.sink.answer(e.prompt, e.text, e.source, e.changed)
-            elif isinstance(e, Tell):
-                self.sink.note(e.text)
-            elif isinstance(e, Delivered):
-                self.decider.delivered(e.prompt, e.text)
-            elif isinstance(e, (facts.Reply, facts.Refuse)):
+            if self.host.shared(e):
+                continue
+            if isinstance(e, (facts.Reply, facts.Refuse)):
                 future = self._waiting.pop(e.token, None)
                 if future is not None and not future.done():
                     if isinstance(e, facts.Reply):
@@ -302,9 +282,7 @@ class AcpStep:
 
     async def _check_goal(self, token: int) -> None:
         """A turn end: the goal check and the working tree, off the event loop (the agent's requests go on being served)."""
-        c = self.config
-        found = await asyncio.get_running_loop().run_in_executor(
-            self._pool, goalcheck.turn_facts, c.done_when, self.cwd, c.env, self._mark, self.run_, c.check_timeout)
+        found = await asyncio.get_running_loop().run_in_executor(self._pool, self.host.turn_facts)
         self.feed(facts.GoalChecked(token, found))
 
     # -- deciding ------------------------------------------------------------------------------------------------------

@@ -12,19 +12,16 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from cursorpilot import goalcheck, nativedeny, reaper
-from cursorpilot.decide.asking import PromptFiler
-from cursorpilot.decide.decider import Decider
-from cursorpilot.decide.deliver import Delivered, Record, RunCounts, Tell
-from cursorpilot.decide.question import Decision, Question, Verdict
+from cursorpilot import nativedeny
+from cursorpilot.decide.question import Question
 from cursorpilot.decide.turns import CheckGoal
 from cursorpilot.events import Sink
 from cursorpilot.headless import facts, stream
 from cursorpilot.headless.pilot import HeadlessPilot, HeadlessPilotConfig
-from cursorpilot.program_env import last_words, program_env
+from cursorpilot.program_env import last_words
+from cursorpilot.host import StepHost
 from cursorpilot.session import Job, RunSession, StepBase, StepResult
 
 TICK = 0.1  # how often the loop looks at the clock and at interrupts
@@ -41,11 +38,8 @@ class HeadlessStep:
     def __init__(self, config: HeadlessConfig, run: RunSession, sink: Sink):
         self.config, self.run_, self.tx, self.sink = config, run, run.tx, sink
         self.cwd = os.path.abspath(config.cwd or os.getcwd())
-        label = f"{config.index}/{config.total}: {config.name}"
-        self.decider = Decider(run, config.governing_prompt, self.cwd, config.rules,
-                               PromptFiler(run, config.index, label, self.cwd, config.governing_prompt))
-        self.counts = RunCounts(answers=run.answers, max_answers=run.max_answers, escalations=run.escalations,
-                                dry_run=run.dry_run, interactive=run.interactive)
+        self.host = StepHost(run, config, sink, workers=2, name="headless-answerer", cwd=self.cwd)
+        self.decider, self.counts, self._pool, self._mark = self.host.decider, self.host.counts, self.host.pool, self.host.mark
         self.pilot = HeadlessPilot(HeadlessPilotConfig(
             task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=run.allow, resume_session=config.session_id,
             max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns), self.counts)
@@ -53,7 +47,6 @@ class HeadlessStep:
         suffix = f"-{config.index:02d}" if config.index > 1 else ""
         self.stderr_path = run.log_dir / f"agent-stderr{suffix}.log"
         self.guard = nativedeny.Guard(self.dialect if run.native_deny else None, run.log_dir / f"native-deny{suffix}", run.allow, self.cwd)
-        self._mark = f"{run.run_id}-{config.index}"
         self._ended = asyncio.Event()
         self._tasks: set[asyncio.Task] = set()
         self._proc: asyncio.subprocess.Process | None = None
@@ -62,7 +55,6 @@ class HeadlessStep:
         self._turn = 0
         self._child: int | None = None
         self._tail = b""
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="headless-answerer")
         self._human = asyncio.Lock()
 
     # -- public -------------------------------------------------------------------------------------------------------
@@ -70,12 +62,8 @@ class HeadlessStep:
         try:
             asyncio.run(self._main())
         finally:
-            self.run_.answers, self.run_.escalations = self.counts.answers, self.counts.escalations
-            self._pool.shutdown(wait=False, cancel_futures=True)
             self.guard.remove()
-            ended = reaper.end_all(self._mark, grace=3.0)
-            if ended:
-                self.tx.emit("descendants_ended", step=self.config.index, processes=[e.record() for e in ended])
+            self.host.close()
         p = self.pilot
         return StepResult(int(p.exit_code), p.reason, self._child, p.answers, "".join(p.all_said), p.preview, p.session_id, goal=p.turns.goal)
 
@@ -106,17 +94,9 @@ class HeadlessStep:
 
     def _apply(self, effects: list[facts.Effect]) -> None:
         for e in effects:
-            if isinstance(e, Record):
-                self.tx.emit(e.type, **({"step": self.config.index} if e.type in ("answer", "would_send", "turn_end") else {}), **e.fields)
-                if e.type == "turn_end" and "verdict" in e.fields:
-                    self.run_.turn_ended(self.config.index, e.fields)
-            elif isinstance(e, Tell) and e.what == "answer":
-                self.sink.answer(e.prompt, e.text, e.source)
-            elif isinstance(e, Tell):
-                self.sink.note(e.text)
-            elif isinstance(e, Delivered):
-                self.decider.delivered(e.prompt, e.text)
-            elif isinstance(e, facts.StartTurn):
+            if self.host.shared(e):
+                continue
+            if isinstance(e, facts.StartTurn):
                 self._turn_task = self._spawn(self._run_turn(e.prompt, e.resume))
             elif isinstance(e, facts.Ask):
                 self._spawn(self._decide(e.token, e.question))
@@ -153,7 +133,7 @@ class HeadlessStep:
     async def _run_turn(self, prompt: str, resume: str | None) -> None:
         self._turn += 1
         argv, first = stream.turn_argv(self.dialect, self.config.command, prompt, resume, self.cwd, self.guard.settings_arg())
-        env, hidden = program_env(self.config.env, self._mark, self.run_.keep_ci_env)
+        env, hidden = self.host.env()
         env.update(self.guard.env())
         try:
             proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
@@ -235,9 +215,7 @@ class HeadlessStep:
 
     # -- deciding, the goal check ---------------------------------------------------------------------------------------
     async def _check_goal(self, token: int) -> None:
-        c = self.config
-        found = await asyncio.get_running_loop().run_in_executor(
-            self._pool, goalcheck.turn_facts, c.done_when, self.cwd, c.env, self._mark, self.run_, c.check_timeout)
+        found = await asyncio.get_running_loop().run_in_executor(self._pool, self.host.turn_facts)
         self.feed(facts.GoalChecked(token, found))
 
     async def _decide(self, token: int, q: Question) -> None:

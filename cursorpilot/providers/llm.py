@@ -211,7 +211,8 @@ def _from_structured(data: dict, removed: tuple[str, ...], multiline_ok: bool, c
     if action == "wait":
         return Cleaned(None, removed, "the answerer says nobody is being asked", wait=True)
     if action == "human":
-        return Cleaned(None, removed, "the answerer asks for a human" + ("" if constrained else f": {text or 'no question given'}"))
+        question = data.get("question") if isinstance(data.get("question"), str) and data.get("question") else ("" if constrained else text)
+        return Cleaned(None, removed, "the answerer asks for a human" + (f": {question}" if question else ""))
     if action != "type":
         return Cleaned(None, removed, f"malformed structured reply: action {action!r}")
     if ("\n" in text or "\r" in text) and not multiline_ok:

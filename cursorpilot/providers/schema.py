@@ -16,8 +16,10 @@ REPLY_SCHEMA = {
         "action": {"type": "string", "enum": ["type", "wait", "human"]},
         "text": {"type": "string"},
         "submit": {"type": "boolean"},
+        # what to ask a person (action human): its own field, so that a text limited to the options can't lose it
+        "question": {"type": "string"},
     },
-    "required": ["action", "text", "submit"],
+    "required": ["action", "text", "submit", "question"],
     "additionalProperties": False,
 }
 # A turn end's structured reply (kind turn_end): the verdict, the next message for the agent (continue), and why.

@@ -1,19 +1,22 @@
 """What the PTY pilot (pty/pilot.py) is told and what it asks for: PURE data, like acp/facts.py for the ACP pilot.
 
-The loop (pty/loop.py) turns a screen, a decision, a finished write into these facts and carries the effects out.
+The loop (pty/loop.py) turns a screen, a decision, a key falling due, a finished write, the program's exit into these
+facts (`Pilot.handle(now, fact)`) and carries the effects out: records, questions for the decision path, bytes to write,
+the end of the program. No callbacks either way: what the pilot needs read off the screen comes in a fact.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from cursorpilot.decide.deliver import Delivered, Record, Tell
-from cursorpilot.decide.question import Question
-from cursorpilot.decide.turns import CheckGoal, TurnConfig
+from cursorpilot.decide.question import Decision, Question
+from cursorpilot.decide.turns import CheckGoal, TurnConfig, TurnFacts
 from cursorpilot.detect.classifier import Classification
 from cursorpilot.detect.profiles import Profile
 from cursorpilot.keys import Modes, Write
+from cursorpilot.pty.typist import KeysOut, KeyView, Send
 
 
 # -- effects -----------------------------------------------------------------------------------------------------------
@@ -40,15 +43,40 @@ class AskHuman:
 
 @dataclass(frozen=True, slots=True)
 class Type:
+    """These keys, the decision's, are queued: the typist hands them out one by one (Send) as they fall due."""
+
     writes: tuple[Write, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Close:
-    graceful: bool  # the profile's quit keys; else SIGINT
+    """End the program, if it still runs (then `record` says how): its quit keys (queued in the typist), else SIGINT;
+    SIGKILL `kill_after` later if it has not exited."""
+
+    keys: bool  # the profile's quit keys go (else SIGINT)
+    kill_after: float
+    record: Record
+    on_kill: Record | None = None  # what is recorded if SIGKILL goes at kill_after
 
 
-Effect = Record | Ask | AskHuman | Type | Delivered | Tell | Close | CheckGoal  # Record, Tell, Delivered: deliver.py; CheckGoal: turns.py
+@dataclass(frozen=True, slots=True)
+class Kill:
+    """SIGKILL the program's group now (a second Ctrl-C while it is being closed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadMessage:
+    """At a turn end: read the agent's last message off the screen now (from below the echo of `after`, else below the
+    message of the last turn end, `before`); it comes back in GoalChecked."""
+
+    token: int
+    c: Classification
+    after: str | None
+    before: str | None
+
+
+# Record, Tell, Delivered: deliver.py; CheckGoal: turns.py; Send, KeysOut: typist.py
+Effect = Record | Ask | AskHuman | Type | Send | KeysOut | Delivered | Tell | Close | Kill | CheckGoal | ReadMessage
 
 
 # -- facts -------------------------------------------------------------------------------------------------------------
@@ -59,11 +87,92 @@ class ScreenFacts:
     quiet_for: float  # seconds since it last changed
     tty: str | None = None  # reading | polling | busy | None: the kernel on the foreground process
     modes: Modes = Modes()
-    judge: Callable[[int | None], Classification] | None = None  # the whole live region as a prompt (built only when
-    # judged), below the last row of the question answered last (its argument: earlier questions are history)
+    judged: Classification | None = None  # a screen no rule explains, read whole as a question (below the question
+    # answered last: Pilot.answered_to); the loop reads it only for such a screen
     echo_off: bool = False  # the terminal reads a line with echo off (read -s, getpass): what is typed is a secret
-    said: Callable[[str | None, str | None], str] | None = None  # an agent's last message above its composer, from below
-    # the echo of the last instruction it was given, else below its message at the last turn end (only read at a turn end)
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """The program runs (what `program_started` records)."""
+
+    pid: int = 0
+    command: tuple[str, ...] = ()
+    hidden_env: tuple[str, ...] = ()  # the environment's names kept from it (CI=true and the like)
+
+
+@dataclass(frozen=True, slots=True)
+class Replied:
+    """The loop answered a terminal probe (cursor position, device attributes) as a terminal would."""
+
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Screen:
+    """A classified screen (the loop classifies when the screen changed, or when the pilot asked to look again)."""
+
+    c: Classification
+    facts: ScreenFacts
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """The decision path's answer on `token`. content: the screen now; current: how it classifies now, when it changed
+    since the question was asked (a stale answer is dropped), else None."""
+
+    token: int
+    decision: Decision
+    content: int
+    modes: Modes
+    current: Classification | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyDue:
+    """A key's time has come (Pilot.key_at): the typist reads the screen before it goes."""
+
+    view: KeyView
+
+
+@dataclass(frozen=True, slots=True)
+class Typed:
+    """Every key of the answer is out; `content` is the screen as it was then."""
+
+    content: int
+
+
+@dataclass(frozen=True, slots=True)
+class Exited:
+    code: int | None
+    signal: int | None
+    describe: str  # "exit code 1", "killed by SIGINT"
+    last_words: str | None = None  # its last lines, when it failed on its own
+    ignored: tuple[tuple[str, int], ...] = ()  # escape sequences the screen ignored, by kind
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupted:
+    """Ctrl-C (or SIGTERM) reached the run: `count` so far in this step."""
+
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class GoalChecked:
+    """What a turn end found (the goal check, the working tree) and the agent's last message as the screen showed it."""
+
+    token: int
+    facts: TurnFacts
+    message: str
+
+
+Fact = Started | Replied | Screen | Decided | KeyDue | Typed | Exited | Interrupted | Deadline | GoalChecked
 
 
 @dataclass(slots=True)

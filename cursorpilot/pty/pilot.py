@@ -1,41 +1,45 @@
-"""The rules of a PTY step, PURE: facts and `now` in, effects out (h11's cut: the loop owns every I/O).
+"""The rules of a PTY step, PURE: `handle(now, fact)` in, effects out (h11's cut: the loop owns every I/O).
 
-Facts: a classified screen, a decision from the answerer, "all keys are out", a check that failed, the program's
-exit, a limit reached, what a turn end found (the goal check, the working tree). Effects: record this, ask about that
-question, type these keys, ask a human, check the goal, close the program. Here live the rules that decide a run: when
-an agent's turn has ended (and what that leads to: decide/turns.py), when Enter is re-sent, when a reply is stale,
-when a quiet screen no rule explains is judged, when to escalate. Tested with a fake clock, in milliseconds.
+Facts (pty/facts.py): the program started, a classified screen, the decision path's answer, a key falling due, the
+keys being out, the program's exit, an interrupt, a deadline, what a turn end found. Effects: record this, ask about
+that question, type these keys (the typist, pty/typist.py, says when each goes), ask a human, check the goal, close or
+kill the program. Here live the rules that decide a run: whether an answer was taken (the facts, never stillness:
+`_follow_watch`), when a reply is stale, when a quiet screen is judged or left to work (pty/quiet.py), when an agent's
+turn has ended (pty/turnend.py), when to escalate. Tested with a fake clock, in milliseconds.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import assert_never
 
-from cursorpilot.decide.question import Decision, Kind, Question, Verdict
-from cursorpilot.decide.turns import CheckGoal, Next, TurnFacts, Turns, gist
-from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
 from cursorpilot.decide.deliver import Answer, Record, RunCounts, Tally, deliver, escalate, halt_of
+from cursorpilot.decide.question import Decision, Kind, Verdict
+from cursorpilot.decide.turns import Turns, gist
+from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
 from cursorpilot.detect.profiles import Kind as Screen
 from cursorpilot.detect.profiles import Profile
 from cursorpilot.errors import ExitCode
-from cursorpilot.keys import Modes, Write
-from cursorpilot.pty.facts import Ask, AskHuman, Close, Effect, PilotConfig, ScreenFacts, Type
-from cursorpilot.pty.keystrokes import Refused, keystrokes
+from cursorpilot.keys import Modes, Write, to_writes
 from cursorpilot.machine import TERMINAL, Action, Event, State, transition
+from cursorpilot.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, Interrupted, KeyDue,
+                                   Kill, PilotConfig, Replied, ScreenFacts, Started, Type, Typed)
+from cursorpilot.pty.facts import Screen as ScreenFact
+from cursorpilot.pty.keystrokes import Refused, keystrokes
+from cursorpilot.pty.quiet import QuietRules
+from cursorpilot.pty.turnend import TurnEnd, TurnEnds
+from cursorpilot.pty.typist import HighlightMissed, KeyView, Typist
 from cursorpilot.secret import asks_secret
 
 RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
-WAIT_BACKOFF_CAP = 60.0  # the longest a quiet unknown screen waits to be judged after WAIT answers in a row
-BUSY_LOOK = 0.25  # a quiet program the kernel sees busy is looked at this often: it may turn to its terminal any time
-STARTING_GRACE = 20.0  # an agent given its task that shows only its idle composer this long has finished it unseen
-PROSE = ".prose_question"  # the classifier's id for an agent's closing question at its composer: a turn end that asks
+STOP_GRACE = 3.0  # SIGINT (or the quit keys), then SIGKILL after this long
+_LATE = Record("kill", {"reason": "program did not exit in time", "signal": "SIGKILL"})
 
 
 @dataclass(slots=True)
 class _Watch:
-    """After an answer: did the program take it? The facts say so (pty/pilot.py `_follow_watch`), never stillness."""
+    """After an answer: did the program take it? The facts say so (`_follow_watch`), never stillness."""
 
     c: Classification  # the prompt as it was answered
     submit: bool
@@ -57,16 +61,7 @@ class _Asking:
 
 
 @dataclass(slots=True)
-class _TurnEnd:
-    """An agent that stopped, while its turn end is judged."""
-
-    c: Classification  # its composer, as a field the next message is typed into
-    message: str  # its last message
-    closing: Question | None  # the question its last message asks, if any
-
-
-@dataclass(slots=True)
-class Pilot:
+class Pilot(QuietRules, TurnEnds):
     config: PilotConfig
     run: RunCounts
     state: State = State.INIT
@@ -79,6 +74,7 @@ class Pilot:
     answered: dict[str, int] = field(default_factory=dict)
     waited: dict[str, float] = field(default_factory=dict)  # undecided screens judged WAIT, and when
     waits_in_a_row: int = 0
+    typist: Typist = field(default_factory=Typist)
     _asking: _Asking | None = None
     _watch: _Watch | None = None
     _token: int = 0
@@ -86,12 +82,13 @@ class Pilot:
     _wake: float | None = None
     _content: int = -1  # what the screen showed at the last look (a repaint with equal content keeps it)
     _echo_off: bool = False  # ...and whether the terminal's echo was off then
-    _turn: _TurnEnd | None = None
+    _modes: Modes = Modes()  # ...and the keys' modes
+    _text: str = ""  # ...and its text
+    _turn: TurnEnd | None = None
     _typed: dict[str, str] = field(default_factory=dict)  # what was last typed at each prompt (a secret as its mask)
-    _busy_since: float | None = None  # the kernel has seen the quiet program busy since then (recorded once)
-    _answered_to: int | None = None  # the last row of the question answered last: rows down to it are history
-    _text: str = ""  # the screen's text at the last look
     _asked_on: dict[str, str] = field(default_factory=dict)  # the screen's text when each prompt was answered
+    _busy_since: float | None = None  # the kernel has seen the quiet program busy since then (recorded once)
+    answered_to: int | None = None  # the last row of the question answered last: rows down to it are history
     tally: Tally = field(init=False)
     turns: Turns = field(init=False)
 
@@ -122,16 +119,49 @@ class Pilot:
         times = [t for t in (self._wake, self._watch.due if self._watch else None) if t is not None]
         return min(times) if times else None
 
-    # -- facts in ----------------------------------------------------------------------------------------------------
-    def started(self) -> list[Effect]:
-        return self._apply(Event.STARTED, None)
+    def key_at(self) -> float | None:
+        """When the next key falls due (a KeyDue then), if any is waiting to go."""
+        return self.typist.due_at()
 
-    def screen(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
-        """A classified screen (the loop classifies when the screen changed, or when the pilot asked to wake)."""
+    # -- facts in ----------------------------------------------------------------------------------------------------
+    def handle(self, now: float, fact: Fact) -> list[Effect]:
+        match fact:
+            case Started(pid, command, hidden):
+                cfg = self.config
+                return [Record("program_started", {"pid": pid, "command": list(command), "profile": self.profile.name,
+                                                   "profile_hash": self.profile.digest(), "started_with_task": cfg.started_with_task or None,
+                                                   "hidden_env": list(hidden) or None}), *self._apply(Event.STARTED, None)]
+            case Replied(data):
+                return [Record("terminal_reply", {"data": data.decode("utf-8", "replace"), "hex": data.hex()})]
+            case ScreenFact(c, facts):
+                return self._screen(now, c, facts)
+            case Decided(token, d, content, modes, current):
+                self._modes = modes
+                return self._decided(now, token, d, content, current)
+            case KeyDue(view):
+                return self._key_due(now, view)
+            case Typed(content):
+                return self._typed_out(now, content)
+            case Exited(code, signal, describe, last, ignored):
+                out: list[Effect] = [Record("program_exited", {"code": code, "signal": signal, "describe": describe, "last_words": last})]
+                if ignored:
+                    out.append(Record("terminal_ignored", {"counts": dict(ignored)}))
+                # why it ended is usually its last line: said where the user looks, not only in the recording
+                return out + self._exited(code, describe + (f"; it last showed: {last}" if last else ""))
+            case Interrupted(count):
+                return self._interrupted(count)
+            case Deadline(reason):
+                return [] if self.done else self._abort(ExitCode.LIMIT, reason)
+            case GoalChecked(token, facts, message):
+                return self._goal_checked(now, token, facts, message)
+            case _:
+                assert_never(fact)
+
+    def _screen(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
         if self.state != State.RUNNING or self._asking is not None:
             return []
         out = self._record_state(c)
-        self._content, self._echo_off, self._text = facts.content, facts.echo_off, facts.text.rstrip()
+        self._content, self._echo_off, self._text, self._modes = facts.content, facts.echo_off, facts.text.rstrip(), facts.modes
         self._wake = None if c.recheck_after is None else now + c.recheck_after
         if self._watch is not None:
             held = self._follow_watch(now, c, facts)
@@ -140,77 +170,54 @@ class Pilot:
         if self.config.expect_regex and c.state != SETTLING and re.search(self.config.expect_regex, facts.text, re.M):
             self.reason = f"completed (expect {self.config.expect_regex!r} seen)"
             return out + self._apply(Event.FINISHED, c)
+        return out + self._classified(now, c, facts)
+
+    def _classified(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
         if c.state == Screen.WORKING:
-            return out + self._working(now, c, facts)
+            return self._working(now, c, facts)
         if c.state == Screen.ERROR:
-            return out + self._fail(f"{c.error}: {c.evidence}", c)
+            return self._fail(f"{c.error}: {c.evidence}", c)
         if c.state == Screen.IDLE and self.starting:
-            return out + self._still_starting(now, c, facts)
+            return self._still_starting(now, c, facts)
         if c.state == Screen.COMPLETED:
             self.reason = f"completed ({c.rule_id})"
-            return out + self._apply(Event.FINISHED, c)
+            return self._apply(Event.FINISHED, c)
         if self._stopped(c):
-            return out + self._turn_end(c, facts)
+            return self._turn_end(c)
         if c.state == SETTLING:
-            return out  # it looks again when the screen has settled (recheck_after)
+            return []  # it looks again when the screen has settled (recheck_after)
         if c.state == UNKNOWN:
-            return out + self._undecided(now, c, facts)
+            return self._undecided(now, c, facts)
         if facts.tty == "busy" and c.state != Screen.IDLE:  # a prompt printed by a program that does not read (yet): a
-            return out + self._left_to_work(now, c, facts)  # key now would wait in its input for whatever reads next
+            return self._left_to_work(now, c, facts)  # key now would wait in its input for whatever reads next
         self._busy_since = None
         if c.state == Screen.IDLE:  # a composer waiting: typed into like a field
             c = replace(c, state=Screen.INPUT.value)
         if c.key not in self.answered:
-            return out + self._prompted(now, c, facts.modes)
-        if facts.tty != "busy" and facts.text.rstrip() != self._asked_on.get(c.key or ""):  # the same words on another
-            self.answered.pop(c.key or "", None)  # screen (an error line above, a file gone from a listing): a new question
-            return out + [Record("asked_again", {"rule_id": c.rule_id, "prompt": c.block}),
-                          *self._ask(c, None, self._typed_before(c.key or ""))]
-        return out + self._asked_again(now, c, facts)
+            return self._prompted(now, c)
+        return self._asked_again(now, c, facts)
 
-    def _asked_again(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
-        """A prompt answered before is on screen again after the program took the answer (it re-asked, maybe after an
-        error line): after undecided_after it is asked again, told what was typed before. Never silence; the loop
-        breaker ends a program that keeps asking. One that is busy is working: it is left to work."""
-        if facts.tty == "busy":
-            return self._left_to_work(now, c, facts)
-        due = now - facts.quiet_for + self.profile.undecided_after_s
-        if now < due:
-            self._wake_by(due)
-            return []
-        self.answered.pop(c.key or "", None)
-        return [Record("asked_again", {"rule_id": c.rule_id, "prompt": c.block}), *self._ask(c, None, self._typed_before(c.key or ""))]
-
-    def _typed_before(self, key: str) -> tuple[str, ...]:
-        if key not in self._typed:
-            return ()
-        return (f"{self._typed[key]!r} was typed at this prompt before, and the program took it (its screen changed) and "
-                "asks again: answer what it asks now.",)
-
-    def decided(self, now: float, token: int, d: Decision, current: Callable[[], Classification], content: int,
-                modes: Modes) -> list[Effect]:
-        """The answerer's decision on `token`. content: the screen now; current() classifies it, only when it changed
-        since the question was asked (a stale answer)."""
+    def _decided(self, now: float, token: int, d: Decision, content: int, current: Classification | None) -> list[Effect]:
+        """The answerer's decision on `token`; `current`: the screen as it classifies now, when it changed since asked."""
         a = self._asking
         if a is None or a.token != token:
             return []  # superseded (the step ended, or the prompt was re-asked)
         self._asking = None
         if a.kind == Kind.TURN_END and self.state == State.ASKING_QUESTION:
-            return self._turn_decided(now, a, d, current, content, modes)
+            return self._turn_decided(now, a, d, content, current, self._modes)
         if self.state == State.AWAITING_INPUT:
             if d.verdict != Verdict.ANSWER or d.text is None:
                 return self._abort(ExitCode.HUMAN_NEEDED, f"a human is needed ({d.why or 'escalated'}); none answered")
             shown = self._turn.message if a.kind == Kind.TURN_END and self._turn is not None else None
             return [Record("human_reply", {"text": d.text, **({"secret": True} if a.secret else {})}),
-                    *self._type_answer(now, a.c, d, modes, a.kind, a.secret, prompt=shown)]
+                    *self._type_answer(now, a.c, d, self._modes, a.kind, a.secret, prompt=shown)]
         if d.verdict == Verdict.FAIL:
             return self._fail(d.why, a.c)
         if d.verdict == Verdict.ESCALATE:
             return self._escalate(a.c, d.why, a.kind)
         if d.verdict == Verdict.WAIT:
             return self._waited(now, a, d)
-        stale = a.content != content and not self._still_there(a.c, current())
-        if stale:
+        if a.content != content and current is not None and not self._still_there(a.c, current):
             self._wake = now
             return [Record("reply_discarded", {"reason": "the prompt changed while the answer was chosen", "prompt_key": a.c.key}),
                     *self._apply(Event.NO_REPLY, a.c)]
@@ -218,9 +225,22 @@ class Pilot:
             typed = self._typed.get(a.c.key or "", a.not_taken)
             return self._escalate(a.c, f"the program did not take {typed!r} (it waits on its terminal, the screen as it "
                                        f"was), and the rules give the same answer again", a.kind)
-        return self._type_answer(now, a.c, d, modes, a.kind, a.secret)
+        return self._type_answer(now, a.c, d, self._modes, a.kind, a.secret)
 
-    def typed(self, now: float, content: int) -> list[Effect]:
+    def _key_due(self, now: float, view: KeyView) -> list[Effect]:
+        """A key's time has come: the typist sends it if the screen allows (the highlight, the echo)."""
+        out: list[Effect] = []
+        for e in self.typist.step(now, view):
+            if isinstance(e, HighlightMissed):
+                self._watch = None
+                c = Classification(state=Screen.MENU.value, rule_id=None, block=e.block)
+                out += [Record("menu_check_failed", {"expected": e.expected, "seen": e.seen}),
+                        *self._escalate(c, f"the highlight did not reach {e.expected!r} (it is on {e.seen!r}); Enter not pressed")]
+            else:
+                out.append(e)
+        return out
+
+    def _typed_out(self, now: float, content: int) -> list[Effect]:
         """Every key of the answer is out; `content` is the screen as it was then."""
         if self.state != State.ANSWERING:
             return []
@@ -230,14 +250,7 @@ class Pilot:
         self._wake = now
         return self._apply(Event.TYPED, None)
 
-    def check_failed(self, expected: str, seen: str, block: str) -> list[Effect]:
-        """The menu's highlight never reached the chosen option: Enter was not pressed."""
-        self._watch = None
-        c = Classification(state=Screen.MENU.value, rule_id=None, block=block)
-        return [Record("menu_check_failed", {"expected": expected, "seen": seen}),
-                *self._escalate(c, f"the highlight did not reach {expected!r} (it is on {seen!r}); Enter not pressed")]
-
-    def exited(self, code: int | None, signal: int | None, describe: str) -> list[Effect]:
+    def _exited(self, code: int | None, describe: str) -> list[Effect]:
         if self.done:
             return []
         if code == 0:
@@ -245,171 +258,21 @@ class Pilot:
             return self._apply(Event.FINISHED, None)
         return self._fail(f"the program ended: {describe}", None)
 
-    def interrupted(self) -> list[Effect]:
-        return [] if self.done else self._abort(ExitCode.INTERRUPTED, "interrupted")
-
-    def deadline(self, reason: str) -> list[Effect]:
-        return [] if self.done else self._abort(ExitCode.LIMIT, reason)
+    def _interrupted(self, count: int) -> list[Effect]:
+        """Ctrl-C: the step stops (SIGINT to the program); a second one while it is being closed kills it."""
+        out = [] if self.done else self._abort(ExitCode.INTERRUPTED, "interrupted")
+        return out + ([Record("kill", {"reason": "second interrupt"}), Kill()] if count >= 2 else [])
 
     # -- the rules -----------------------------------------------------------------------------------------------------
     def _wake_by(self, t: float) -> None:
         self._wake = t if self._wake is None else min(self._wake, t)
 
-    def _working(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
-        rule = next((r for r in self.profile.rules if r.id == c.rule_id), None)
-        progress = rule is None or rule.progress
-        self.worked = self.worked or progress
-        out: list[Effect] = []
-        if progress and self.starting:
-            self.starting = False
-            out.append(Record("agent_started", {"rule_id": c.rule_id}))
-        self.waits_in_a_row = 0
-        stuck_after = self.profile.stuck_after_s
-        if facts.quiet_for >= stuck_after:
-            return out + self._escalate(c, f"stuck: working marker with no screen change for {stuck_after:g}s")
-        # a marker that stops moving is looked at again soon: the kernel may say the program reads its terminal (a
-        # static `...` line above a prompt), and then it is a question, not work
-        self._wake_by(min(now + BUSY_LOOK, now + stuck_after - facts.quiet_for))
-        return out
-
-    def _still_starting(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
-        """Given its task, the agent shows its idle composer: it has not started yet (or finished before we looked)."""
-        if self.starting_since is None:
-            self.starting_since = now
-        if now - self.starting_since < STARTING_GRACE:
-            self._wake_by(self.starting_since + STARTING_GRACE)
-            return []
-        self.starting = False
-        self.worked = True  # the composer came back and stayed: the task ran between two looks, and its turn ended
-        return [Record("agent_started", {"rule_id": c.rule_id, "unseen": True}), *self._turn_end(c, facts)]
-
-    # -- an agent's turn end (decide/turns.py says what it leads to) --------------------------------------------------
-    def _stopped(self, c: Classification) -> bool:
-        """Back at its composer after working, idle or asking something in prose: the agent's turn has ended."""
-        if not (self.worked and self.sent and self.profile.finish.mode == "idle"):
-            return False
-        return c.state == Screen.IDLE or (c.state == Screen.QUESTION and (c.rule_id or "").endswith(PROSE))
-
-    def _turn_end(self, c: Classification, facts: ScreenFacts) -> list[Effect]:
-        """The agent stopped: the loop checks the goal and the working tree (goal_checked() hears back)."""
-        closing = Question(kind=c.state, text=c.block, key=c.key or "", source=c.rule_id or "screen") if c.state == Screen.QUESTION else None
-        composer = replace(c, state=Screen.INPUT.value, submit=True)
-        self._turn = _TurnEnd(composer, facts.said(self.turns.last_sent, self.turns.message) if facts.said else c.block, closing)
-        self._token += 1
-        self._asking = _Asking(self._token, composer, self._content, Kind.TURN_END.value)
-        return [*self._apply(Event.PROMPT, c), CheckGoal(self._token)]
-
-    def goal_checked(self, now: float, token: int, facts: TurnFacts, modes: Modes) -> list[Effect]:
-        """What the turn end found: the facts decide, or the decision path is asked one question."""
-        a, t = self._asking, self._turn
-        if a is None or a.token != token or t is None:
-            return []  # superseded (the step ended meanwhile)
-        n = self.turns.ended(now, facts, t.message, t.closing is not None)
-        if n.action != "ask":
-            self._asking = None
-            return self._turn_next(now, n, modes)
-        q = self.turns.question(text=t.message, source=t.c.rule_id or "screen", closing=t.closing, multiline=t.c.multiline)
-        return [Ask(token, a.c, Kind.TURN_END.value, question=q)]
-
-    def _turn_decided(self, now: float, a: _Asking, d: Decision, current: Callable[[], Classification], content: int,
-                      modes: Modes) -> list[Effect]:
-        if d.verdict not in (Verdict.FAIL, Verdict.ESCALATE) and a.content != content and not self._still_there(a.c, current()):
-            self.turns.turn -= 1  # the agent went on by itself while its turn was judged: that was no turn end
-            self._wake = now
-            return [Record("reply_discarded", {"reason": "the agent went on while its turn end was judged", "prompt_key": a.c.key}),
-                    *self._apply(Event.NO_REPLY, a.c)]
-        return self._turn_next(now, self.turns.judged(d), modes)
-
-    def _turn_next(self, now: float, n: Next, modes: Modes) -> list[Effect]:
-        """A turn end's outcome, carried out: close, type the next message into the composer, a human, or stop."""
-        t = self._turn
-        assert t is not None
-        if n.action == "send":
-            typed = self._type_answer(now, t.c, Decision(Verdict.ANSWER, text=n.message, source=n.source), modes, Kind.TURN_END.value,
-                                      prompt=t.message)
-            held = {} if any(isinstance(e, Type) for e in typed) else {"sent": None}
-            if held and not self.run.dry_run:  # the answer cap stopped it before it went out: a resume sends it
-                self.turns.held(n.message)
-                held["pending"] = n.message
-            return [Record("turn_end", {**self.turns.record(n), **held}), *typed]
-        out: list[Effect] = [Record("turn_end", {**self.turns.record(n)})]
-        if n.action == "finish":
-            self.reason = f"completed ({n.why})"
-            return out + self._apply(Event.FINISHED, t.c)
-        if n.action == "human":
-            return out + self._escalate(t.c, n.why, Kind.TURN_END.value, shown=t.message)
-        if n.code == ExitCode.FAILED:
-            return out + self._fail(n.why, t.c)
-        return out + self._abort(n.code, n.why)
-
-    def _undecided(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
-        """Quiet, no working marker, no rule: the screen gets a decision within `judge_after` (never silence), unless
-        the kernel sees the program busy, not waiting on its terminal: then it is working, and is left to work up to
-        stuck_after (whoever would judge it, rules or a model: nobody is being asked).
-
-        Waiting on its terminal (reading, or polling with a question on screen), it is judged sooner. A screen judged
-        WAIT is judged again once the backoff has passed (each WAIT in a row doubles it) and, still unchanged after
-        stuck_after_s, goes to a human. A screen answered before and shown again is judged again, told so.
-        """
-        if facts.judge is None:
-            return []
-        if facts.tty == "busy":
-            return self._left_to_work(now, c, facts)
-        self._busy_since = None
-        judged = facts.judge(self._answered_to)
-        key = judged.key or ""
-        delay = self.judge_after(facts.tty, judged.asks)
-        if c.recheck_after is not None:  # a rule waits for more quiet (an idle composer): it speaks first, in time
-            delay = max(delay, min(facts.quiet_for + c.recheck_after, self.profile.undecided_after_s))
-        since = now - facts.quiet_for
-        if key in self.waited:
-            since = max(since, self.waited[key])
-            if facts.quiet_for >= self.profile.stuck_after_s:
-                return self._escalate(judged, f"stuck: judged WAIT, unchanged for {self.profile.stuck_after_s:g}s", Kind.UNDECIDED.value)
-        if now < since + delay:
-            self._wake_by(since + delay)
-            return []
-        notes = self._not_taken(self._typed[key]) if key in self.answered and key in self._typed else ()
-        return self._ask(judged, Kind.UNDECIDED.value, notes)
-
-    def _left_to_work(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
-        """The kernel sees the program busy (sleeping, computing, waiting on the network or a child), not waiting on its
-        terminal: it is working, whatever its still screen shows. Looked at again every BUSY_LOOK (it may turn to its
-        terminal any time), and a human is asked once it has been quiet for stuck_after_s."""
-        out: list[Effect] = []
-        if self._busy_since is None:
-            self._busy_since = now
-            out.append(Record("screen_state", {"state": "working", "rule_id": "kernel.busy", "prompt": c.block or None,
-                                               "evidence": "the kernel sees it busy, not waiting on its terminal", "error": None}))
-        stuck_after = self.profile.stuck_after_s
-        if facts.quiet_for >= stuck_after:
-            return out + self._escalate(c, f"stuck: quiet for {stuck_after:g}s, busy and not waiting on its terminal")
-        self._wake_by(min(now + BUSY_LOOK, now - facts.quiet_for + stuck_after))
-        return out
-
-    def judge_after(self, tty: str | None, asks: bool) -> float:
-        """How long a screen no rule explains, of a program that may be waiting on its terminal, stays quiet before it
-        is judged: the one deadline of never-silent (a busy one is working: `_left_to_work`)."""
-        after = self.profile.undecided_after_s
-        if tty == "reading" or (tty == "polling" and asks):
-            after = min(after, self.profile.quick_judge_s)  # the kernel confirms it waits for input
-        if self.waits_in_a_row:  # the model said WAIT: the next judgement backs off from the full deadline
-            after = max(after, self.profile.undecided_after_s)
-        return min(after * 2 ** min(self.waits_in_a_row, 6), max(WAIT_BACKOFF_CAP, after))
-
-    def _waited(self, now: float, a: _Asking, d: Decision) -> list[Effect]:
-        self.waited[a.c.key or ""] = now
-        self.waits_in_a_row += 1
-        self._wake_by(now)  # look again: the next judgement of this screen gets its deadline
-        return [Record("wait", {"rule_id": a.c.rule_id, "prompt": a.c.block, "source": d.source, "why": d.why,
-                                "waits_in_a_row": self.waits_in_a_row}), *self._apply(Event.NO_REPLY, a.c)]
-
-    def _prompted(self, now: float, c: Classification, modes: Modes) -> list[Effect]:
+    def _prompted(self, now: float, c: Classification) -> list[Effect]:
         if not self.sent and c.state == Screen.INPUT:
             self.sent = True
             out = self._apply(Event.PROMPT, c)
             return out + self._type_answer(now, c, Decision(Verdict.ANSWER, text=self.config.send or "", source="plan:send"),
-                                           modes, None, self._secret(c))
+                                           self._modes, None, self._secret(c))
         return self._ask(c, None)
 
     def _secret(self, c: Classification) -> bool:
@@ -417,11 +280,13 @@ class Pilot:
         a PIN… by its words (a TUI that draws `****` itself leaves echo on)."""
         return self._echo_off or (c.state in (Screen.INPUT, UNKNOWN) and asks_secret(c.block, dialog=c.state == UNKNOWN))
 
+    def _asking_for(self, token: int, c: Classification, kind: str | None, not_taken: str | None = None) -> _Asking:
+        return _Asking(token, c, self._content, kind, self._secret(c), not_taken)
+
     def _ask(self, c: Classification, kind: str | None, notes: tuple[str, ...] = (), not_taken: str | None = None) -> list[Effect]:
         self._token += 1
-        secret = self._secret(c)
-        self._asking = _Asking(self._token, c, self._content, kind, secret, not_taken)
-        return [*self._apply(Event.PROMPT, c), Ask(self._token, c, kind, secret, notes=notes)]
+        self._asking = self._asking_for(self._token, c, kind, not_taken)
+        return [*self._apply(Event.PROMPT, c), Ask(self._token, c, kind, self._asking.secret, notes=notes)]
 
     @staticmethod
     def _still_there(c: Classification, current: Classification) -> bool:
@@ -447,17 +312,12 @@ class Pilot:
         shown = c if c.key == w.c.key or not c.block else w.c
         if w.submit and w.retries < len(RETRY_GAPS) - 1:
             w.retries += 1
-            return [Record("enter_retry", {"prompt_key": w.c.key, "attempt": w.retries}), *self._apply(Event.REPLY, shown),
-                    Type((Write(b"\r", 0.0, "<enter>"),))]
+            enter = (Write(b"\r", 0.0, "<enter>"),)
+            self.typist.schedule(enter, now)
+            return [Record("enter_retry", {"prompt_key": w.c.key, "attempt": w.retries}), *self._apply(Event.REPLY, shown), Type(enter)]
         self._watch = None
         return [Record("not_taken", {"prompt_key": w.c.key, "typed": w.typed, "enter_retries": w.retries}),
                 *self._ask(shown, Kind.UNDECIDED.value if shown.state == UNKNOWN else None, self._not_taken(w.typed), w.answer)]
-
-    @staticmethod
-    def _not_taken(typed: str) -> tuple[str, ...]:
-        return (f"{typed!r} was typed here already, and the screen did not change at all: the program waits on its "
-                "terminal again, so the answer was not taken. Answer what this screen asks now (differently, if that "
-                "answer cannot work), or ask for a human.",)
 
     def _type_answer(self, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,
                      secret: bool = False, prompt: str | None = None) -> list[Effect]:
@@ -467,16 +327,25 @@ class Pilot:
                            echo_check=self.config.echo_check)
         except Refused as exc:
             return self._escalate(c, str(exc), kind)
-        shown, writes, submit = k.shown, k.writes, k.submit
         out: list[Effect] = [k.choice] if k.choice else []
         asked = prompt or c.block
-        delivered = deliver(self.tally, Answer(asked, shown, d.source, c.rule_id, kind or c.state,
+        delivered = deliver(self.tally, Answer(asked, k.shown, d.source, c.rule_id, kind or c.state,
                                                gist(asked) if kind == Kind.TURN_END else headline(asked),
                                                extra={"secret": True} if k.secret else {},
-                                               preview_extra={"keys": [w.label for w in writes]}, changed=d.changed))
+                                               preview_extra={"keys": [w.label for w in k.writes]}, changed=d.changed))
         halt = halt_of(delivered)
         if halt is not None:
             return out + delivered[:-1] + self._abort(halt.code, halt.reason)
+        self._answered(c, k.shown, kind, d, asked)
+        out += delivered
+        out += self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
+        self.typist.schedule(tuple(k.writes), now)
+        out.append(Type(tuple(k.writes)))
+        self._watch = _Watch(c, k.submit, k.shown, d.text or "", float("inf"))
+        return out
+
+    def _answered(self, c: Classification, shown: str, kind: str | None, d: Decision, asked: str) -> None:
+        """What an answer leaves behind: the turn's ledger, the prompt answered (and on which screen), history's row."""
         if kind == Kind.TURN_END or d.source == "plan:send":
             self.turns.sent(shown)  # an instruction (the step's task typed, or the next one): a new turn begins
         else:
@@ -487,26 +356,21 @@ class Pilot:
             self._typed[c.key] = shown
             self._asked_on[c.key] = self._text
         if c.block.strip():
-            self._answered_to = c.anchor_row + len(c.block.rstrip("\n").split("\n")) - 1
+            self.answered_to = c.anchor_row + len(c.block.rstrip("\n").split("\n")) - 1
         self.worked = True  # whatever the program does next answers to us; idle afterwards means done
-        out += delivered
-        out += self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
-        out.append(Type(tuple(writes)))
-        self._watch = _Watch(c, submit, shown, d.text or "", float("inf"))
-        return out
 
     def _escalate(self, c: Classification, why: str, kind: str | None = None, shown: str | None = None) -> list[Effect]:
         """shown: what the human is shown, when not the prompt block (a turn end: the agent's last message)."""
         asked = shown or c.block
-        out: list[Effect] = escalate(self.run, rule_id=c.rule_id, prompt=asked, why=why,
-                                     headline=gist(asked) if kind == Kind.TURN_END else headline(asked))
+        out: list[Effect] = list(escalate(self.run, rule_id=c.rule_id, prompt=asked, why=why,
+                                          headline=gist(asked) if kind == Kind.TURN_END else headline(asked)))
         halt = halt_of(out)
         if halt is not None:
             return out[:-1] + self._abort(halt.code, halt.reason)
         if self.state != State.AWAITING_INPUT:
             out += self._apply(Event.ESCALATE, c)
         self._token += 1
-        self._asking = _Asking(self._token, c, self._content, kind, self._secret(c))
+        self._asking = self._asking_for(self._token, c, kind)
         return out + [AskHuman(self._token, c, why, self._asking.secret, prompt=shown)]
 
     def _fail(self, reason: str, c: Classification | None) -> list[Effect]:
@@ -525,8 +389,20 @@ class Pilot:
         for action in actions:
             if action in (Action.CLOSE, Action.STOP):
                 self._asking = None
-                out.append(Close(graceful=action == Action.CLOSE or self.exit_code != ExitCode.INTERRUPTED))
+                out += self._close(graceful=action == Action.CLOSE or self.exit_code != ExitCode.INTERRUPTED)
         return out
+
+    def _close(self, graceful: bool) -> list[Effect]:
+        """End the program: the profile's quit keys when it is healthy (never in a dry run: it types nothing), else
+        SIGINT; SIGKILL if it has not exited after the grace."""
+        self.typist.clear()
+        self._watch = None
+        keys = tuple(self.profile.finish.close) if graceful and not self.run.dry_run else ()
+        if keys:
+            delay = max(self.profile.key_delay_ms / 1000, 0.3)
+            self.typist.schedule(tuple(w for k in keys for w in to_writes(k, submit=False, key_delay=delay)), 0.0)
+            return [Close(True, self.profile.finish.close_timeout_s, Record("closing", {"how": "keys", "keys": list(keys)}), _LATE)]
+        return [Close(False, STOP_GRACE, Record("closing", {"how": "signal", "signal": "SIGINT"}), _LATE)]
 
     def _record_state(self, c: Classification) -> list[Effect]:
         if c.state == SETTLING:

@@ -287,7 +287,8 @@ def test_a_menu_the_model_hands_to_a_person_is_answered_by_an_option_button(tmp_
     from tests.helpers import KEY
 
     (tmp_path / "menu.yaml").write_text(MENU)
-    ask_a_person = json.dumps({"action": "human", "text": "Which environment? The governing prompt does not say.", "submit": False})
+    ask_a_person = json.dumps({"action": "human", "text": "", "submit": False,
+                               "question": "Which environment? The governing prompt does not say."})
     with FakeLLM(answer=lambda prompt: ask_a_person) as llm:
         proc = start(tmp_path, "--provider", "openai", "--base-url", llm.url + "/v1", "--notify", hook.url,
                      "--", "cursor-pilot", "sim", "menu", "menu.yaml", env={"OPENAI_API_KEY": KEY})

@@ -13,8 +13,13 @@ from cursorpilot.detect.menu import parse
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.keys import Modes
 from cursorpilot.decide.deliver import Record, RunCounts
-from cursorpilot.pty.facts import Ask, AskHuman, Close, PilotConfig, ScreenFacts, Type
+from cursorpilot.pty.facts import Ask, AskHuman, Close, Decided, GoalChecked, PilotConfig, Screen, ScreenFacts, Started, Type, Typed
 from cursorpilot.pty.pilot import Pilot
+
+
+def screen(p, now, c, f):
+    """A classified screen, as the loop hands it to the pilot."""
+    return p.handle(now, Screen(c, f))
 
 PROFILES = {name: load_profile(name) for name in ("generic", "claude")}
 MENU = parse("Pick one\n❯ 1. Yes\n  2. No\n")
@@ -47,7 +52,7 @@ def shown(kind: str, profile: str) -> tuple[Classification, Classification]:
 )
 def test_a_quiet_screen_always_gets_a_decision_within_the_deadline(profile, kind, ttys, extra_looks, answered_before, replies):
     p = Pilot(PilotConfig(PROFILES[profile]), RunCounts())
-    p.started()
+    p.handle(0.0, Started())
     c, judged = shown(kind, profile)
     if answered_before:  # the same prompt was answered earlier and is on screen again, unchanged
         p.answered[c.key or ""] = 1
@@ -60,7 +65,7 @@ def test_a_quiet_screen_always_gets_a_decision_within_the_deadline(profile, kind
         tty = ttys[min(i, len(ttys) - 1)]
         i += 1
         seen.append((now, tty))
-        effects = p.screen(now, c, ScreenFacts("", 1, now, tty, Modes(), judge=lambda _=None: judged))
+        effects = screen(p, now, c, ScreenFacts("", 1, now, tty, Modes(), judged=judged))
         working = working or any(isinstance(e, Record) and e.type == "screen_state" and e.fields["rule_id"] == "kernel.busy"
                                  for e in effects)
         if any(isinstance(e, (Ask, AskHuman, Close)) or (isinstance(e, Record) and e.type in ("escalation", "answer")) for e in effects) \
@@ -85,22 +90,22 @@ def test_a_quiet_screen_always_gets_a_decision_within_the_deadline(profile, kind
 def test_after_a_wait_or_an_answer_the_next_decision_still_has_a_deadline(ttys, replies):
     """A WAIT is a decision, and so is an answer; what follows either is judged again, never left alone."""
     p = Pilot(PilotConfig(PROFILES["generic"]), RunCounts())
-    p.started()
+    p.handle(0.0, Started())
     c, judged = shown("unknown", "generic")
     now, quiet_from, content, decisions, i = 0.45, 0.0, 1, 0, 0
     horizon = 2000.0
     while now < horizon and not p.done and decisions < len(replies):
         tty = ttys[i % len(ttys)]
         i += 1
-        effects = p.screen(now, c, ScreenFacts("", content, now - quiet_from, tty, Modes(), judge=lambda _=None: judged))
+        effects = screen(p, now, c, ScreenFacts("", content, now - quiet_from, tty, Modes(), judged=judged))
         asks = [e for e in effects if isinstance(e, Ask)]
         if asks:
             reply = replies[decisions]
             decisions += 1
             d = Decision(Verdict.WAIT, source="m", why="w") if reply == "wait" else Decision(Verdict.ANSWER, text="x", source="m")
-            out = p.decided(now, asks[0].token, d, lambda: c, content, Modes())
+            out = p.handle(now, Decided(asks[0].token, d, content, Modes(), c))
             if any(isinstance(e, Type) for e in out):
-                p.typed(now, content)
+                p.handle(now, Typed(content))
                 content += 1  # the program reacted with a new screen that looks the same to the classifier
                 quiet_from = now
                 judged = Classification(state=UNKNOWN, rule_id="u", block=f"screen {content}", key=f"u@0:{content}")

@@ -17,8 +17,13 @@ from cursorpilot.detect.menu import parse
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.keys import Modes
 from cursorpilot.machine import State
-from cursorpilot.pty.facts import Ask, AskHuman, PilotConfig, ScreenFacts, Type
+from cursorpilot.pty.facts import Ask, AskHuman, Decided, GoalChecked, PilotConfig, Screen, ScreenFacts, Started, Type, Typed
 from cursorpilot.pty.pilot import Pilot
+
+
+def screen(p, now, c, f):
+    """A classified screen, as the loop hands it to the pilot."""
+    return p.handle(now, Screen(c, f))
 
 GENERIC = load_profile("generic")
 MENU = parse("Board:\n❯ cm4\n  pi4")
@@ -45,14 +50,14 @@ step = st.one_of(
 @given(steps=st.lists(step, min_size=1, max_size=40), interactive=st.booleans())
 def test_every_key_belongs_to_a_decision_or_is_an_enter_on_the_unchanged_screen(steps, interactive):
     p = Pilot(PilotConfig(GENERIC), RunCounts(interactive=interactive))
-    p.started()
+    p.handle(0.0, Started())
     now, content, asked, sent_on = 0.0, 1, [], None  # sent_on: the screen the last key of an answer went out on
     for kind, *args in steps:
         if p.done:
             break
         if kind == "screen":
             name, content, tty, quiet = args
-            out = p.screen(now, SCREENS[name], ScreenFacts("", content, quiet, tty, Modes(), judge=lambda _=None: JUDGED))
+            out = screen(p, now, SCREENS[name], ScreenFacts("", content, quiet, tty, Modes(), judged=JUDGED))
         elif kind == "decide":
             if not asked:
                 continue
@@ -62,10 +67,10 @@ def test_every_key_belongs_to_a_decision_or_is_an_enter_on_the_unchanged_screen(
                  "empty": Decision(Verdict.ANSWER, text="", source="m"),
                  "wait": Decision(Verdict.WAIT, source="m", why="w"),
                  "escalate": Decision.escalate("x")}[args[0]]
-            out = p.decided(now, token, d, lambda: SCREENS["yn"], content, Modes())
+            out = p.handle(now, Decided(token, d, content, Modes(), SCREENS["yn"]))
         elif kind == "typed":  # the loop says so once the last key is out (the pilot is answering then)
             answering = p.state == State.ANSWERING
-            out = p.typed(now, args[0])
+            out = p.handle(now, Typed(args[0]))
             if answering:
                 sent_on = args[0]
         elif kind == "wake":

@@ -9,8 +9,13 @@ from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes
 from cursorpilot.machine import State
 from cursorpilot.decide.deliver import Record, RunCounts
-from cursorpilot.pty.facts import Ask, AskHuman, Close, PilotConfig, ScreenFacts, Type
+from cursorpilot.pty.facts import Ask, AskHuman, Close, Decided, GoalChecked, PilotConfig, Screen, ScreenFacts, Started, Type, Typed
 from cursorpilot.pty.pilot import Pilot
+
+
+def screen(p, now, c, f):
+    """A classified screen, as the loop hands it to the pilot."""
+    return p.handle(now, Screen(c, f))
 
 GENERIC = load_profile("generic")
 CLAUDE = load_profile("claude")
@@ -21,12 +26,12 @@ YN = Classification(state="question", rule_id="generic.yes_no", block="Continue?
 def pilot(profile=GENERIC, **kw) -> Pilot:
     counts = RunCounts(interactive=kw.pop("interactive", False), dry_run=kw.pop("dry_run", False), max_answers=kw.pop("max_answers", None))
     p = Pilot(PilotConfig(profile, **kw), counts)
-    p.started()
+    p.handle(0.0, Started())
     return p
 
 
-def facts(quiet=1.0, content=1, tty=None, judge=None, text="", modes=None):
-    return ScreenFacts(text=text, content=content, quiet_for=quiet, tty=tty, modes=modes or Modes(), judge=judge)
+def facts(quiet=1.0, content=1, tty=None, judged=None, text="", modes=None):
+    return ScreenFacts(text=text, content=content, quiet_for=quiet, tty=tty, modes=modes or Modes(), judged=judged)
 
 
 def of(effects, kind):
@@ -43,11 +48,11 @@ def answer(text, source="rules:1", **kw):
 
 def test_a_question_is_asked_once_and_its_answer_typed_then_enter():
     p = pilot()
-    out = p.screen(0.0, YN, facts())
+    out = screen(p, 0.0, YN, facts())
     (ask,) = of(out, Ask)
     assert p.state == State.ASKING_QUESTION
-    assert p.screen(0.1, YN, facts()) == []  # asking: the same prompt is not asked again
-    out = p.decided(0.2, ask.token, answer("y"), lambda: YN, 1, Modes())
+    assert screen(p, 0.1, YN, facts()) == []  # asking: the same prompt is not asked again
+    out = p.handle(0.2, Decided(ask.token, answer("y"), 1, Modes(), YN))
     (typed,) = of(out, Type)
     assert [w.data for w in typed.writes] == [b"y", b"\r"]
     assert records(out, "answer")[0]["reply"] == "y" and p.answers == 1
@@ -55,16 +60,16 @@ def test_a_question_is_asked_once_and_its_answer_typed_then_enter():
 
 def test_enter_is_re_sent_twice_on_an_unchanged_screen_then_it_is_judged_again_told_what_was_typed():
     p = pilot()
-    (ask,) = of(p.screen(0.0, YN, facts()), Ask)
-    p.decided(0.0, ask.token, answer("y"), lambda: YN, 1, Modes())
-    p.typed(1.0, 1)
-    assert not of(p.screen(1.5, YN, facts(tty="reading")), Type)  # before the first gap: wait
-    retry = p.screen(1.9, YN, facts(tty="reading"))
+    (ask,) = of(screen(p, 0.0, YN, facts()), Ask)
+    p.handle(0.0, Decided(ask.token, answer("y"), 1, Modes(), YN))
+    p.handle(1.0, Typed(1))
+    assert not of(screen(p, 1.5, YN, facts(tty="reading")), Type)  # before the first gap: wait
+    retry = screen(p, 1.9, YN, facts(tty="reading"))
     assert records(retry, "enter_retry") and [w.data for w in of(retry, Type)[0].writes] == [b"\r"]
-    p.typed(1.9, 1)
-    p.screen(3.6, YN, facts(tty="reading"))
-    p.typed(3.6, 1)
-    out = p.screen(7.0, YN, facts(tty="reading"))
+    p.handle(1.9, Typed(1))
+    screen(p, 3.6, YN, facts(tty="reading"))
+    p.handle(3.6, Typed(1))
+    out = screen(p, 7.0, YN, facts(tty="reading"))
     assert not records(out, "escalation") and records(out, "not_taken")[0]["typed"] == "y"
     (again,) = of(out, Ask)
     assert "'y' was typed here already" in again.notes[0] and p.exit_code == ExitCode.OK
@@ -76,14 +81,14 @@ def test_a_program_that_takes_the_answer_and_works_silently_is_left_to_work():
     p = pilot()
     menu = Classification(state="menu", rule_id="generic.menu", block="Board:\n❯ cm4\n  pi4", key="m@1:board", anchor_row=1,
                           submit=False, menu=parse("Board:\n❯ cm4\n  pi4"))
-    (ask,) = of(p.screen(0.0, menu, facts()), Ask)
-    p.decided(0.1, ask.token, answer("cm4"), lambda: menu, 1, Modes())
-    p.typed(0.2, 1)
+    (ask,) = of(screen(p, 0.0, menu, facts()), Ask)
+    p.handle(0.1, Decided(ask.token, answer("cm4"), 1, Modes(), menu))
+    p.handle(0.2, Typed(1))
     unknown = Classification(state=UNKNOWN)
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Board:", key="u@1:board")
     now, seen = 0.5, []
     while now < 300.0:
-        out = p.screen(now, menu if now < 1.0 else unknown, facts(quiet=now - 0.2, tty="busy", judge=lambda _=None: judged))
+        out = screen(p, now, menu if now < 1.0 else unknown, facts(quiet=now - 0.2, tty="busy", judged=judged))
         seen += out
         now = p.wake_at()
     assert not of(seen, (Type, Ask, AskHuman, Close)) and not records(seen, "escalation") and not records(seen, "enter_retry")
@@ -95,12 +100,12 @@ def test_a_new_dialog_whose_row_looks_like_the_answered_one_gets_no_enter_of_its
     pressed on it: its preset accepted with no decision."""
     p = pilot()
     row = Classification(state="input", rule_id="generic.waiting_input", block="│   <", key="w@16:│ <", anchor_row=16)
-    (ask,) = of(p.screen(0.0, row, facts(content=1)), Ask)
-    p.decided(0.1, ask.token, answer("<down><down><enter>", submit=False), lambda: row, 1, Modes())
-    p.typed(0.2, 1)
+    (ask,) = of(screen(p, 0.0, row, facts(content=1)), Ask)
+    p.handle(0.1, Decided(ask.token, answer("<down><down><enter>", submit=False), 1, Modes(), row))
+    p.handle(0.2, Typed(1))
     now, seen = 0.3, []
     while now < 10.0:
-        out = p.screen(now, row, facts(quiet=now - 0.3, content=2, tty="polling"))
+        out = screen(p, now, row, facts(quiet=now - 0.3, content=2, tty="polling"))
         seen += out
         if of(out, Ask):
             break
@@ -111,9 +116,9 @@ def test_a_new_dialog_whose_row_looks_like_the_answered_one_gets_no_enter_of_its
 
 def test_a_reply_for_a_prompt_that_changed_meanwhile_is_discarded():
     p = pilot()
-    (ask,) = of(p.screen(0.0, YN, facts(content=1)), Ask)
+    (ask,) = of(screen(p, 0.0, YN, facts(content=1)), Ask)
     other = Classification(state="input", rule_id="generic.waiting_input", block="Name:", key="x@4:Name:", anchor_row=4)
-    out = p.decided(0.5, ask.token, answer("y"), lambda: other, 2, Modes())
+    out = p.handle(0.5, Decided(ask.token, answer("y"), 2, Modes(), other))
     assert records(out, "reply_discarded") and not of(out, Type) and p.state == State.RUNNING
 
 
@@ -121,9 +126,9 @@ def test_a_quiet_unknown_screen_is_judged_after_undecided_after():
     p = pilot()
     unknown = Classification(state=UNKNOWN)
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="sqlite>", key="generic.undecided@5:sqlite>")
-    assert not of(p.screen(10.0, unknown, facts(quiet=1.0, judge=lambda _=None: judged)), Ask)
+    assert not of(screen(p, 10.0, unknown, facts(quiet=1.0, judged=judged)), Ask)
     assert p.wake_at() == 12.0  # quiet since 9.0, judged at 9.0 + 3 s
-    (ask,) = of(p.screen(12.0, unknown, facts(quiet=3.0, judge=lambda _=None: judged)), Ask)
+    (ask,) = of(screen(p, 12.0, unknown, facts(quiet=3.0, judged=judged)), Ask)
     assert ask.kind == "undecided" and ask.c.block == "sqlite>"
 
 
@@ -131,16 +136,16 @@ def test_wait_is_recorded_and_the_same_screen_is_judged_again_only_after_the_bac
     p = pilot()
     unknown = Classification(state=UNKNOWN)
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Downloading", key="u@1:Downloading")
-    (ask,) = of(p.screen(3.0, unknown, facts(quiet=3.0, judge=lambda _=None: judged)), Ask)
-    out = p.decided(3.1, ask.token, Decision(Verdict.WAIT, source="openai:m", why="downloading"), lambda: unknown, 1, Modes())
+    (ask,) = of(screen(p, 3.0, unknown, facts(quiet=3.0, judged=judged)), Ask)
+    out = p.handle(3.1, Decided(ask.token, Decision(Verdict.WAIT, source="openai:m", why="downloading"), 1, Modes(), unknown))
     assert records(out, "wait")[0]["waits_in_a_row"] == 1 and not of(out, Type)
-    assert not of(p.screen(8.0, unknown, facts(quiet=8.0, judge=lambda _=None: judged)), Ask)  # backoff: 6 s after the WAIT
+    assert not of(screen(p, 8.0, unknown, facts(quiet=8.0, judged=judged)), Ask)  # backoff: 6 s after the WAIT
     assert p.wake_at() == 9.1
-    (again,) = of(p.screen(9.1, unknown, facts(quiet=9.1, judge=lambda _=None: judged)), Ask)  # never silent: judged again
+    (again,) = of(screen(p, 9.1, unknown, facts(quiet=9.1, judged=judged)), Ask)  # never silent: judged again
     changed = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Downloading 50%", key="u@1:Downloading 50%")
-    p.decided(9.2, again.token, Decision(Verdict.WAIT, source="openai:m", why="still"), lambda: unknown, 1, Modes())
-    assert not of(p.screen(19.0, unknown, facts(quiet=9.0, content=2, judge=lambda _=None: changed)), Ask)  # 2 WAITs: 12 s
-    assert of(p.screen(22.0, unknown, facts(quiet=12.0, content=2, judge=lambda _=None: changed)), Ask)
+    p.handle(9.2, Decided(again.token, Decision(Verdict.WAIT, source="openai:m", why="still"), 1, Modes(), unknown))
+    assert not of(screen(p, 19.0, unknown, facts(quiet=9.0, content=2, judged=changed)), Ask)  # 2 WAITs: 12 s
+    assert of(screen(p, 22.0, unknown, facts(quiet=12.0, content=2, judged=changed)), Ask)
 
 
 def test_a_screen_judged_wait_that_never_changes_goes_to_a_human_after_stuck_after():
@@ -149,12 +154,12 @@ def test_a_screen_judged_wait_that_never_changes_goes_to_a_human_after_stuck_aft
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Downloading", key="u@1:Downloading")
     now = 3.0
     for _ in range(40):
-        effects = p.screen(now, unknown, facts(quiet=now, judge=lambda _=None: judged))
+        effects = screen(p, now, unknown, facts(quiet=now, judged=judged))
         if records(effects, "escalation"):
             break
         asks = of(effects, Ask)
         if asks:
-            p.decided(now, asks[0].token, Decision(Verdict.WAIT, source="openai:m", why="busy"), lambda: unknown, 1, Modes())
+            p.handle(now, Decided(asks[0].token, Decision(Verdict.WAIT, source="openai:m", why="busy"), 1, Modes(), unknown))
         now = p.wake_at()
     assert "stuck" in records(effects, "escalation")[0]["why"] and now >= GENERIC.stuck_after_s
 
@@ -163,27 +168,27 @@ def test_a_quiet_program_the_kernel_sees_busy_is_left_to_work_until_stuck_after(
     """`echo building; sleep 10; echo built` with rules only ended after 7 s with exit 3: 'is it waiting for someone?'."""
     p = pilot()
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="building", key="u@1:building")
-    out = p.screen(5.0, Classification(state=UNKNOWN), facts(quiet=5.0, tty="busy", judge=lambda _=None: judged))
+    out = screen(p, 5.0, Classification(state=UNKNOWN), facts(quiet=5.0, tty="busy", judged=judged))
     assert not of(out, Ask) and records(out, "screen_state")[-1]["rule_id"] == "kernel.busy" and p.wake_at() == 5.25
-    assert not records(p.screen(5.25, Classification(state=UNKNOWN), facts(quiet=5.25, tty="busy", judge=lambda _=None: judged)),
+    assert not records(screen(p, 5.25, Classification(state=UNKNOWN), facts(quiet=5.25, tty="busy", judged=judged)),
                        "screen_state")  # said once
-    assert of(p.screen(5.5, Classification(state=UNKNOWN), facts(quiet=5.5, tty="reading", judge=lambda _=None: judged)), Ask)
+    assert of(screen(p, 5.5, Classification(state=UNKNOWN), facts(quiet=5.5, tty="reading", judged=judged)), Ask)
     p = pilot()
-    out = p.screen(GENERIC.stuck_after_s, Classification(state=UNKNOWN),
-                   facts(quiet=GENERIC.stuck_after_s, tty="busy", judge=lambda _=None: judged))
+    out = screen(p, GENERIC.stuck_after_s, Classification(state=UNKNOWN),
+                   facts(quiet=GENERIC.stuck_after_s, tty="busy", judged=judged))
     assert "busy and not waiting on its terminal" in records(out, "escalation")[0]["why"]
 
 
 def test_a_program_reading_its_terminal_is_judged_at_once_and_a_poller_when_it_shows_a_question():
     blank = Classification(state=UNKNOWN, rule_id="generic.undecided", block="", key="u@0:")
     p = pilot()
-    assert of(p.screen(0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="reading", judge=lambda _=None: blank)), Ask)
+    assert of(screen(p, 0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="reading", judged=blank)), Ask)
     menu = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Pick\n<Ok>", key="u@0:Pick <Ok>", asks=True)
     p = pilot()
-    assert of(p.screen(0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="polling", judge=lambda _=None: menu)), Ask)
+    assert of(screen(p, 0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="polling", judged=menu)), Ask)
     log = Classification(state=UNKNOWN, rule_id="generic.undecided", block="12:00 tick", key="u@0:tick")
     p = pilot()
-    assert not of(p.screen(0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="polling", judge=lambda _=None: log)), Ask)
+    assert not of(screen(p, 0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="polling", judged=log)), Ask)
     assert p.wake_at() == 3.0
 
 
@@ -191,16 +196,16 @@ def test_a_stale_screen_is_never_asked_about_after_typing():
     """A confirm that takes `y` without echoing it looked as before; 3 ms after Enter that stale screen went to the
     model as a new question. Until the screen changes, the answered prompt is still the question."""
     p = pilot()
-    (ask,) = of(p.screen(0.0, YN, facts()), Ask)
-    p.decided(0.0, ask.token, answer("y"), lambda: YN, 1, Modes())
-    p.typed(1.5, 7)
+    (ask,) = of(screen(p, 0.0, YN, facts()), Ask)
+    p.handle(0.0, Decided(ask.token, answer("y"), 1, Modes(), YN))
+    p.handle(1.5, Typed(7))
     unknown = Classification(state=UNKNOWN)
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Continue? [y/n]", key="u@3:Continue? [y/n]")
-    assert not of(p.screen(1.503, unknown, facts(quiet=5.0, content=7, judge=lambda _=None: judged)), Ask)
-    retry = p.screen(2.3, unknown, facts(quiet=5.8, content=7, judge=lambda _=None: judged))
+    assert not of(screen(p, 1.503, unknown, facts(quiet=5.0, content=7, judged=judged)), Ask)
+    retry = screen(p, 2.3, unknown, facts(quiet=5.8, content=7, judged=judged))
     assert records(retry, "enter_retry") and not of(retry, Ask)
-    p.typed(2.3, 7)
-    out = p.screen(2.6, unknown, facts(quiet=0.2, content=8, tty="reading", judge=lambda _=None: judged))  # it reacted
+    p.handle(2.3, Typed(7))
+    out = screen(p, 2.6, unknown, facts(quiet=0.2, content=8, tty="reading", judged=judged))  # it reacted
     assert not records(out, "enter_retry")
 
 
@@ -208,10 +213,10 @@ def test_an_undecided_screen_shown_again_after_its_answer_is_judged_again_told_w
     p = pilot()
     unknown = Classification(state=UNKNOWN)
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="> ", key="u@1:>")
-    (ask,) = of(p.screen(3.0, unknown, facts(quiet=3.0, judge=lambda _=None: judged)), Ask)
-    p.decided(3.1, ask.token, answer("help"), lambda: unknown, 1, Modes())
-    p.typed(3.2, 1)
-    out = p.screen(7.0, unknown, facts(quiet=3.8, content=2, judge=lambda _=None: judged))  # redrawn, still the same
+    (ask,) = of(screen(p, 3.0, unknown, facts(quiet=3.0, judged=judged)), Ask)
+    p.handle(3.1, Decided(ask.token, answer("help"), 1, Modes(), unknown))
+    p.handle(3.2, Typed(1))
+    out = screen(p, 7.0, unknown, facts(quiet=3.8, content=2, judged=judged))  # redrawn, still the same
     (again,) = of(out, Ask)
     assert not records(out, "escalation") and "'help' was typed here already" in again.notes[0]
 
@@ -219,8 +224,8 @@ def test_an_undecided_screen_shown_again_after_its_answer_is_judged_again_told_w
 def test_the_model_may_press_a_single_key_without_enter_on_an_undecided_screen():
     p = pilot()
     judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="(END)", key="u@1:(END)")
-    (ask,) = of(p.screen(3.0, Classification(state=UNKNOWN), facts(quiet=3.0, judge=lambda _=None: judged)), Ask)
-    out = p.decided(3.1, ask.token, answer("q", submit=False), lambda: Classification(state=UNKNOWN), 1, Modes())
+    (ask,) = of(screen(p, 3.0, Classification(state=UNKNOWN), facts(quiet=3.0, judged=judged)), Ask)
+    out = p.handle(3.1, Decided(ask.token, answer("q", submit=False), 1, Modes(), Classification(state=UNKNOWN)))
     assert [w.data for w in of(out, Type)[0].writes] == [b"q"]
 
 
@@ -231,19 +236,18 @@ WORKING = Classification(state="working", rule_id="claude.working", block="esc t
 def judged_done_by_nobody(p, out, now=2.0):
     """A turn end with rules only, no rule for it and no goal check (the decision path says PASS): done, as always."""
     (check,) = of(out, CheckGoal)
-    (ask,) = of(p.goal_checked(now, check.token, TurnFacts(None), Modes()), Ask)
+    (ask,) = of(p.handle(now, GoalChecked(check.token, TurnFacts(None), "❯")), Ask)
     assert ask.kind == "turn_end" and ask.question.kind == "turn_end"
-    return p.decided(now, ask.token, Decision(Verdict.PASS, source="rules", why="no rule of kind turn_end matches"), lambda: IDLE, 1,
-                     Modes())
+    return p.handle(now, Decided(ask.token, Decision(Verdict.PASS, source="rules", why="no rule of kind turn_end matches"), 1, Modes(), IDLE))
 
 
 def test_an_agent_given_its_task_is_starting_until_it_works_then_done_at_its_composer():
     p = pilot(CLAUDE, started_with_task=True)
-    out = p.screen(0.0, IDLE, facts())
+    out = screen(p, 0.0, IDLE, facts())
     assert not of(out, Ask) and records(out, "screen_state")[0]["state"] == "starting"
-    out = p.screen(1.0, WORKING, facts(quiet=0.0))
+    out = screen(p, 1.0, WORKING, facts(quiet=0.0))
     assert records(out, "agent_started")
-    out = p.screen(2.0, IDLE, facts())
+    out = screen(p, 2.0, IDLE, facts())
     assert not of(out, Close) and p.state == State.ASKING_QUESTION  # a turn end: judged first
     out = judged_done_by_nobody(p, out)
     assert p.state == State.COMPLETED and of(out, Close) and records(out, "turn_end")[0]["verdict"] == "done"
@@ -251,9 +255,9 @@ def test_an_agent_given_its_task_is_starting_until_it_works_then_done_at_its_com
 
 def test_an_agent_that_finished_its_task_unseen_completes_after_the_grace():
     p = pilot(CLAUDE, started_with_task=True)
-    p.screen(0.0, IDLE, facts())
+    screen(p, 0.0, IDLE, facts())
     assert p.wake_at() == 20.0
-    out = p.screen(20.0, IDLE, facts(quiet=20.0))
+    out = screen(p, 20.0, IDLE, facts(quiet=20.0))
     assert records(out, "agent_started")[0]["unseen"] is True and of(out, CheckGoal)  # its turn ended unseen: judged
     judged_done_by_nobody(p, out, 20.0)
     assert p.state == State.COMPLETED
@@ -261,38 +265,38 @@ def test_an_agent_that_finished_its_task_unseen_completes_after_the_grace():
 
 def test_without_a_task_the_idle_composer_takes_the_plan_send():
     p = pilot(CLAUDE, send="add a test")
-    out = p.screen(0.0, IDLE, facts())
+    out = screen(p, 0.0, IDLE, facts())
     assert [w.data for w in of(out, Type)[0].writes] == [b"add a test", b"\r"]
 
 
 def test_the_plan_send_is_typed_in_the_terminals_modes():
     p = pilot(CLAUDE, send="<up>")
-    out = p.screen(0.0, IDLE, facts(modes=Modes(app_cursor=True)))
+    out = screen(p, 0.0, IDLE, facts(modes=Modes(app_cursor=True)))
     assert [w.data for w in of(out, Type)[0].writes] == [b"\x1bOA"]  # SS3, as the program asked for
 
 
 def test_max_answers_stops_the_run_before_typing():
     p = pilot(max_answers=0)
-    (ask,) = of(p.screen(0.0, YN, facts()), Ask)
-    out = p.decided(0.1, ask.token, answer("y"), lambda: YN, 1, Modes())
+    (ask,) = of(screen(p, 0.0, YN, facts()), Ask)
+    out = p.handle(0.1, Decided(ask.token, answer("y"), 1, Modes(), YN))
     assert not of(out, Type) and p.exit_code == ExitCode.LIMIT
 
 
 def test_a_dry_run_previews_and_types_nothing():
     p = pilot(dry_run=True)
-    (ask,) = of(p.screen(0.0, YN, facts()), Ask)
-    out = p.decided(0.1, ask.token, answer("y"), lambda: YN, 1, Modes())
+    (ask,) = of(screen(p, 0.0, YN, facts()), Ask)
+    out = p.handle(0.1, Decided(ask.token, answer("y"), 1, Modes(), YN))
     assert not of(out, Type) and records(out, "would_send")[0]["keys"] == ["y", "<enter>"]
     assert p.preview["would_send"] == "y" and p.exit_code == ExitCode.OK
 
 
 def test_an_interactive_escalation_asks_a_human_and_types_the_reply():
     p = pilot(interactive=True)
-    (ask,) = of(p.screen(0.0, YN, facts()), Ask)
-    out = p.decided(0.1, ask.token, Decision.escalate("no rule"), lambda: YN, 1, Modes())
+    (ask,) = of(screen(p, 0.0, YN, facts()), Ask)
+    out = p.handle(0.1, Decided(ask.token, Decision.escalate("no rule"), 1, Modes(), YN))
     (human,) = of(out, AskHuman)
     assert p.state == State.AWAITING_INPUT
-    out = p.decided(5.0, human.token, answer("n", source="human"), lambda: YN, 1, Modes())
+    out = p.handle(5.0, Decided(human.token, answer("n", source="human"), 1, Modes(), YN))
     assert [w.data for w in of(out, Type)[0].writes] == [b"n", b"\r"] and records(out, "human_reply")
 
 
@@ -300,8 +304,8 @@ def test_menu_answer_moves_the_highlight_and_checks_it_before_enter():
     block = "? Pick one\n❯ Alpha\n  Beta\n  Gamma"
     c = Classification(state="menu", rule_id="prompts.menu", block=block, key="m@1:pick", anchor_row=1, submit=False, menu=parse(block))
     p = pilot()
-    (ask,) = of(p.screen(0.0, c, facts()), Ask)
-    out = p.decided(0.1, ask.token, answer("Gamma"), lambda: c, 1, Modes(app_cursor=True))
+    (ask,) = of(screen(p, 0.0, c, facts()), Ask)
+    out = p.handle(0.1, Decided(ask.token, answer("Gamma"), 1, Modes(app_cursor=True), c))
     writes = of(out, Type)[0].writes
     assert [w.data for w in writes] == [b"\x1bOB", b"\x1bOB", b"\r"]  # application cursor mode: SS3 arrows
     assert writes[-1].check == "Gamma" and records(out, "menu_choice")[0]["keys"] == "<down><down><enter>"
@@ -309,21 +313,21 @@ def test_menu_answer_moves_the_highlight_and_checks_it_before_enter():
 
 def test_settling_screens_change_nothing():
     p = pilot()
-    assert p.screen(0.0, Classification(state=SETTLING, recheck_after=0.3), facts(quiet=0.1)) == []
+    assert screen(p, 0.0, Classification(state=SETTLING, recheck_after=0.3), facts(quiet=0.1)) == []
     assert p.wake_at() == 0.3
 
 
 def test_a_prompt_re_asked_in_place_is_asked_again_not_left_silent():
     """A program that clears its line and asks the same question at the same row: its key was answered already."""
     p = pilot()
-    (ask,) = of(p.screen(0.0, YN, facts()), Ask)
-    p.decided(0.0, ask.token, answer("maybe"), lambda: YN, 1, Modes())
-    p.typed(0.1, 1)
+    (ask,) = of(screen(p, 0.0, YN, facts()), Ask)
+    p.handle(0.0, Decided(ask.token, answer("maybe"), 1, Modes(), YN))
+    p.handle(0.1, Typed(1))
     other = Classification(state="working", rule_id="generic.spinner", block="checking")
-    p.screen(0.5, other, facts(quiet=0.0, content=2))  # the answer was taken: the watch ends
-    assert not of(p.screen(1.0, YN, facts(quiet=0.2, content=2)), Ask)
+    screen(p, 0.5, other, facts(quiet=0.0, content=2))  # the answer was taken: the watch ends
+    assert not of(screen(p, 1.0, YN, facts(quiet=0.2, content=2)), Ask)
     assert p.wake_at() == 3.8
-    out = p.screen(3.8, YN, facts(quiet=3.0, content=2))
+    out = screen(p, 3.8, YN, facts(quiet=3.0, content=2))
     assert records(out, "asked_again") and of(out, Ask)
 
 
@@ -331,6 +335,6 @@ def test_a_prompt_printed_by_a_program_that_is_not_reading_waits_until_it_reads(
     """Waiting is not working, and working is not waiting: `Deploy now? [y/N]` printed by a script that then sleeps got
     a `y` typed into its input, for whatever reads next."""
     p = pilot()
-    out = p.screen(1.0, YN, facts(tty="busy"))
+    out = screen(p, 1.0, YN, facts(tty="busy"))
     assert not of(out, Ask) and records(out, "screen_state")[-1]["rule_id"] == "kernel.busy" and p.wake_at() == 1.25
-    assert of(p.screen(1.25, YN, facts(tty="reading")), Ask)
+    assert of(screen(p, 1.25, YN, facts(tty="reading")), Ask)

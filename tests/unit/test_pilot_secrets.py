@@ -8,17 +8,18 @@ from cursorpilot.decide.deliver import Delivered, Tell
 from cursorpilot.decide.question import Decision
 from cursorpilot.detect.classifier import Classification
 from cursorpilot.keys import Modes
-from cursorpilot.pty.facts import Ask, AskHuman, Type
+from cursorpilot.pty.facts import Ask, AskHuman, Decided, GoalChecked, Screen, Started, Type, Typed
+
 from cursorpilot.secret import masked
-from tests.unit.test_pilot import answer, facts, of, pilot, records
+from tests.unit.test_pilot import answer, facts, of, pilot, records, screen
 
 PASSWORD = Classification(state="input", rule_id="generic.waiting_input", block="Password:", key="w@3:Password:", anchor_row=3)
 NAME = Classification(state="input", rule_id="generic.waiting_input", block="Name:", key="w@3:Name:", anchor_row=3)
 
 
 def typed_at(p, c, reply, echo_off=False, **kw):
-    (ask,) = of(p.screen(0.0, c, facts_with(echo_off)), Ask)
-    return ask, p.decided(0.1, ask.token, answer(reply, **kw), lambda: c, 1, Modes())
+    (ask,) = of(screen(p, 0.0, c, facts_with(echo_off)), Ask)
+    return ask, p.handle(0.1, Decided(ask.token, answer(reply, **kw), 1, Modes(), c))
 
 
 def facts_with(echo_off: bool):
@@ -62,10 +63,10 @@ def test_a_named_secret_nobody_gave_is_escalated_and_nothing_typed():
 
 def test_a_person_asked_at_a_hidden_prompt_types_unseen_and_is_recorded_masked():
     p = pilot(interactive=True)
-    (ask,) = of(p.screen(0.0, PASSWORD, facts_with(True)), Ask)
-    (human,) = of(p.decided(0.1, ask.token, Decision.escalate("no idea"), lambda: PASSWORD, 1, Modes()), AskHuman)
+    (ask,) = of(screen(p, 0.0, PASSWORD, facts_with(True)), Ask)
+    (human,) = of(p.handle(0.1, Decided(ask.token, Decision.escalate("no idea"), 1, Modes(), PASSWORD)), AskHuman)
     assert human.secret
-    out = p.decided(0.5, human.token, answer("hunter2", source="human"), lambda: PASSWORD, 1, Modes())
+    out = p.handle(0.5, Decided(human.token, answer("hunter2", source="human"), 1, Modes(), PASSWORD))
     assert records(out, "human_reply") == [{"text": "hunter2", "secret": True}]  # the transcript masks it as it writes
     assert records(out, "answer")[0]["reply"] == masked("hunter2")
 

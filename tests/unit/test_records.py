@@ -17,7 +17,7 @@ from cursorpilot import records
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "cursorpilot"
 # emit() calls whose type is not a literal: the PTY loop writes the pilot's Record effects, scanned as Record(...) below
-DYNAMIC_EMITS = {"pty/loop.py": 1, "acp/step.py": 1, "headless/step.py": 1}  # (the channels' loops write their pilot's Records)
+DYNAMIC_EMITS = {"host.py": 1}  # (the host and the loops write their pilot's Records)
 
 
 @dataclass

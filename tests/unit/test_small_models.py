@@ -70,7 +70,7 @@ def test_the_schema_allows_only_the_offered_answers_and_keeps_the_empty_one_and_
     schema = reply_schema(("y", "n"))
     assert schema["properties"]["text"] == {"type": "string", "enum": ["", "y", "n"]}
     assert schema["properties"]["action"]["enum"] == ["type", "wait", "human"]
-    assert schema["required"] == ["action", "text", "submit"] and schema["additionalProperties"] is False
+    assert schema["required"] == ["action", "text", "submit", "question"] and schema["additionalProperties"] is False
     assert reply_schema(())["properties"]["text"] == {"type": "string"}  # free text stays free
     assert schema_for("turn_end", ("y",))[0] == "judge_turn"  # a verdict is never constrained to a question's keys
 

@@ -15,8 +15,15 @@ from cursorpilot.detect.profiles import load_profile
 from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes
 from cursorpilot.machine import State
-from cursorpilot.pty.facts import Ask, AskHuman, Close, PilotConfig, ScreenFacts, Type
+from cursorpilot.pty import facts as ptyf
+from cursorpilot.pty.facts import Ask, AskHuman, Close, PilotConfig, Screen, ScreenFacts, Type, Typed
 from cursorpilot.pty.pilot import Pilot
+
+
+def screen(p, now, c, f):
+    """A classified screen, as the loop hands it to the pilot."""
+    return p.handle(now, Screen(c, f))
+
 
 CLAUDE = load_profile("claude")
 IDLE = Classification(state="idle", rule_id="claude.idle", block="❯", key="claude.idle@30:❯", anchor_row=30)
@@ -146,38 +153,37 @@ def test_the_question_carries_what_happened_the_check_and_the_last_message():
 # -- the PTY pilot -------------------------------------------------------------------------------------------------------
 def pty(**turns) -> Pilot:
     p = Pilot(PilotConfig(CLAUDE, started_with_task=True, turns=TurnConfig(**turns)), RunCounts())
-    p.started()
-    p.screen(0.0, WORKING, ScreenFacts("", 1, 0.0))
+    p.handle(0.0, ptyf.Started())
+    screen(p, 0.0, WORKING, ScreenFacts("", 1, 0.0))
     return p
 
 
 def stops(p, now, said="⎿ Request cancelled.", c=IDLE, content=2, check=None):
     """The agent is back at its composer: the pilot asks for the goal check; the loop hands it the facts."""
-    out = p.screen(now, c, ScreenFacts("", content, 1.0, said=lambda *_: said))
+    out = screen(p, now, c, ScreenFacts("", content, 1.0))
     (goal,) = of(out, CheckGoal)
-    return p.goal_checked(now, goal.token, TurnFacts(check), Modes())
+    return p.handle(now, ptyf.GoalChecked(goal.token, TurnFacts(check), said))
 
 
 def test_pty_a_denial_then_a_wait_gets_the_governing_prompts_instruction_then_done():
     p = pty()
-    (ask,) = of(p.screen(0.5, APPROVAL, ScreenFacts("", 1, 1.0)), Ask)
+    (ask,) = of(screen(p, 0.5, APPROVAL, ScreenFacts("", 1, 1.0)), Ask)
     denied = Decision(Verdict.ANSWER, text="No", source="policy:delete", denied="delete")
-    p.decided(0.7, ask.token, denied, lambda: APPROVAL, 1, Modes())
-    p.typed(0.8, 1)
-    p.screen(1.0, WORKING, ScreenFacts("", 2, 0.0))
+    p.handle(0.7, ptyf.Decided(ask.token, denied, 1, Modes(), APPROVAL))
+    p.handle(0.8, Typed(1))
+    screen(p, 1.0, WORKING, ScreenFacts("", 2, 0.0))
     (turn,) = of(stops(p, 2.0), Ask)
     assert turn.question.text == "⎿ Request cancelled." and any("the deny policy refused" in n for n in turn.question.notes)
-    out = p.decided(2.1, turn.token, model("continue", GOVERNING_SAYS, "the prompt says what to do after a denial"), lambda: IDLE, 2,
-                    Modes())
+    out = p.handle(2.1, ptyf.Decided(turn.token, model("continue", GOVERNING_SAYS, "the prompt says what to do after a denial"), 2, Modes(), IDLE))
     (typed,) = of(out, Type)
     assert [w.data for w in typed.writes] == [GOVERNING_SAYS.encode(), b"\r"]
     [rec] = records(out, "turn_end")
     assert (rec["verdict"], rec["sent"], rec["turn"], rec["source"]) == ("continue", GOVERNING_SAYS, 1, "openai:gpt-4o-mini")
     assert records(out, "answer")[0]["kind"] == "turn_end" and records(out, "answer")[0]["prompt"] == "⎿ Request cancelled."
-    p.typed(2.5, 2)
-    p.screen(3.0, WORKING, ScreenFacts("", 3, 0.0))
+    p.handle(2.5, Typed(2))
+    screen(p, 3.0, WORKING, ScreenFacts("", 3, 0.0))
     (turn,) = of(stops(p, 4.0, said="I left data/ alone. Done.", content=4), Ask)
-    out = p.decided(4.1, turn.token, model("done"), lambda: IDLE, 4, Modes())
+    out = p.handle(4.1, ptyf.Decided(turn.token, model("done"), 4, Modes(), IDLE))
     assert p.state == State.COMPLETED and p.exit_code == ExitCode.OK and of(out, Close)
 
 
@@ -187,7 +193,7 @@ def test_pty_a_closing_question_in_prose_is_a_turn_end_that_carries_it():
     p = pty()
     (turn,) = of(stops(p, 2.0, said="Done. Which port should it use?", c=prose), Ask)
     assert turn.question.closing.text == "Which port should it use?" and turn.question.closing.kind == "question"
-    out = p.decided(2.1, turn.token, model("continue", "8080"), lambda: prose, 2, Modes())
+    out = p.handle(2.1, ptyf.Decided(turn.token, model("continue", "8080"), 2, Modes(), prose))
     assert [w.data for w in of(out, Type)[0].writes] == [b"8080", b"\r"]
 
 
@@ -203,29 +209,29 @@ def test_pty_the_goal_check_decides_and_a_limit_says_which():
 def test_pty_blocked_needs_a_human_who_sees_the_agents_message_and_whose_reply_is_typed():
     p = pty()
     (turn,) = of(stops(p, 2.0, said="I need the deploy key."), Ask)
-    out = p.decided(2.1, turn.token, model("blocked", why="the deploy key"), lambda: IDLE, 2, Modes())
+    out = p.handle(2.1, ptyf.Decided(turn.token, model("blocked", why="the deploy key"), 2, Modes(), IDLE))
     assert p.exit_code == ExitCode.HUMAN_NEEDED and records(out, "escalation")[0]["prompt"] == "I need the deploy key."
     p = Pilot(PilotConfig(CLAUDE, started_with_task=True, turns=TurnConfig()), RunCounts(interactive=True))
-    p.started()
-    p.screen(0.0, WORKING, ScreenFacts("", 1, 0.0))
+    p.handle(0.0, ptyf.Started())
+    screen(p, 0.0, WORKING, ScreenFacts("", 1, 0.0))
     (turn,) = of(stops(p, 2.0, said="I need the deploy key."), Ask)
-    (human,) = of(p.decided(2.1, turn.token, model("blocked", why="the deploy key"), lambda: IDLE, 2, Modes()), AskHuman)
+    (human,) = of(p.handle(2.1, ptyf.Decided(turn.token, model("blocked", why="the deploy key"), 2, Modes(), IDLE)), AskHuman)
     assert human.prompt == "I need the deploy key." and human.why == "the deploy key"
-    out = p.decided(9.0, human.token, Decision(Verdict.ANSWER, text="It is in ~/keys/deploy.", source="human"), lambda: IDLE, 2, Modes())
+    out = p.handle(9.0, ptyf.Decided(human.token, Decision(Verdict.ANSWER, text="It is in ~/keys/deploy.", source="human"), 2, Modes(), IDLE))
     assert of(out, Type)[0].writes[0].data == b"It is in ~/keys/deploy."
 
 
 def test_pty_impossible_stops_with_exit_1_and_says_why():
     p = pty()
     (turn,) = of(stops(p, 2.0), Ask)
-    p.decided(2.1, turn.token, model("impossible", why="the goal needs the data deleted; the policy forbids it"), lambda: IDLE, 2, Modes())
+    p.handle(2.1, ptyf.Decided(turn.token, model("impossible", why="the goal needs the data deleted; the policy forbids it"), 2, Modes(), IDLE))
     assert p.exit_code == ExitCode.FAILED and p.reason == "the goal can't be met: the goal needs the data deleted; the policy forbids it"
 
 
 def test_pty_an_agent_that_goes_on_while_its_turn_is_judged_was_not_at_a_turn_end():
     p = pty()
     (turn,) = of(stops(p, 2.0), Ask)
-    out = p.decided(2.1, turn.token, model("continue", "Go on."), lambda: WORKING, 3, Modes())
+    out = p.handle(2.1, ptyf.Decided(turn.token, model("continue", "Go on."), 3, Modes(), WORKING))
     assert records(out, "reply_discarded") and not of(out, Type) and p.turns.turn == 0 and p.state == State.RUNNING
 
 
@@ -273,7 +279,7 @@ def test_a_verdict_ends_a_step_the_same_way_on_both_channels(verdict, code):
     d = parse("what?", "openai:m", False) if verdict == "garbage" else model(verdict)
     p = pty()
     (ask,) = of(stops(p, 2.0), Ask)
-    p.decided(2.1, ask.token, d, lambda: IDLE, 2, Modes())
+    p.handle(2.1, ptyf.Decided(ask.token, d, 2, Modes(), IDLE))
     a = acp()
     (acp_ask,) = of(turn(a, 1.0, "Request cancelled."), AcpAsk)
     a.handle(2.0, Decided(acp_ask.token, d))
@@ -339,10 +345,10 @@ def test_no_progress_at_the_last_allowed_turn_stops_at_the_limit_and_says_both()
 
 def test_an_instruction_the_answer_cap_stops_is_held_for_resume_and_not_recorded_as_sent():
     p = Pilot(PilotConfig(CLAUDE, started_with_task=True), RunCounts(max_answers=0))
-    p.started()
-    p.screen(0.0, WORKING, ScreenFacts("", 1, 0.0))
+    p.handle(0.0, ptyf.Started())
+    screen(p, 0.0, WORKING, ScreenFacts("", 1, 0.0))
     (judged,) = of(stops(p, 2.0), Ask)
-    out = p.decided(2.1, judged.token, model("continue", "Add the test."), lambda: IDLE, 2, Modes())
+    out = p.handle(2.1, ptyf.Decided(judged.token, model("continue", "Add the test."), 2, Modes(), IDLE))
     [rec] = records(out, "turn_end")
     assert (rec["sent"], rec["pending"]) == (None, "Add the test.") and not of(out, Type) and p.exit_code == ExitCode.LIMIT
     a = AcpPilot(AcpPilotConfig(task="t", governing_prompt="", cwd="/w"), RunCounts(max_answers=0))

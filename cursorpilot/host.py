@@ -1,0 +1,90 @@
+"""What every channel's loop shares, said once: the StepHost.
+
+A channel (pty/loop.py, acp/step.py, headless/step.py) is a pure pilot beside a loop that does its I/O. The loops had
+copied each other's scaffolding and started to drift (a turn end counted on one channel and not another, waits counted
+only on the PTY). The host owns what they share: the decision path for the step (the Decider and its prompt filer),
+the counts the run's limits read, the worker threads that answer off the loop, the effects every pilot returns (a
+record, a word for the person watching, an answer delivered), the goal check of a turn end, the program's environment
+and its mark, and the cleanup (counts handed back, nothing the program started left running). Each loop keeps only its
+own effects (keys on a screen, replies over a protocol).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import structlog
+
+from cursorpilot import goalcheck, reaper
+from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide.decider import Decider
+from cursorpilot.decide.deliver import Delivered, Record, RunCounts, Tell
+from cursorpilot.decide.turns import TurnFacts
+from cursorpilot.events import Sink
+from cursorpilot.program_env import program_env
+from cursorpilot.session import RunSession, StepBase
+
+STEP_RECORDS = ("answer", "would_send", "turn_end", "program_started", "program_exited", "terminal_ignored")  # with the step's number
+LEFTOVERS_GRACE = 3.0  # what the program left running: SIGTERM, then SIGKILL after this long
+
+
+class StepHost:
+    def __init__(self, run: RunSession, step: StepBase, sink: Sink, *, workers: int, name: str, cwd: str | None = None):
+        self.run, self.step, self.sink, self.tx = run, step, sink, run.tx
+        self.cwd = cwd
+        self.counts = RunCounts(answers=run.answers, max_answers=run.max_answers, escalations=run.escalations,
+                                dry_run=run.dry_run, interactive=run.interactive)
+        label = f"{step.index}/{step.total}: {step.name}"
+        self.decider = Decider(run, step.governing_prompt, cwd, step.rules, PromptFiler(run, step.index, label, cwd, step.governing_prompt))
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
+        self.mark = f"{run.run_id}-{step.index}"  # in the environment of everything the program starts (reaper.py)
+        self._log = structlog.get_logger("cursorpilot")
+
+    @staticmethod
+    def workdir(step: StepBase) -> str:
+        return os.path.abspath(step.cwd or os.getcwd())
+
+    def env(self) -> tuple[dict[str, str], list[str]]:
+        """The program's environment (marked, the CI variables hidden unless kept) and the names hidden."""
+        return program_env(self.step.env, self.mark, self.run.keep_ci_env)
+
+    def shared(self, e: object, before_answer: Callable[[], None] | None = None) -> bool:
+        """Carry out an effect every pilot returns (True), or leave it to the loop (False)."""
+        if isinstance(e, Record):
+            self.tx.emit(e.type, **({"step": self.step.index} if e.type in STEP_RECORDS else {}), **e.fields)
+            if e.type == "wait":
+                self.run.usage["waits"] += 1  # judged "nobody is asked": reported apart from answers
+            elif e.type == "turn_end" and "verdict" in e.fields:
+                self.run.turn_ended(self.step.index, e.fields)
+            elif e.type == "state":
+                self._log.debug("transition", trigger=e.fields["event"], before=e.fields["from"], after=e.fields["to"])
+            return True
+        if isinstance(e, Tell):
+            if e.what == "answer":
+                if before_answer is not None:
+                    before_answer()  # (the PTY shows what was asked before what was answered)
+                self.sink.answer(e.prompt, e.text, e.source, e.changed)
+            else:
+                self.sink.note(e.text)
+            return True
+        if isinstance(e, Delivered):
+            self.decider.delivered(e.prompt, e.text)
+            return True
+        return False
+
+    def turn_facts(self) -> TurnFacts:
+        """A turn end's facts: the goal check and the working tree (slow: run it off the loop, on `pool`)."""
+        return goalcheck.turn_facts(self.step.done_when, self.cwd or self.workdir(self.step), self.step.env, self.mark, self.run,
+                                    self.step.check_timeout)
+
+    def close(self) -> None:
+        """The step is over: its counts go back to the run, its workers stop, what the program left running is ended."""
+        self.run.answers, self.run.escalations = self.counts.answers, self.counts.escalations
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        ended = reaper.end_all(self.mark, grace=LEFTOVERS_GRACE)
+        if ended:
+            self.tx.emit("descendants_ended", step=self.step.index, processes=[e.record() for e in ended])
+            self.sink.note(f"ended {len(ended)} process(es) the program left running: "
+                           + ", ".join(f"{e.pid} {e.command[:60]}" for e in ended))

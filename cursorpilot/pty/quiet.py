@@ -1,0 +1,132 @@
+"""The PTY pilot's rules for a quiet screen, PURE (a part of pty/pilot.py's Pilot): working is not waiting, and waiting
+is not working.
+
+A program the kernel sees busy (sleeping, computing, waiting on the network or a child, not on its terminal) is working,
+whatever its still screen shows: it is left to work, looked at again every BUSY_LOOK, and a human is asked at
+stuck_after. A program that may be waiting on its terminal gets a decision on a screen no rule explains within
+`judge_after` (never silence): judged by the model (which may say WAIT: backoff), or escalated with rules only. A prompt
+answered before and shown again, unchanged, is asked again after undecided_after, told what was typed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cursorpilot.decide.deliver import Record
+from cursorpilot.decide.question import Decision, Kind
+from cursorpilot.detect.classifier import Classification
+from cursorpilot.machine import Event
+from cursorpilot.pty.facts import Effect, ScreenFacts
+
+if TYPE_CHECKING:
+    from cursorpilot.pty.pilot import Pilot, _Asking
+
+WAIT_BACKOFF_CAP = 60.0  # the longest a quiet unknown screen waits to be judged after WAIT answers in a row
+BUSY_LOOK = 0.25  # a quiet program the kernel sees busy is looked at this often: it may turn to its terminal any time
+
+
+class QuietRules:
+    """Pilot's rules for quiet screens (a mixin: the state is the Pilot's)."""
+
+    __slots__ = ()
+
+    def _working(self: Pilot, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+        rule = next((r for r in self.profile.rules if r.id == c.rule_id), None)
+        progress = rule is None or rule.progress
+        self.worked = self.worked or progress
+        out: list[Effect] = []
+        if progress and self.starting:
+            self.starting = False
+            out.append(Record("agent_started", {"rule_id": c.rule_id}))
+        self.waits_in_a_row = 0
+        stuck_after = self.profile.stuck_after_s
+        if facts.quiet_for >= stuck_after:
+            return out + self._escalate(c, f"stuck: working marker with no screen change for {stuck_after:g}s")
+        # a marker that stops moving is looked at again soon: the kernel may say the program reads its terminal (a
+        # static `...` line above a prompt), and then it is a question, not work
+        self._wake_by(min(now + BUSY_LOOK, now + stuck_after - facts.quiet_for))
+        return out
+
+    def _undecided(self: Pilot, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+        """Quiet, no working marker, no rule: the screen gets a decision within `judge_after` (never silence), unless
+        the kernel sees the program busy: then it is working (`_left_to_work`). A screen judged WAIT is judged again
+        once the backoff has passed (each WAIT in a row doubles it) and, still unchanged after stuck_after_s, goes to a
+        human. A screen answered before and shown again is judged again, told so."""
+        if facts.judged is None:
+            return []
+        if facts.tty == "busy":
+            return self._left_to_work(now, c, facts)
+        self._busy_since = None
+        judged = facts.judged
+        key = judged.key or ""
+        delay = self.judge_after(facts.tty, judged.asks)
+        if c.recheck_after is not None:  # a rule waits for more quiet (an idle composer): it speaks first, in time
+            delay = max(delay, min(facts.quiet_for + c.recheck_after, self.profile.undecided_after_s))
+        since = now - facts.quiet_for
+        if key in self.waited:
+            since = max(since, self.waited[key])
+            if facts.quiet_for >= self.profile.stuck_after_s:
+                return self._escalate(judged, f"stuck: judged WAIT, unchanged for {self.profile.stuck_after_s:g}s", Kind.UNDECIDED.value)
+        if now < since + delay:
+            self._wake_by(since + delay)
+            return []
+        notes = self._not_taken(self._typed[key]) if key in self.answered and key in self._typed else ()
+        return self._ask(judged, Kind.UNDECIDED.value, notes)
+
+    def _left_to_work(self: Pilot, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+        """The kernel sees the program busy, not waiting on its terminal: it is working, whatever its still screen shows.
+        Said once (`kernel.busy`), looked at again every BUSY_LOOK, and a human asked once quiet for stuck_after_s."""
+        out: list[Effect] = []
+        if self._busy_since is None:
+            self._busy_since = now
+            out.append(Record("screen_state", {"state": "working", "rule_id": "kernel.busy", "prompt": c.block or None,
+                                               "evidence": "the kernel sees it busy, not waiting on its terminal", "error": None}))
+        stuck_after = self.profile.stuck_after_s
+        if facts.quiet_for >= stuck_after:
+            return out + self._escalate(c, f"stuck: quiet for {stuck_after:g}s, busy and not waiting on its terminal")
+        self._wake_by(min(now + BUSY_LOOK, now - facts.quiet_for + stuck_after))
+        return out
+
+    def judge_after(self: Pilot, tty: str | None, asks: bool) -> float:
+        """How long a screen no rule explains, of a program that may be waiting on its terminal, stays quiet before it
+        is judged: the one deadline of never-silent (a busy one is working: `_left_to_work`)."""
+        after = self.profile.undecided_after_s
+        if tty == "reading" or (tty == "polling" and asks):
+            after = min(after, self.profile.quick_judge_s)  # the kernel confirms it waits for input
+        if self.waits_in_a_row:  # the model said WAIT: the next judgement backs off from the full deadline
+            after = max(after, self.profile.undecided_after_s)
+        return min(after * 2 ** min(self.waits_in_a_row, 6), max(WAIT_BACKOFF_CAP, after))
+
+    def _waited(self: Pilot, now: float, a: _Asking, d: Decision) -> list[Effect]:
+        self.waited[a.c.key or ""] = now
+        self.waits_in_a_row += 1
+        self._wake_by(now)  # look again: the next judgement of this screen gets its deadline
+        return [Record("wait", {"rule_id": a.c.rule_id, "prompt": a.c.block, "source": d.source, "why": d.why,
+                                "waits_in_a_row": self.waits_in_a_row}), *self._apply(Event.NO_REPLY, a.c)]
+
+    def _asked_again(self: Pilot, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+        """A prompt answered before is on screen again after the program took the answer. On a screen that changed (an
+        error line above, a file gone from a listing) it is a new question, asked at once; on the very same screen (a
+        program that clears its line and asks again in place), after undecided_after. Either way told what was typed
+        before; the loop breaker ends a program that keeps asking. One that is busy is working: left to work."""
+        if facts.tty == "busy":
+            return self._left_to_work(now, c, facts)
+        if facts.text.rstrip() == self._asked_on.get(c.key or ""):
+            due = now - facts.quiet_for + self.profile.undecided_after_s
+            if now < due:
+                self._wake_by(due)
+                return []
+        self.answered.pop(c.key or "", None)
+        return [Record("asked_again", {"rule_id": c.rule_id, "prompt": c.block}), *self._ask(c, None, self._typed_before(c.key or ""))]
+
+    def _typed_before(self: Pilot, key: str) -> tuple[str, ...]:
+        if key not in self._typed:
+            return ()
+        return (f"{self._typed[key]!r} was typed at this prompt before, and the program took it (its screen changed) and "
+                "asks again: answer what it asks now.",)
+
+    @staticmethod
+    def _not_taken(typed: str) -> tuple[str, ...]:
+        return (f"{typed!r} was typed here already, and the screen did not change at all: the program waits on its "
+                "terminal again, so the answer was not taken. Answer what this screen asks now (differently, if that "
+                "answer cannot work), or ask for a human.",)

@@ -1,0 +1,156 @@
+"""Keys on their way out, PURE: a snapshot and `now` in, what to write and what to record out.
+
+The pilot decides *what* is typed (pty/keystrokes.py makes the bytes); this says *when* each key goes: after its delay;
+Enter only once the text before it shows near the cursor (a filter or a completion has caught up; ECHO_WAIT at most),
+never when one key alone already took the question away (its Enter would accept the next question's default); a menu's
+Enter only once the highlight stands on the option chosen (HIGHLIGHT_WAIT at most, then nothing is pressed and a person
+decides). The loop writes what this hands out, and owns no rule of its own.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from cursorpilot.decide.deliver import Record
+from cursorpilot.detect.menu import buttons, highlighted_row
+from cursorpilot.detect.menu import parse as parse_menu
+from cursorpilot.detect.snapshot import Snapshot
+from cursorpilot.keys import Write
+
+HIGHLIGHT_WAIT = 1.5  # how long the highlight may take to reach the chosen option before Enter
+ECHO_WAIT = 1.5  # how long typed text may take to show before Enter goes anyway
+RECHECK = 0.01  # how soon a condition on screen is looked at again
+
+
+@dataclass(frozen=True, slots=True)
+class KeyView:
+    """What the typist reads when a key falls due: the screen, its version (every byte fed counts), the echo."""
+
+    snap: Snapshot
+    version: int
+    no_echo: bool  # the terminal reads a line with echo off: typed text never shows
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """Write these bytes now (the loop records them in the cast too; `keys_sent` comes with it)."""
+
+    data: bytes
+    secret: bool
+
+
+@dataclass(frozen=True, slots=True)
+class KeysOut:
+    """Every key of the answer is out: the loop renders what the screen shows now and says so (a `Typed` fact)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HighlightMissed:
+    """The menu's highlight never reached the chosen option: Enter was not pressed."""
+
+    expected: str
+    seen: str
+    block: str
+
+
+Out = Send | KeysOut | HighlightMissed | Record
+
+
+@dataclass(slots=True)
+class Typist:
+    queue: deque[Write] = field(default_factory=deque)
+    next_at: float = 0.0
+    _check_until: float | None = None
+    _typed_at: int = -1  # the screen's version when the text before an Enter was written
+    _typed_cursor: tuple[int, int] = (0, 0)  # ...and where the cursor was
+    _typed_secret: bool = False  # ...and whether that text was a secret
+
+    def schedule(self, writes: tuple[Write, ...], now: float) -> None:
+        if not self.queue:
+            self.next_at = now + (writes[0].delay if writes else 0.0)
+        self.queue.extend(writes)
+
+    def clear(self) -> None:
+        self.queue.clear()
+        self._check_until = None
+
+    def due_at(self) -> float | None:
+        return self.next_at if self.queue else None
+
+    def step(self, now: float, view: KeyView) -> list[Out]:
+        """The key that is due, if its conditions hold: at most one write, with its record."""
+        out: list[Out] = []
+        while self.queue and now >= self.next_at:
+            w = self.queue[0]
+            if w.check is not None and not self._highlight_reached(w.check, w.check_from, now, view, out):
+                return out
+            if w.echo is not None:
+                verdict = self._enter_due(w, now, view, out)
+                if verdict == "wait":
+                    return out
+                if verdict == "skip":
+                    self._check_until = None
+                    self.queue.popleft()
+                    out.append(Record("enter_skipped", {"reason": "the program took the answer without Enter", "prompt": w.prompt}))
+                    if not self.queue:
+                        out.append(KeysOut())
+                    continue
+            self._check_until = None
+            self.queue.popleft()
+            text = w.data.decode("utf-8", "replace")
+            secret = w.secret or (text == w.label and view.no_echo)  # typed while echo is off: a secret, whoever chose it
+            out += [Send(w.data, secret), Record("keys_sent", {"keys": w.label, "data": text, "hex": w.data.hex(), "secret": secret or None})]
+            self._typed_secret = secret
+            if self.queue:
+                self.next_at = now + self.queue[0].delay
+                self._typed_at, self._typed_cursor = view.version, (view.snap.cursor_x, view.snap.cursor_y)
+            else:
+                out.append(KeysOut())
+            return out
+        return out
+
+    def _wait_for(self, now: float, wait: float) -> bool:
+        """Keep waiting for a condition on screen (True), or give up (False): its deadline has passed."""
+        if self._check_until is None:
+            self._check_until = now + wait
+        if now < self._check_until:
+            self.next_at = now + RECHECK
+            return True
+        self._check_until = None
+        return False
+
+    def _highlight_reached(self, label: str, anchor_row: int, now: float, view: KeyView, out: list[Out]) -> bool:
+        """Is the menu's highlight on `label`? If not yet, wait a little for the redraw; in the end, nothing is pressed."""
+        snap = view.snap
+        top = max(0, anchor_row - snap.scrolled)
+        menu = parse_menu(list(snap.lines[top:]), *snap.rel(top)) or buttons(snap.lines, snap.cursor_x, snap.cursor_y)
+        if menu is not None and menu.current.label == label or highlighted_row(snap.lines[top:], label):
+            return True
+        if self._wait_for(now, HIGHLIGHT_WAIT):
+            return False
+        self.clear()
+        out.append(HighlightMissed(label, menu.current.label if menu else "no menu", "\n".join(snap.lines[top:]).strip()))
+        return False
+
+    def _enter_due(self, w: Write, now: float, view: KeyView, out: list[Out]) -> str:
+        """send | wait | skip: Enter goes once the typed text shows near the cursor; it is skipped when a single key made
+        the question leave the screen; it goes anyway when nothing shows in time."""
+        if self._check_until is None and view.no_echo:  # asked once per Enter, not on every poll of the wait
+            return "send"
+        snap = view.snap
+        if view.version != self._typed_at:
+            one_key = len((w.echo or "").strip()) == 1  # only a single key can have been an answer by itself (y at a confirm)
+            if one_key and w.prompt and " ".join(w.prompt.split()) not in " ".join(snap.text().split()):
+                return "skip"
+            tail = " ".join((w.echo or "")[-40:].split())
+            rows = snap.lines[max(0, snap.cursor_y - 8) : snap.cursor_y + 2]  # Ink parks the cursor under its input box
+            if any(" ".join(row.rstrip(" │┃║|█▌▋▏_").split()).endswith(tail) for row in rows):  # a drawn cursor after it
+                return "send"
+            x, y = self._typed_cursor
+            if snap.cursor_y == y and snap.cursor_x - x >= len(w.echo or ""):
+                return "send"  # a masked field: the cursor moved on by the text's length (****)
+        if self._wait_for(now, ECHO_WAIT):
+            return "wait"
+        out.append(Record("echo_not_seen", {"text": w.echo, "waited_s": ECHO_WAIT, "secret": self._typed_secret or None}))
+        return "send"

@@ -1,0 +1,74 @@
+"""What the PTY loop knows of the program's screen between two looks: the rendered screen, when it last changed, when
+to render it again, what the kernel says of the program. I/O-free bookkeeping for pty/loop.py.
+
+A screen is rendered when output pauses for RENDER_PAUSE (a prompt is complete), or at most every RENDER_EVERY while it
+keeps streaming (less often in a flood: each render is a pass over it); a repaint with equal content is no change.
+The kernel is asked at most every KERNEL_EVERY, and only while output is quiet (a program that streams is not waiting).
+"""
+
+from __future__ import annotations
+
+from cursorpilot.detect.snapshot import Snapshot
+from cursorpilot.pty import kernel
+from cursorpilot.pty.screen import TerminalScreen
+
+RENDER_EVERY = 0.1  # re-render a screen that keeps changing at most this often
+RENDER_PAUSE = 0.02  # ...and whenever output has paused this long (a prompt is complete; not every 20 ms of a stream)
+FLOOD_BYTES = 1 << 20  # more output than this since the last render is a flood:
+FLOOD_RENDER_EVERY = 0.5  # render it less often (each render then costs a pass over the flood)
+KERNEL_EVERY = 0.03  # how often the kernel is asked whether the program waits on its terminal
+
+
+class ScreenView:
+    def __init__(self, screen: TerminalScreen, now: float):
+        self.screen = screen
+        self.last_output = self.last_change = now
+        self.dirty = False
+        self.unrendered = 0
+        self.version = 0  # changes when what is shown changes (a repaint with equal content does not)
+        self.look_at: float | None = None  # classify again at this time (the screen changed, or the pilot asked)
+        self.last_render = 0.0
+        self._content: tuple[str, ...] = ()
+        self._tty: str | None = None
+        self._tty_at = 0.0
+        self.watch: kernel.TtyWatch | None = None
+
+    def fed(self, n: int, now: float) -> None:
+        self.last_output, self.dirty = now, True
+        self.unrendered += n
+
+    def render_due(self, now: float) -> float | None:
+        """When the screen should be rendered next, if it changed since the last render."""
+        if not self.dirty:
+            return None
+        return min(self.last_render + RENDER_EVERY, self.last_output + RENDER_PAUSE)
+
+    def render_if_due(self, now: float) -> bool:
+        """Render when output paused or every RENDER_EVERY; True when it was rendered."""
+        every = FLOOD_RENDER_EVERY if self.unrendered > FLOOD_BYTES else RENDER_EVERY
+        if not self.dirty or (now - self.last_render < every and now - self.last_output < RENDER_PAUSE):
+            return False
+        self.render(now)
+        return True
+
+    def render(self, now: float) -> Snapshot:
+        self.last_render, self.unrendered, self.dirty = now, 0, False
+        snap = self.screen.snapshot()
+        content = (*snap.lines, f"{snap.cursor_x},{snap.cursor_y},{snap.scrolled}")
+        if content != self._content:
+            self._content = content
+            self.version += 1
+            self.last_change = self.last_output
+            self.look_at = now
+        return snap
+
+    def tty(self, now: float, ask: bool) -> str | None:
+        """The kernel's word on the foreground process (reading | polling | busy | None), asked at most every
+        KERNEL_EVERY while output is quiet, and only when `ask` (a look is due); else the last word."""
+        if not ask or self.watch is None:
+            return self._tty
+        if now - self.last_output < 0.02:
+            return None  # output is streaming: it is not waiting
+        if now - self._tty_at >= KERNEL_EVERY:
+            self._tty, self._tty_at = self.watch.state(now), now
+        return self._tty
