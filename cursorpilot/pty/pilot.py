@@ -14,40 +14,26 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import assert_never
 
-from cursorpilot.decide.deliver import Answer, Record, RunCounts, Tally, deliver, escalate, halt_of
+from cursorpilot.decide.deliver import Record, RunCounts, Tally, escalate, halt_of
 from cursorpilot.decide.question import Decision, Kind, Verdict
 from cursorpilot.decide.turns import Turns, gist
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
 from cursorpilot.detect.profiles import Kind as Screen
 from cursorpilot.detect.profiles import Profile
 from cursorpilot.errors import ExitCode
-from cursorpilot.keys import Modes, Write, to_writes
+from cursorpilot.keys import Modes, to_writes
 from cursorpilot.machine import TERMINAL, Action, Event, State, transition
 from cursorpilot.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, Interrupted, KeyDue,
-                                   Kill, PilotConfig, Replied, ScreenFacts, Started, Type, Typed)
+                                   Kill, PilotConfig, Replied, ScreenFacts, Started, Typed)
 from cursorpilot.pty.facts import Screen as ScreenFact
-from cursorpilot.pty.keystrokes import Refused, keystrokes
+from cursorpilot.pty.answering import RETRY_GAPS, Answering, _Watch
 from cursorpilot.pty.quiet import QuietRules
 from cursorpilot.pty.turnend import TurnEnd, TurnEnds
 from cursorpilot.pty.typist import HighlightMissed, KeyView, Typist
 from cursorpilot.secret import asks_secret
 
-RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
 STOP_GRACE = 3.0  # SIGINT (or the quit keys), then SIGKILL after this long
 _LATE = Record("kill", {"reason": "program did not exit in time", "signal": "SIGKILL"})
-
-
-@dataclass(slots=True)
-class _Watch:
-    """After an answer: did the program take it? The facts say so (`_follow_watch`), never stillness."""
-
-    c: Classification  # the prompt as it was answered
-    submit: bool
-    typed: str  # what was typed (a secret as its mask): the note when the screen stays exactly as it was
-    answer: str  # the answer as decided (a secret in clear, here only: never recorded), to tell a repeat
-    due: float
-    retries: int = 0
-    content: int | None = None  # the screen when the last key went out: until it changes, the program has not reacted
 
 
 @dataclass(slots=True)
@@ -61,7 +47,7 @@ class _Asking:
 
 
 @dataclass(slots=True)
-class Pilot(QuietRules, TurnEnds):
+class Pilot(Answering, QuietRules, TurnEnds):
     config: PilotConfig
     run: RunCounts
     state: State = State.INIT
@@ -291,73 +277,6 @@ class Pilot(QuietRules, TurnEnds):
     @staticmethod
     def _still_there(c: Classification, current: Classification) -> bool:
         return current.key == c.key or (c.state == Screen.INPUT and current.state == Screen.IDLE and current.anchor_row == c.anchor_row)
-
-    def _follow_watch(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect] | None:
-        """None: the program took the answer, carry on with whatever it shows; else what to do meanwhile.
-
-        Taken: the screen changed anywhere since the last key went out, or the kernel says the program left its terminal
-        (it works now: the never-silent deadline applies, not an escalation). Not taken: it waits on its terminal again
-        and the screen is exactly as it was; Enter is re-sent (only on that same, unchanged screen), then the screen is
-        judged again, the judge told what was typed and that nothing changed. A still screen alone proves nothing."""
-        w = self._watch
-        assert w is not None
-        if c.state == SETTLING or w.content is None:
-            return []  # still rendering, or keys still going out
-        if facts.content != w.content or facts.tty == "busy":
-            self._watch = None
-            return None
-        if now < w.due:
-            self._wake_by(w.due)
-            return []
-        shown = c if c.key == w.c.key or not c.block else w.c
-        if w.submit and w.retries < len(RETRY_GAPS) - 1:
-            w.retries += 1
-            enter = (Write(b"\r", 0.0, "<enter>"),)
-            self.typist.schedule(enter, now)
-            return [Record("enter_retry", {"prompt_key": w.c.key, "attempt": w.retries}), *self._apply(Event.REPLY, shown), Type(enter)]
-        self._watch = None
-        return [Record("not_taken", {"prompt_key": w.c.key, "typed": w.typed, "enter_retries": w.retries}),
-                *self._ask(shown, Kind.UNDECIDED.value if shown.state == UNKNOWN else None, self._not_taken(w.typed), w.answer)]
-
-    def _type_answer(self, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,
-                     secret: bool = False, prompt: str | None = None) -> list[Effect]:
-        """prompt: what was answered, when not the prompt block (a turn end: the agent's last message)."""
-        try:
-            k = keystrokes(c, d, modes, self.profile, kind=kind, secret=secret, secrets=self.config.secrets,
-                           echo_check=self.config.echo_check)
-        except Refused as exc:
-            return self._escalate(c, str(exc), kind)
-        out: list[Effect] = [k.choice] if k.choice else []
-        asked = prompt or c.block
-        delivered = deliver(self.tally, Answer(asked, k.shown, d.source, c.rule_id, kind or c.state,
-                                               gist(asked) if kind == Kind.TURN_END else headline(asked),
-                                               extra={"secret": True} if k.secret else {},
-                                               preview_extra={"keys": [w.label for w in k.writes]}, changed=d.changed))
-        halt = halt_of(delivered)
-        if halt is not None:
-            return out + delivered[:-1] + self._abort(halt.code, halt.reason)
-        self._answered(c, k.shown, kind, d, asked)
-        out += delivered
-        out += self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
-        self.typist.schedule(tuple(k.writes), now)
-        out.append(Type(tuple(k.writes)))
-        self._watch = _Watch(c, k.submit, k.shown, d.text or "", float("inf"))
-        return out
-
-    def _answered(self, c: Classification, shown: str, kind: str | None, d: Decision, asked: str) -> None:
-        """What an answer leaves behind: the turn's ledger, the prompt answered (and on which screen), history's row."""
-        if kind == Kind.TURN_END or d.source == "plan:send":
-            self.turns.sent(shown)  # an instruction (the step's task typed, or the next one): a new turn begins
-        else:
-            self.turns.answered(headline(asked), shown, d.source, d.denied)  # (a secret as its mask: the judge never sees it)
-        self.waits_in_a_row = 0
-        if c.key:
-            self.answered[c.key] = self.answered.get(c.key, 0) + 1
-            self._typed[c.key] = shown
-            self._asked_on[c.key] = self._text
-        if c.block.strip():
-            self.answered_to = c.anchor_row + len(c.block.rstrip("\n").split("\n")) - 1
-        self.worked = True  # whatever the program does next answers to us; idle afterwards means done
 
     def _escalate(self, c: Classification, why: str, kind: str | None = None, shown: str | None = None) -> list[Effect]:
         """shown: what the human is shown, when not the prompt block (a turn end: the agent's last message)."""

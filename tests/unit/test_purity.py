@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 PURE = [
-    "cursorpilot.pty.pilot", "cursorpilot.pty.facts", "cursorpilot.pty.keystrokes", "cursorpilot.pty.ask", "cursorpilot.pty.quiet",
+    "cursorpilot.pty.pilot", "cursorpilot.pty.facts", "cursorpilot.pty.keystrokes", "cursorpilot.pty.ask", "cursorpilot.pty.quiet", "cursorpilot.pty.answering",
     "cursorpilot.pty.turnend", "cursorpilot.pty.typist", "cursorpilot.acp.pilot", "cursorpilot.acp.ask", "cursorpilot.acp.facts",
     "cursorpilot.headless.pilot", "cursorpilot.headless.facts", "cursorpilot.headless.stream",
     "cursorpilot.detect.classifier", "cursorpilot.detect.menu", "cursorpilot.detect.snapshot", "cursorpilot.decide.question",

@@ -1,0 +1,112 @@
+"""The PTY pilot's rules for an answer's life, PURE (a part of pty/pilot.py's Pilot): typed, then taken or not.
+
+An answer becomes the keys its prompt takes (pty/keystrokes.py), is handed over (decide/deliver.py: the caps, the dry
+run's preview, the records) and queued in the typist; then the facts say whether the program took it: the screen changed
+anywhere, or the kernel saw the program leave its terminal. Only the very same screen, read again, is an answer not
+taken: Enter is re-sent on it, then it is judged again, told what was typed. A still screen alone proves nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from cursorpilot.decide.deliver import Answer, Record, deliver, halt_of
+from cursorpilot.decide.question import Decision, Kind
+from cursorpilot.decide.turns import gist
+from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
+from cursorpilot.keys import Modes, Write
+from cursorpilot.machine import Event, State
+from cursorpilot.pty.facts import Effect, ScreenFacts, Type
+from cursorpilot.pty.keystrokes import Refused, keystrokes
+
+if TYPE_CHECKING:
+    from cursorpilot.pty.pilot import Pilot
+
+RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
+
+
+@dataclass(slots=True)
+class _Watch:
+    """After an answer: did the program take it? The facts say so (`_follow_watch`), never stillness."""
+
+    c: Classification  # the prompt as it was answered
+    submit: bool
+    typed: str  # what was typed (a secret as its mask): the note when the screen stays exactly as it was
+    answer: str  # the answer as decided (a secret in clear, here only: never recorded), to tell a repeat
+    due: float
+    retries: int = 0
+    content: int | None = None  # the screen when the last key went out: until it changes, the program has not reacted
+
+
+class Answering:
+    """Pilot's rules for typing an answer and watching it taken (a mixin: the state is the Pilot's)."""
+
+    __slots__ = ()
+
+    def _follow_watch(self: Pilot, now: float, c: Classification, facts: ScreenFacts) -> list[Effect] | None:
+        """None: the program took the answer, carry on with whatever it shows; else what to do meanwhile.
+
+        Taken: the screen changed anywhere since the last key went out, or the kernel says the program left its terminal
+        (it works now: the never-silent deadline applies, not an escalation). Not taken: it waits on its terminal again
+        and the screen is exactly as it was; Enter is re-sent (only on that same, unchanged screen), then the screen is
+        judged again, the judge told what was typed and that nothing changed. A still screen alone proves nothing."""
+        w = self._watch
+        assert w is not None
+        if c.state == SETTLING or w.content is None:
+            return []  # still rendering, or keys still going out
+        if facts.content != w.content or facts.tty == "busy":
+            self._watch = None
+            return None
+        if now < w.due:
+            self._wake_by(w.due)
+            return []
+        shown = c if c.key == w.c.key or not c.block else w.c
+        if w.submit and w.retries < len(RETRY_GAPS) - 1:
+            w.retries += 1
+            enter = (Write(b"\r", 0.0, "<enter>"),)
+            self.typist.schedule(enter, now)
+            return [Record("enter_retry", {"prompt_key": w.c.key, "attempt": w.retries}), *self._apply(Event.REPLY, shown), Type(enter)]
+        self._watch = None
+        return [Record("not_taken", {"prompt_key": w.c.key, "typed": w.typed, "enter_retries": w.retries}),
+                *self._ask(shown, Kind.UNDECIDED.value if shown.state == UNKNOWN else None, self._not_taken(w.typed), w.answer)]
+
+    def _type_answer(self: Pilot, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,
+                     secret: bool = False, prompt: str | None = None) -> list[Effect]:
+        """prompt: what was answered, when not the prompt block (a turn end: the agent's last message)."""
+        try:
+            k = keystrokes(c, d, modes, self.profile, kind=kind, secret=secret, secrets=self.config.secrets,
+                           echo_check=self.config.echo_check)
+        except Refused as exc:
+            return self._escalate(c, str(exc), kind)
+        out: list[Effect] = [k.choice] if k.choice else []
+        asked = prompt or c.block
+        delivered = deliver(self.tally, Answer(asked, k.shown, d.source, c.rule_id, kind or c.state,
+                                               gist(asked) if kind == Kind.TURN_END else headline(asked),
+                                               extra={"secret": True} if k.secret else {},
+                                               preview_extra={"keys": [w.label for w in k.writes]}, changed=d.changed))
+        halt = halt_of(delivered)
+        if halt is not None:
+            return out + delivered[:-1] + self._abort(halt.code, halt.reason)
+        self._answered(c, k.shown, kind, d, asked)
+        out += delivered
+        out += self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
+        self.typist.schedule(tuple(k.writes), now)
+        out.append(Type(tuple(k.writes)))
+        self._watch = _Watch(c, k.submit, k.shown, d.text or "", float("inf"))
+        return out
+
+    def _answered(self: Pilot, c: Classification, shown: str, kind: str | None, d: Decision, asked: str) -> None:
+        """What an answer leaves behind: the turn's ledger, the prompt answered (and on which screen), history's row."""
+        if kind == Kind.TURN_END or d.source == "plan:send":
+            self.turns.sent(shown)  # an instruction (the step's task typed, or the next one): a new turn begins
+        else:
+            self.turns.answered(headline(asked), shown, d.source, d.denied)  # (a secret as its mask: the judge never sees it)
+        self.waits_in_a_row = 0
+        if c.key:
+            self.answered[c.key] = self.answered.get(c.key, 0) + 1
+            self._typed[c.key] = shown
+            self._asked_on[c.key] = self._text
+        if c.block.strip():
+            self.answered_to = c.anchor_row + len(c.block.rstrip("\n").split("\n")) - 1
+        self.worked = True  # whatever the program does next answers to us; idle afterwards means done
