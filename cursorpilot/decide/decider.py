@@ -23,13 +23,13 @@ from cursorpilot.decide.echo import echoed, own_lines, unlabelled
 from cursorpilot.decide.guards import Guards
 from cursorpilot.decide.policy import Denial
 from cursorpilot.decide.policy import check as check_policy
-from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
+from cursorpilot.decide.question import Choice, Closer, Decision, Kind, Question, Verdict
 from cursorpilot.decide.yesno import refusal, said_yes
 from cursorpilot.keys import needs_human, only_keys
 from cursorpilot.providers.base import QA, AnswerRequest, Attempt, Provider, Reply, Usage
 from cursorpilot.secret import is_masked, masked
 from cursorpilot.secret import names as secret_names
-from cursorpilot.session import RunSession
+from cursorpilot.run_context import RunContext
 
 WAIT_WORD = "WAIT"
 _ENTER = ("", "<enter>")  # an empty answer presses Enter alone: it takes the prompt's default (the system prompt says so)
@@ -45,7 +45,7 @@ def interpret(text: str) -> tuple[Verdict, str]:
 
 
 class Decider:
-    def __init__(self, run: RunSession, governing_prompt: str, cwd: str | None, rules: Provider | None, filer: PromptFiler):
+    def __init__(self, run: RunContext, governing_prompt: str, cwd: str | None, rules: Provider | None, filer: PromptFiler):
         self.run = run
         self.tx = run.tx
         self.governing_prompt = governing_prompt
@@ -304,7 +304,7 @@ class Decider:
         text = d.text or ""
         return masked(text) if (d.secret or q.secret) and not secret_names(text) else text
 
-    def _closer_look(self, q: Question, d: Decision) -> weigh.Closer | None:
+    def _closer_look(self, q: Question, d: Decision) -> Closer | None:
         """A yes that approves an act the question names: granted by the plan's allow list (no trigger then), the user's
         rule that names the act, or the governing prompt's own sentence; else a Closer for the judge (decide/weigh.py)."""
         labels = tuple(c.label for c in d.choices)
@@ -316,7 +316,7 @@ class Decider:
         if granted is not None:
             self.tx.emit("policy_granted", policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, granted_by=granted)
             return None
-        return weigh.Closer(denial, self._shown(q, d), d.source)
+        return Closer(denial, self._shown(q, d), d.source)
 
     def weigh_request(self, q: Question, d: Decision) -> AnswerRequest:
         """The focused judgment of a yes (d.weigh), built, redacted and filed like any prompt."""
