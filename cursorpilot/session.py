@@ -1,140 +1,27 @@
-"""What one run shares across its steps: the transcript, redaction, counters, limits, interrupts.
+"""The names the channels' loops import from here (`from cursorpilot.session import Job, RunSession, StepBase,
+StepResult`), kept while they move: the run's shared state is `run_context.RunContext` now, the channel contract
+(`StepBase`, `Job`, `StepResult`) is `steps.py`. This module goes once the loops import those homes.
 
-The runner creates it; each step's loop reads and updates it.
+The contract is imported lazily (PEP 562), so that importing this module costs what it did and makes no import circle.
 """
 
 from __future__ import annotations
 
-import signal
-from dataclasses import dataclass, field, fields
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cursorpilot.clock import Clock
-from cursorpilot.decide.turns import TurnConfig
-from cursorpilot.goalcheck import CHECK_TIMEOUT
-from cursorpilot.providers.base import Provider, Reply
-from cursorpilot.redact import Redactor
-from cursorpilot.transcript import Transcript
+from cursorpilot.run_context import RunContext
 
+RunSession = RunContext  # the old name
 
-@dataclass(slots=True, kw_only=True)
-class StepBase:
-    """What every interactive step has, whichever channel drives it."""
+if TYPE_CHECKING:
+    from cursorpilot.steps import Job, StepBase, StepResult
 
-    command: list[str]
-    governing_prompt: str
-    name: str = "command"
-    index: int = 1
-    total: int = 1
-    cwd: str | None = None
-    env: dict[str, str] = field(default_factory=dict)
-    max_answers: int | None = None  # this step's own cap
-    deadline: float | None = None  # monotonic; the earlier of the run's and the step's
-    deadline_reason: str = "timeout"
-    rules: Provider | None = None  # consulted before the run's provider when that is an LLM
-    done_when: str | None = None  # the goal check, run at each turn end (goalcheck.py)
-    check_timeout: float = CHECK_TIMEOUT
-    turns: TurnConfig = field(default_factory=TurnConfig)  # how turn ends are judged and bounded (decide/turns.py)
+__all__ = ["Job", "RunContext", "RunSession", "StepBase", "StepResult"]
 
 
-@dataclass(slots=True, kw_only=True)
-class Job(StepBase):
-    """A plan step handed to the channel that drives it (cursorpilot/channels.py): what every interactive step has,
-    the plan's step itself, and what the run knows of it."""
+def __getattr__(name: str) -> Any:
+    if name in ("Job", "StepBase", "StepResult"):
+        from cursorpilot import steps
 
-    step: Any  # the plan's Step (plan.py)
-    run: "RunSession"
-    sink: Any  # the events.Sink to tell (not imported here: the decision path imports this module)
-    profile: Any = None  # the detector profile, for a channel that reads a screen
-    session_id: str | None = None  # the session a previous attempt left (ACP resume)
-
-    def base(self) -> dict[str, Any]:
-        """The fields every step has, to build a channel's own config from."""
-        return {f.name: getattr(self, f.name) for f in fields(StepBase)}
-
-
-@dataclass(slots=True)
-class StepResult:
-    """How an interactive step ended, whichever channel drove it."""
-
-    exit_code: int
-    reason: str
-    child: int | None  # the program's exit code, when it exited by itself
-    answers: int = 0
-    text: str = ""  # what the program showed (scrollback and screen) or said (ACP messages), for expect checks
-    preview: dict | None = None  # dry run: what would have been answered
-    session_id: str | None = None  # ACP: the agent's session, for --resume
-    goal: str | None = None  # the step's last goal check: passed | failed (None: none ran)
-
-
-@dataclass
-class RunSession:
-    tx: Transcript
-    redactor: Redactor
-    clock: Clock
-    log_dir: Path
-    run_id: str
-    provider: Provider
-    governing_prompt: str
-    interactive: bool = False  # a human can be asked (stdin is a terminal)
-    cols: int = 120
-    rows: int = 40
-    context_tokens: int = 3000
-    no_upload: bool = False
-    keep_ci_env: bool = False  # pass CI=true and the like to the programs (program_env.py)
-    native_deny: bool = True  # the deny policy also goes into the agent's own deny list, where it has one (nativedeny.py)
-    allow: frozenset[str] = frozenset()
-    max_answers: int | None = None  # --max-steps: answers across the run
-    deadline: float | None = None  # --timeout, as a monotonic time
-    dry_run: bool = False
-    secrets: dict[str, str] = field(default_factory=dict)  # --secret NAME=ENVVAR: the values typed for <secret:NAME>, never shown
-    answers: int = 0
-    escalations: int = 0
-    interrupts: int = 0
-    usage: dict[str, int] = field(
-        default_factory=lambda: {"llm_calls": 0, "questions_to_llm": 0, "rule_hits": 0, "tokens_in": 0, "tokens_out": 0, "prompt_tokens_est": 0,
-                                 "waits": 0, "turns": 0, "policy_changed": 0}
-    )
-    overrides: list[str] = field(default_factory=list)  # answers the deny policy changed in this session: "question: 'y' (by) -> 'n'"
-    cost_usd: float | None = None
-    goal: str | None = None  # the last goal check: passed | failed (None: none ran)
-    on_turn: Any = None  # (step, turn_end fields) -> None: the runner keeps the manifest's turn ledger
-    humans: Any = None  # cursorpilot.human.humans.Humans: who is asked when nothing else can answer (the runner owns it)
-    _old_handlers: dict[int, object] = field(default_factory=dict)
-
-    def count_usage(self, reply: Reply) -> None:
-        u = reply.usage
-        self.usage["llm_calls"] += u.calls
-        self.usage["tokens_in"] += u.input_tokens
-        self.usage["tokens_out"] += u.output_tokens
-        if u.cost_usd is not None:
-            self.cost_usd = round((self.cost_usd or 0.0) + u.cost_usd, 8)
-
-    def turn_ended(self, step: int, fields: dict) -> None:
-        """A turn end was judged (either channel): counted, its check kept for the summary, the ledger told."""
-        self.usage["turns"] += 1
-        check = fields.get("check")
-        if isinstance(check, dict):
-            self.goal = "passed" if check.get("exit_code") == 0 else "failed"
-        if self.on_turn is not None:
-            self.on_turn(step, fields)
-
-    def counters(self) -> dict[str, int]:
-        return {"answers": self.answers, "escalations": self.escalations, **self.usage}
-
-    def interrupt(self) -> None:
-        self.interrupts += 1
-
-    def install_signals(self) -> None:
-        """Ctrl-C and SIGTERM are counted; the loops act on them (SIGINT the program, then SIGKILL)."""
-        try:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                self._old_handlers[sig] = signal.signal(sig, lambda *_: self.interrupt())
-        except ValueError:  # not the main thread (tests): callers interrupt directly
-            pass
-
-    def restore_signals(self) -> None:
-        for sig, handler in self._old_handlers.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]
-        self._old_handlers.clear()
+        return getattr(steps, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

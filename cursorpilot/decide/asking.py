@@ -10,13 +10,13 @@ from cursorpilot.decide.context import build as build_prompt
 from cursorpilot.decide.question import Question
 from cursorpilot.envsnap import git_snapshot
 from cursorpilot.providers.base import QA, AnswerRequest, Reply
-from cursorpilot.session import RunSession
+from cursorpilot.run_context import RunContext
 
 
 class PromptFiler:
     """Builds each LLM prompt within the budget, redacts it, and files prompt and answer under prompts/step-NN/."""
 
-    def __init__(self, run: RunSession, step_index: int, step_label: str, cwd: str | None, governing_prompt: str):
+    def __init__(self, run: RunContext, step_index: int, step_label: str, cwd: str | None, governing_prompt: str):
         self.run = run
         self.folder = run.log_dir / "prompts" / f"step-{step_index:02d}"
         self.step_label = step_label

@@ -1,0 +1,92 @@
+"""What one run shares across its steps: the transcript, redaction, counters, limits, interrupts.
+
+The runner creates it; each step's loop and the decision path read and update it. It sits below the decision path
+(decide/ imports it), so it imports nothing of decide/, of the channels or of the goal check.
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cursorpilot.clock import Clock
+from cursorpilot.providers.base import Provider, Reply
+from cursorpilot.redact import Redactor
+from cursorpilot.transcript import Transcript
+
+
+@dataclass
+class RunContext:
+    """What one run shares across its steps (its transcript, redaction, counters, limits, interrupts): the run as each
+    step's loop and the decision path see it. The runner makes one per run."""
+
+    tx: Transcript
+    redactor: Redactor
+    clock: Clock
+    log_dir: Path
+    run_id: str
+    provider: Provider
+    governing_prompt: str
+    interactive: bool = False  # a human can be asked (stdin is a terminal)
+    cols: int = 120
+    rows: int = 40
+    context_tokens: int = 3000
+    no_upload: bool = False
+    keep_ci_env: bool = False  # pass CI=true and the like to the programs (program_env.py)
+    native_deny: bool = True  # the deny policy also goes into the agent's own deny list, where it has one (nativedeny.py)
+    allow: frozenset[str] = frozenset()
+    max_answers: int | None = None  # --max-steps: answers across the run
+    deadline: float | None = None  # --timeout, as a monotonic time
+    dry_run: bool = False
+    secrets: dict[str, str] = field(default_factory=dict)  # --secret NAME=ENVVAR: the values typed for <secret:NAME>, never shown
+    answers: int = 0
+    escalations: int = 0
+    interrupts: int = 0
+    usage: dict[str, int] = field(
+        default_factory=lambda: {"llm_calls": 0, "questions_to_llm": 0, "rule_hits": 0, "tokens_in": 0, "tokens_out": 0, "prompt_tokens_est": 0,
+                                 "waits": 0, "turns": 0, "policy_changed": 0}
+    )
+    overrides: list[str] = field(default_factory=list)  # answers the deny policy changed in this session: "question: 'y' (by) -> 'n'"
+    cost_usd: float | None = None
+    goal: str | None = None  # the last goal check: passed | failed (None: none ran)
+    on_turn: Any = None  # (step, turn_end fields) -> None: the runner keeps the manifest's turn ledger
+    humans: Any = None  # cursorpilot.human.humans.Humans: who is asked when nothing else can answer (the runner owns it)
+    _old_handlers: dict[int, object] = field(default_factory=dict)
+
+    def count_usage(self, reply: Reply) -> None:
+        u = reply.usage
+        self.usage["llm_calls"] += u.calls
+        self.usage["tokens_in"] += u.input_tokens
+        self.usage["tokens_out"] += u.output_tokens
+        if u.cost_usd is not None:
+            self.cost_usd = round((self.cost_usd or 0.0) + u.cost_usd, 8)
+
+    def turn_ended(self, step: int, fields: dict) -> None:
+        """A turn end was judged (either channel): counted, its check kept for the summary, the ledger told."""
+        self.usage["turns"] += 1
+        check = fields.get("check")
+        if isinstance(check, dict):
+            self.goal = "passed" if check.get("exit_code") == 0 else "failed"
+        if self.on_turn is not None:
+            self.on_turn(step, fields)
+
+    def counters(self) -> dict[str, int]:
+        return {"answers": self.answers, "escalations": self.escalations, **self.usage}
+
+    def interrupt(self) -> None:
+        self.interrupts += 1
+
+    def install_signals(self) -> None:
+        """Ctrl-C and SIGTERM are counted; the loops act on them (SIGINT the program, then SIGKILL)."""
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old_handlers[sig] = signal.signal(sig, lambda *_: self.interrupt())
+        except ValueError:  # not the main thread (tests): callers interrupt directly
+            pass
+
+    def restore_signals(self) -> None:
+        for sig, handler in self._old_handlers.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+        self._old_handlers.clear()
