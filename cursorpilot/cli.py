@@ -422,7 +422,9 @@ def _run(**o) -> int:
     from cursorpilot.pastruns import register, runs_home
     from cursorpilot.preflight import check_new_log_dir, check_startable
     from cursorpilot.secret import given as given_secrets
-    from cursorpilot.runner import Runner, RunSpec, check_resumable, default_run_id, single_command_plan
+    from cursorpilot.plan import single_command_plan
+    from cursorpilot.resume import check_resumable
+    from cursorpilot.runner import Runner, RunSpec, default_run_id
     from cursorpilot.ui import ConsoleSink
 
     for key in PATH_OPTIONS:  # some typer releases hand Optional[Path] options over as str
@@ -431,7 +433,7 @@ def _run(**o) -> int:
     manifest = None
     if o["resume"]:
         from cursorpilot.pastruns import find_run
-        from cursorpilot.runner import check_redacted
+        from cursorpilot.resume import check_redacted
 
         if o["resume"].is_dir() or (not o["resume"].exists() and len(o["resume"].parts) == 1):  # a run's folder, or its id
             o["resume"] = find_run(str(o["resume"])).folder / "manifest.json"
