@@ -14,15 +14,26 @@ from dataclasses import dataclass, field
 
 from cursorpilot.decide.guards import over_cap
 from cursorpilot.errors import ExitCode
+from cursorpilot.records import Rec, body, name_of
 
 
 # -- effects both channels' loops carry out ----------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Record:
-    """A transcript record."""
+    """A transcript record for the loop to write: `Record(R.Answer(...))`, a model declared in records.py (mypy checks
+    its fields where it is built), carried as its type's name and fields; `Record("answer", {...})` still works for the
+    writers not converted yet."""
 
     type: str
     fields: dict
+
+    def __init__(self, rec: Rec | str, fields: dict | None = None) -> None:
+        if isinstance(rec, str):
+            object.__setattr__(self, "type", rec)
+            object.__setattr__(self, "fields", {} if fields is None else fields)
+        else:
+            object.__setattr__(self, "type", name_of(rec))
+            object.__setattr__(self, "fields", body(rec))
 
 
 @dataclass(frozen=True, slots=True)
