@@ -72,17 +72,25 @@ def declare(name: str):
     return add
 
 
+class _Omitted:
+    def __repr__(self) -> str:
+        return "OMIT"
+
+
+OMIT: Any = _Omitted()  # a field left out of the record, not even written null: `changed=a.changed or R.OMIT`
+
+
 def name_of(rec: Rec) -> str:
     """The type a record model is written as."""
     return NAMES[type(rec)]
 
 
 def body(rec: Rec) -> dict[str, Any]:
-    """The fields a writer gave a record model, as written (`from`, not `from_`), in the order given."""
+    """The fields a writer gave a record model, as written (`from`, not `from_`), in the order given (OMIT ones left out)."""
     fields = type(rec).model_fields
     given = rec.model_fields_set
-    out = {(fields[k].alias or k): v for k, v in rec.__dict__.items() if k in given}
-    return {**out, **(rec.model_extra or {})}
+    out = {(fields[k].alias or k): v for k, v in rec.__dict__.items() if k in given and v is not OMIT}
+    return {**out, **{k: v for k, v in (rec.model_extra or {}).items() if v is not OMIT}}
 
 
 # -- the run ---------------------------------------------------------------------------------------------------------

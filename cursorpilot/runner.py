@@ -31,6 +31,7 @@ from cursorpilot.resume import file_hash, prompt_hash
 from cursorpilot.run_context import RunContext
 from cursorpilot.steps import Job, StepResult
 from cursorpilot.transcript import Transcript
+from cursorpilot import records as R
 
 
 @dataclass
@@ -157,11 +158,11 @@ class Runner:
     def _start(self, session: RunContext, redactor: Redactor) -> None:
         spec = self.spec
         self.manifest = self._new_manifest(redactor)
-        session.tx.emit("run_started", argv=spec.argv, plan=spec.plan.name, plan_path=str(spec.plan_path) if spec.plan_path else None,
-                        versions={"cursor_pilot": __version__, "python": platform.python_version()},
-                        provider=spec.provider.name, model=getattr(spec.provider, "model", None),
-                        steps=[s.name for s in spec.plan.steps], dry_run=spec.dry_run, governing_prompt=spec.governing_prompt,
-                        cwd=os.path.abspath(spec.cwd or os.getcwd()), git=self._snapshot())
+        session.tx.write(R.RunStarted(argv=spec.argv, plan=spec.plan.name, plan_path=str(spec.plan_path) if spec.plan_path else None,
+                                      versions={"cursor_pilot": __version__, "python": platform.python_version()},
+                                      provider=spec.provider.name, model=getattr(spec.provider, "model", None),
+                                      steps=[s.name for s in spec.plan.steps], dry_run=spec.dry_run, governing_prompt=spec.governing_prompt,
+                                      cwd=os.path.abspath(spec.cwd or os.getcwd()), git=self._snapshot()))
 
     def _resume(self, session: RunContext) -> None:
         """--resume: the manifest's run goes on; a step left running counts as interrupted, the counters carry over."""
@@ -175,7 +176,7 @@ class Runner:
                 if record.attempts and record.attempts[-1].finished is None:
                     record.attempts[-1].status, record.attempts[-1].finished = "interrupted", now_iso()
         start = self.manifest.first_unfinished()
-        session.tx.emit("run_resumed", argv=self.spec.argv, resumes=self.manifest.resumes, from_step=(start or 0) + 1)
+        session.tx.write(R.RunResumed(argv=self.spec.argv, resumes=self.manifest.resumes, from_step=(start or 0) + 1))
         for key in ("answers", "escalations", *session.usage):
             value = self.manifest.counters.get(key)
             if isinstance(value, int):
@@ -206,7 +207,7 @@ class Runner:
         record.status = "running"
         record.attempts.append(Attempt(started=now_iso()))
         self._save(session)
-        session.tx.emit("step_started", step=n, name=step.name, kind=step.kind)
+        session.tx.write(R.StepStarted(step=n, name=step.name, kind=step.kind))
         now = self.clock.monotonic()
         step_timeout = step.timeout or spec.plan.defaults.timeout
         deadline, why = session.deadline, f"timeout after {spec.timeout:g}s (--timeout)" if spec.timeout else ""
@@ -228,7 +229,7 @@ class Runner:
         record.status = "completed" if status == "previewed" else status
         if spec.dry_run:
             record.status = "pending"  # a preview completes nothing: a real run starts from here
-        session.tx.emit("step_finished", step=n, name=step.name, status=status, exit_code=int(code), reason=reason)
+        session.tx.write(R.StepFinished(step=n, name=step.name, status=status, exit_code=int(code), reason=reason))
         self._save(session)
         return code, reason
 
@@ -294,7 +295,7 @@ class Runner:
         env = reaper.marked_env({**os.environ, **step.env}, session.run_id)
         check = goalcheck.run_check(goal, cwd, env, session.redactor.text, timeout)
         session.goal = "passed" if check.met else "failed"
-        session.tx.emit("goal_check", step=n, check=check.record(), met=check.met)
+        session.tx.write(R.GoalCheck(step=n, check=check.record(), met=check.met))
         if check.met:
             return ExitCode.OK, reason
         return ExitCode.FAILED, f"step {step.name!r}: the goal check {check.summary()} after the program ended"
@@ -327,9 +328,9 @@ class Runner:
         self._save(session)
         ended = reaper.end_all(session.run_id)
         if ended:
-            session.tx.emit("descendants_ended", step=None, processes=[e.record() for e in ended])
-        session.tx.emit("run_finished", exit_code=int(code), reason=reason, counters=session.counters(), cost_usd=session.cost_usd,
-                        goal_check=session.goal, **self._last_child(session), git=self._snapshot())
+            session.tx.write(R.DescendantsEnded(step=None, processes=[e.record() for e in ended]))
+        session.tx.write(R.RunFinished(exit_code=int(code), reason=reason, counters=session.counters(), cost_usd=session.cost_usd,
+                                       goal_check=session.goal, **self._last_child(session), git=self._snapshot()))
         session.tx.close()
         outcome = Outcome(
             exit_code=int(code), reason=reason, answers=session.answers, escalations=session.escalations,

@@ -18,6 +18,7 @@ from cursorpilot import reaper
 from cursorpilot.errors import ExitCode
 from cursorpilot.plan import StepKind
 from cursorpilot.steps import Job, StepResult
+from cursorpilot import records as R
 
 POLL = 0.02  # seconds between looks at a running command (for Ctrl-C and the deadline)
 
@@ -26,7 +27,7 @@ def drive(job: Job) -> StepResult:
     commands = list(job.step.run or [])
     if job.run.dry_run:
         for cmd in commands:
-            job.run.tx.emit("would_run", step=job.index, command=cmd)
+            job.run.tx.write(R.WouldRun(step=job.index, command=cmd))
         rows = [{"kind": StepKind.RUN.value, "question": "-", "would_send": f"$ {cmd}", "source": "not run"} for cmd in commands]
         return StepResult(int(ExitCode.OK), "listed (dry run)", None, listed=rows)
     out_dir = job.run.log_dir / "steps"
@@ -58,7 +59,7 @@ def _one(job: Job, cmd: str, env: dict[str, str], log, log_path: Path) -> tuple[
             kill_group(proc)
             return (ExitCode.INTERRUPTED if run.interrupts > seen else ExitCode.LIMIT), None
         time.sleep(POLL)
-    run.tx.emit("command_finished", step=job.index, command=cmd, exit_code=proc.returncode, log=str(log_path))
+    run.tx.write(R.CommandFinished(step=job.index, command=cmd, exit_code=proc.returncode, log=str(log_path)))
     if proc.returncode != 0 and not job.step.allow_failure:
         return ExitCode.FAILED, proc.returncode
     return None, proc.returncode

@@ -22,6 +22,7 @@ from acp.schema import (CreateTerminalResponse, ReadTextFileResponse, RequestPer
 from cursorpilot.acp.facts import FAILED, NOT_FOUND, ExtensionAsked, Fact, FormAsked, PermissionAsked, Update
 from cursorpilot.acp.terminals import Terminal, Terminals, UnknownTerminal
 from cursorpilot.transcript import Transcript
+from cursorpilot import records as R
 
 RESOURCE_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32002, -32602, -32603
 
@@ -53,7 +54,7 @@ def _served(method: str):
             except UnknownTerminal as exc:
                 raise RequestError(RESOURCE_NOT_FOUND, f"Resource not found: no terminal {exc.args[0]}", {"uri": exc.args[0]}) from None
             except Exception as exc:  # noqa: BLE001 - whatever it is, the agent gets an answer and the run goes on
-                self.step.tx.emit("acp_client_error", method=method, error=f"{type(exc).__name__}: {exc}")
+                self.step.tx.write(R.AcpClientError(method=method, error=f"{type(exc).__name__}: {exc}"))
                 raise RequestError(INTERNAL_ERROR, f"{method} failed: {exc}", {"details": str(exc)}) from None
 
         return serve

@@ -34,11 +34,10 @@ class Site:
     typed: bool = False  # a record model built (R.Kill(...)): mypy checks its fields
 
 
-def _model(call: ast.Call) -> str | None:
-    """The record type a call builds, when it builds a declared model: `R.Kill(...)` (records imported as R)."""
-    f = call.func
-    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in ("R", "records"):
-        return MODELS.get(f.attr)
+def _model(node: ast.AST) -> str | None:
+    """The record type a declared model names, `R.Kill` (records imported as R), built there or picked there to be built."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("R", "records"):
+        return MODELS.get(node.attr)
     return None
 
 
@@ -90,8 +89,8 @@ def scan() -> tuple[list[Site], dict[str, int], list[str]]:
         functions = _functions(tree)
         for fn in functions.values():
             for node in ast.walk(fn):
-                if isinstance(node, ast.Call) and (model := _model(node)) is not None and rel != "records.py":
-                    sites.append(Site(f"{rel}:{node.lineno}", model, {k.arg for k in node.keywords if k.arg}, typed=True))
+                if (model := _model(node)) is not None and rel != "records.py":
+                    sites.append(Site(f"{rel}:{node.lineno}", model, set(), typed=True))
                     continue
                 if not isinstance(node, ast.Call) or not node.args:
                     continue
