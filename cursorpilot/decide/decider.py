@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from cursorpilot.decide import turns, weigh
 from cursorpilot.decide.accepts import accepted
-from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.choices import Offered, find
 from cursorpilot.decide.echo import echoed, own_lines, unlabelled
 from cursorpilot.decide.guards import Guards

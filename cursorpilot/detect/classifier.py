@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from cursorpilot.detect.menu import Menu, numbered
 from cursorpilot.detect.menu import parse as parse_menu
-from cursorpilot.detect.profiles import ANSWERABLE, Kind, Profile, Rule
+from cursorpilot.detect.profiles import ANSWERABLE, Profile, Rule, ScreenState
 from cursorpilot.detect.regions import (ASKS, BUTTONS, QUESTION_GAP, SETTLING, UNKNOWN, WORD, Classification, Region, headline,
                                         normal, regions, rx, unmarked)
 from cursorpilot.detect.snapshot import Snapshot
@@ -108,11 +108,11 @@ def _result(rule: Rule, region: Region, m: re.Match[str], snap: Snapshot) -> Cla
                 start = min(start, sm.start())
         row = _row_of(region, start)
         block = "\n".join(region.rows[row:]).strip("\n")
-    elif rule.kind == Kind.MENU:
+    elif rule.kind == ScreenState.MENU:
         row = _list_top(region.rows)
         block = "\n".join(region.rows[row:])  # the options above the prompt line (and their header) belong to the question
     else:
-        prefill = _prefill(region.rows[-1]) if rule.kind == Kind.INPUT else ""
+        prefill = _prefill(region.rows[-1]) if rule.kind == ScreenState.INPUT else ""
         row = _question_top(region.rows, snap.cols, prefill)
         block = "\n".join(region.rows[row:])  # the question's own rows; earlier lines are history
     top = region.first_row + row  # the block's first row on screen
@@ -123,18 +123,18 @@ def _result(rule: Rule, region: Region, m: re.Match[str], snap: Snapshot) -> Cla
         block=block,
         evidence=m.group(0).strip(),
         error=rule.error,
-        key=f"{rule.id}@{anchor}:{normal(unmarked(block) if rule.kind == Kind.MENU else block)}",
+        key=f"{rule.id}@{anchor}:{normal(unmarked(block) if rule.kind == ScreenState.MENU else block)}",
         submit=rule.submit == "enter",
         anchor_row=anchor,
         menu=_menu(rule, block, *snap.rel(top)),
         multiline=rule.multiline,
-        prefill=prefill if rule.scope == "cursor_line" and rule.kind == Kind.INPUT else "",
+        prefill=prefill if rule.scope == "cursor_line" and rule.kind == ScreenState.INPUT else "",
     )
 
 
 def _menu(rule: Rule, block: str, styled: frozenset[int], faint: frozenset[int]) -> Menu | None:
     """A menu rule's options: a highlighted list, or (on a line prompt) a numbered list whose numbers are typed."""
-    if rule.kind != Kind.MENU:
+    if rule.kind != ScreenState.MENU:
         return None
     return parse_menu(block, styled, faint) or (numbered(block) if rule.scope == "cursor_line" else None)
 
@@ -203,7 +203,7 @@ def _prose_question(profile: Profile, snap: Snapshot, idle: Classification) -> C
     block = "\n".join(snap.lines[first : row + 1]).strip()
     anchor = snap.scrolled + first
     return Classification(
-        state=Kind.QUESTION.value,
+        state=ScreenState.QUESTION.value,
         rule_id=f"{idle.rule_id}.prose_question",
         block=block,
         evidence=snap.lines[row].strip(),
@@ -220,7 +220,7 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
         return cursor_region if rule.scope == "cursor_line" else block_region
 
     for rule in profile.rules:  # a marker drawn by a program blocked reading its terminal is not moving: it asks
-        if rule.kind == Kind.WORKING and not timing.reading and (m := _matches(rule, region(rule).text)):
+        if rule.kind == ScreenState.WORKING and not timing.reading and (m := _matches(rule, region(rule).text)):
             return _result(rule, region(rule), m, snap)
 
     settle = profile.settle_ms / 1000
@@ -230,7 +230,7 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
 
     recheck: float | None = None
     for rule in profile.rules:
-        if rule.kind == Kind.WORKING:
+        if rule.kind == ScreenState.WORKING:
             continue
         m = _matches(rule, region(rule).text)
         if m is None:
@@ -253,7 +253,7 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
             continue  # the words are there, but no options with a highlight under them
         if _guess(rule) and (menu := _any_menu(profile, block_region, snap)) is not None:
             return menu  # a field guessed from silence yields to a highlighted list under a question (dialog, fzf)
-        if found.state == Kind.IDLE:
+        if found.state == ScreenState.IDLE:
             return _prose_question(profile, snap, found) or found
         return found
     if recheck is not None:  # a rule is waiting for more quiet: it decides, not the menu reading
@@ -263,7 +263,7 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
 
 def _guess(rule: Rule) -> bool:
     """A rule that takes a quiet cursor line for a text field (generic.waiting_input): the weakest evidence there is."""
-    return rule.kind == Kind.INPUT and rule.scope == "cursor_line" and rule.quiet_ms > 0
+    return rule.kind == ScreenState.INPUT and rule.scope == "cursor_line" and rule.quiet_ms > 0
 
 
 _BOXED = str.maketrans({ch: " " for ch in "│┃║|┌┐└┘├┤─━═╭╮╰╯<>[]"})
@@ -300,7 +300,7 @@ def _any_menu(profile: Profile, region: Region, snap: Snapshot) -> Classificatio
     anchor = snap.scrolled + region.first_row + top
     rule_id = f"{profile.name}.menu"
     return Classification(
-        state=Kind.MENU.value, rule_id=rule_id, block=block, evidence=region.rows[top].strip(),
+        state=ScreenState.MENU.value, rule_id=rule_id, block=block, evidence=region.rows[top].strip(),
         key=f"{rule_id}@{anchor}:{normal(unmarked(block))}", submit=False, anchor_row=anchor,
         menu=parse_menu(block, *snap.rel(region.first_row + top)),
     )

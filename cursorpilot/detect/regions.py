@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from cursorpilot.detect.menu import MARKERS, Menu
-from cursorpilot.detect.profiles import ANSWERABLE, Kind, Profile
+from cursorpilot.detect.profiles import ANSWERABLE, Profile, ScreenState
 from cursorpilot.detect.snapshot import Snapshot
 
 
@@ -22,7 +22,7 @@ UNKNOWN = "unknown"
 
 @dataclass(slots=True, frozen=True)
 class Classification:
-    state: str  # a Kind value, or "settling" / "unknown"
+    state: str  # a ScreenState value, or "settling" / "unknown"
     rule_id: str | None = None
     block: str = ""  # the prompt block text
     evidence: str = ""  # the text the rule matched
@@ -44,7 +44,7 @@ class Classification:
     def decision(self) -> tuple[str, str | None]:
         """What a change of classification is judged by: a working screen by its rule (its line changes all
         the time), anything else by the prompt's identity."""
-        return self.state, self.rule_id if self.state == Kind.WORKING else self.key
+        return self.state, self.rule_id if self.state == ScreenState.WORKING else self.key
 
 
 @lru_cache(maxsize=1024)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from cursorpilot.clock import FakeClock, SystemClock
-from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.question import Choice, Kind, Question
 from cursorpilot.events import BaseSink

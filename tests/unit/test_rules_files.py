@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cursorpilot.clock import FakeClock
-from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.question import Kind, Question, Verdict
 from cursorpilot.errors import BadInput

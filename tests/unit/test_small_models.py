@@ -10,7 +10,7 @@ import pytest
 
 from cursorpilot.clock import FakeClock
 from cursorpilot.decide.accepts import accepted, offered_keys
-from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.context import PromptParts, build
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.echo import echoed, own_lines

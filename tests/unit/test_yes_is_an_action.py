@@ -11,7 +11,7 @@ import pytest
 
 from cursorpilot.acp.ask import permission_question
 from cursorpilot.clock import FakeClock
-from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide import weigh
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.policy import check_question
