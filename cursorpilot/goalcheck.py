@@ -25,7 +25,7 @@ GIT_TIMEOUT = 10.0
 
 def turn_facts(command: str | None, cwd: str | None, env: dict[str, str], mark: str, run, timeout: float = CHECK_TIMEOUT) -> TurnFacts:
     """Everything a turn end looks at, for either loop (on a worker thread): the check, the working tree, the cost so
-    far. `run` is the RunSession (its redactor, its folder, its cost). Never raises: what fails is a check not met."""
+    far. `run` is the RunContext (its redactor, its folder, its cost). Never raises: what fails is a check not met."""
     check = None
     if command:
         try:

@@ -18,28 +18,29 @@ from concurrent.futures import ThreadPoolExecutor
 import structlog
 
 from cursorpilot import goalcheck, reaper
-from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.deliver import Delivered, Record, RunCounts, Tell
 from cursorpilot.decide.turns import TurnFacts
 from cursorpilot.events import Sink
 from cursorpilot.program_env import program_env
-from cursorpilot.session import RunSession, StepBase
+from cursorpilot.run_context import RunContext
+from cursorpilot.steps import StepBase
 
 STEP_RECORDS = ("answer", "would_send", "turn_end", "program_started", "program_exited", "terminal_ignored")  # with the step's number
 LEFTOVERS_GRACE = 3.0  # what the program left running: SIGTERM, then SIGKILL after this long
 
 
 class StepHost:
-    def __init__(self, run: RunSession, step: StepBase, sink: Sink, *, workers: int, name: str, cwd: str | None = None):
-        self.run, self.step, self.sink, self.tx = run, step, sink, run.tx
+    def __init__(self, ctx: RunContext, step: StepBase, sink: Sink, *, workers: int, name: str, cwd: str | None = None):
+        self.ctx, self.step, self.sink, self.tx = ctx, step, sink, ctx.tx
         self.cwd = cwd
-        self.counts = RunCounts(answers=run.answers, max_answers=run.max_answers, escalations=run.escalations,
-                                dry_run=run.dry_run, interactive=run.interactive)
+        self.counts = RunCounts(answers=ctx.answers, max_answers=ctx.max_answers, escalations=ctx.escalations,
+                                dry_run=ctx.dry_run, interactive=ctx.interactive)
         label = f"{step.index}/{step.total}: {step.name}"
-        self.decider = Decider(run, step.governing_prompt, cwd, step.rules, PromptFiler(run, step.index, label, cwd, step.governing_prompt))
+        self.decider = Decider(ctx, step.governing_prompt, cwd, step.rules, PromptFiler(ctx, step.index, label, cwd, step.governing_prompt))
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
-        self.mark = f"{run.run_id}-{step.index}"  # in the environment of everything the program starts (reaper.py)
+        self.mark = f"{ctx.run_id}-{step.index}"  # in the environment of everything the program starts (reaper.py)
         self._log = structlog.get_logger("cursorpilot")
 
     @staticmethod
@@ -48,16 +49,16 @@ class StepHost:
 
     def env(self) -> tuple[dict[str, str], list[str]]:
         """The program's environment (marked, the CI variables hidden unless kept) and the names hidden."""
-        return program_env(self.step.env, self.mark, self.run.keep_ci_env)
+        return program_env(self.step.env, self.mark, self.ctx.keep_ci_env)
 
     def shared(self, e: object, before_answer: Callable[[], None] | None = None) -> bool:
         """Carry out an effect every pilot returns (True), or leave it to the loop (False)."""
         if isinstance(e, Record):
             self.tx.emit(e.type, **({"step": self.step.index} if e.type in STEP_RECORDS else {}), **e.fields)
             if e.type == "wait":
-                self.run.usage["waits"] += 1  # judged "nobody is asked": reported apart from answers
+                self.ctx.usage["waits"] += 1  # judged "nobody is asked": reported apart from answers
             elif e.type == "turn_end" and "verdict" in e.fields:
-                self.run.turn_ended(self.step.index, e.fields)
+                self.ctx.turn_ended(self.step.index, e.fields)
             elif e.type == "state":
                 self._log.debug("transition", trigger=e.fields["event"], before=e.fields["from"], after=e.fields["to"])
             return True
@@ -76,12 +77,12 @@ class StepHost:
 
     def turn_facts(self) -> TurnFacts:
         """A turn end's facts: the goal check and the working tree (slow: run it off the loop, on `pool`)."""
-        return goalcheck.turn_facts(self.step.done_when, self.cwd or self.workdir(self.step), self.step.env, self.mark, self.run,
+        return goalcheck.turn_facts(self.step.done_when, self.cwd or self.workdir(self.step), self.step.env, self.mark, self.ctx,
                                     self.step.check_timeout)
 
     def close(self) -> None:
         """The step is over: its counts go back to the run, its workers stop, what the program left running is ended."""
-        self.run.answers, self.run.escalations = self.counts.answers, self.counts.escalations
+        self.ctx.answers, self.ctx.escalations = self.counts.answers, self.counts.escalations
         self.pool.shutdown(wait=False, cancel_futures=True)
         ended = reaper.end_all(self.mark, grace=LEFTOVERS_GRACE)
         if ended:

@@ -17,7 +17,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import AnswerRequest
 from cursorpilot.providers.rules import RuleEntry, RulesProvider, read_entries
 from cursorpilot.secret import is_masked
@@ -56,6 +55,7 @@ def answers(transcript: Path) -> list[Asked]:
     import json
 
     from cursorpilot import records as R
+    from cursorpilot.records_read import parse
 
     out = []
     with open(transcript, encoding="utf-8", errors="replace") as fh:
@@ -63,7 +63,7 @@ def answers(transcript: Path) -> list[Asked]:
             if '"type": "answer"' not in line:
                 continue
             try:
-                r = R.parse(json.loads(line))
+                r = parse(json.loads(line))
             except ValueError:
                 continue  # a torn last line
             if isinstance(r, R.Answer) and r.prompt is not None and r.reply is not None and r.channel != "acp":

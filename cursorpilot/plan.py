@@ -9,10 +9,11 @@ PTY with the autopilot), ``acp`` (an agent over the Agent Client Protocol) or ``
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shlex
+from enum import StrEnum
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -23,6 +24,20 @@ from cursorpilot.providers.rules import RuleEntry
 from cursorpilot.yamlpos import load_with_positions, where
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class StepKind(StrEnum):
+    """What a step does: the key it is written with in a plan (the user's words), and the channel that drives it
+    (channels.py). Spelled out here once; everything else names a kind through this."""
+
+    RUN = "run"  # shell commands, no PTY (shell.py)
+    CURSOR = "cursor"  # the Cursor binary's arguments, under the PTY (pty/)
+    DRIVE = "drive"  # any command line under the PTY (pty/)
+    ACP = "acp"  # an agent over the Agent Client Protocol (acp/)
+    HEADLESS = "headless"  # an agent's print mode and its event stream (headless/)
+
+
+INTERACTIVE = tuple(k for k in StepKind if k is not StepKind.RUN)  # the kinds that drive a program and answer it
 
 
 def _duration(value: object) -> float | None:
@@ -105,9 +120,9 @@ class Step(BaseModel):
 
     @model_validator(mode="after")
     def _one_kind(self) -> "Step":
-        kinds = [k for k in ("run", "cursor", "drive", "acp", "headless") if getattr(self, k) is not None]
+        kinds = [k for k in StepKind if getattr(self, k) is not None]
         if len(kinds) != 1:
-            raise ValueError(f"a step needs exactly one of run, cursor, drive, acp, headless (found: {', '.join(kinds) or 'none'})")
+            raise ValueError(f"a step needs exactly one of {', '.join(StepKind)} (found: {', '.join(kinds) or 'none'})")
         if isinstance(self.drive, str):
             self.drive = shlex.split(self.drive)
         if self.drive is not None and not self.drive:
@@ -119,32 +134,12 @@ class Step(BaseModel):
         if self.agent is not None and self.acp is None and self.headless is None:
             raise ValueError("agent: belongs to an acp: or headless: step")
         if self.run is not None and (self.done_when is not None or self.max_turns is not None):
-            raise ValueError("done_when and max_turns belong to a step that drives a program (cursor, drive, acp, headless), not to run:")
+            raise ValueError(f"done_when and max_turns belong to a step that drives a program ({', '.join(INTERACTIVE)}), not to run:")
         return self
 
     @property
-    def kind(self) -> Literal["run", "cursor", "drive", "acp", "headless"]:
-        if self.headless is not None:
-            return "headless"
-        return "run" if self.run is not None else "cursor" if self.cursor is not None else "acp" if self.acp is not None else "drive"
-
-    def command(self, cursor_bin: str) -> list[str]:
-        if self.cursor is not None:
-            return [*shlex.split(cursor_bin), *self.cursor]
-        if self.headless is not None:
-            from cursorpilot.headless.launchers import launcher as headless_launcher
-
-            if isinstance(self.agent, str):
-                return headless_launcher(self.agent) or shlex.split(self.agent)
-            return list(self.agent or [])
-        if self.acp is not None:
-            from cursorpilot.acp.launchers import launcher
-
-            if isinstance(self.agent, str):
-                return launcher(self.agent) or shlex.split(self.agent)
-            return list(self.agent or [])
-        assert isinstance(self.drive, list)
-        return self.drive
+    def kind(self) -> StepKind:
+        return next(k for k in StepKind if getattr(self, k) is not None)
 
 
 class Plan(BaseModel):
@@ -165,6 +160,16 @@ class Plan(BaseModel):
         if unknown:
             raise ValueError(f"unknown deny rule(s) {', '.join(unknown)}; known: {', '.join(rule_ids())}")
         return v
+
+
+def single_command_plan(command: list[str], acp_task: str | None = None, headless: bool = False) -> Plan:
+    """`-- COMMAND`: one drive step, or with --acp/--agent one acp step (with --headless a headless step) whose first
+    prompt is the task."""
+    if acp_task is not None and headless:
+        return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), headless=acp_task, agent=command)])
+    if acp_task is not None:
+        return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), acp=acp_task, agent=command)])
+    return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), drive=command)])
 
 
 def _substitute(data: object, variables: dict[str, str], path: tuple, positions, source: Path) -> object:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from cursorpilot import executable, resources
 from cursorpilot.errors import BadInput
+from cursorpilot.launch import command_line
 from cursorpilot.plan import Plan
 
 
@@ -24,7 +25,7 @@ def check_startable(plan: Plan, cursor_bin: str) -> None:
     step = plan.steps[0]
     if step.run is not None:
         return
-    name = resources.self_command(step.command(cursor_bin))[0]
+    name = resources.self_command(command_line(step, cursor_bin))[0]
     path = name if os.sep in name else shutil.which(name, path={**os.environ, **step.env}.get("PATH"))
     if path is None:
         raise BadInput(f"cannot start {name!r}: not found on PATH")

@@ -1,45 +1,63 @@
 """Every transcript record type, once: its name, its fields and what it means.
 
-The transcript (transcript.py) is written with `tx.emit("<type>", **fields)` from all over the package; this module
-is the one place that says which types exist and what they carry, so its readers (the report, the README, the
-tests) can't drift from what is written. `tests/unit/test_records.py` scans the package's source: every `emit`
-uses a type declared here with fields declared here; `docs/records.md` is generated from this module.
+Writers build these models and hand them to the transcript (`tx.write(R.PolicyDenied(policy_rule=..., ...))`, or a
+pilot's `Record(R.Answer(...))` effect): mypy checks each field where it is written. This module is the one place that
+says which types exist and what they carry, so its readers (the report, the docs, the tests) can't drift from what is
+written; `records_read.py` reads transcripts through it and generates `docs/records.md` from it. (Writers not converted
+yet still call `tx.emit("<type>", **fields)`; `tests/unit/test_records.py` checks those against these declarations.)
 
 Reading is forgiving, writing is checked: old transcripts may lack fields (every field but the common five is
 optional) and newer ones may carry fields this version does not know (kept, `extra="allow"`); a record whose
 shape does not fit its declaration, or whose type is unknown, is read as a plain `Rec` and counted, never a crash.
 A record flagged `secret: true` is masked as it is written (transcript.py) and again when read, whatever its writer
 left in it.
+
+A written model is built, not validated (a field a writer gets wrong never crashes a run: mypy and each test's
+transcript check catch it), and its schema is built only when something reads with it: importing this module costs
+its class definitions, not their validators (start-up time: every run writes through it).
 """
 
-from __future__ import annotations
+from typing import TYPE_CHECKING, Any
 
-import json
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from cursorpilot.secret import mask_secrets, masked  # noqa: F401 - the one way a secret is shown and masked, for every reader
 
 
 class Rec(BaseModel):
-    """What every record carries. A record of an unknown type, or one that does not fit its declaration, is read as this."""
+    """What every record carries. A record of an unknown type, or one that does not fit its declaration, is read as this.
+    (The common five have defaults only so that a writer builds a record without them: the transcript adds them, and a
+    reader refuses a record that lacks them, records_read.parse.)"""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
-    type: str
-    seq: int
-    ts: str  # UTC, ISO 8601 with milliseconds
-    mono: float  # monotonic seconds: the clock that times everything within a run
-    run_id: str
+    type: str = ""
+    seq: int = 0
+    ts: str = ""  # UTC, ISO 8601 with milliseconds
+    mono: float = 0.0  # monotonic seconds: the clock that times everything within a run
+    run_id: str = ""
 
+    if not TYPE_CHECKING:  # (mypy sees each model's own fields as its constructor's keywords)
+        def __init__(self, **data: Any) -> None:
+            """Built, not validated; the fields written in the order they were given (as `emit(**fields)` did)."""
+            built = type(self).model_construct(**data)
+            given = [_ALIASED.get(k, k) for k in data]
+            values = built.__dict__
+            object.__setattr__(self, "__dict__", {**{k: values[k] for k in given if k in values}, **values})
+            object.__setattr__(self, "__pydantic_fields_set__", built.__pydantic_fields_set__)
+            object.__setattr__(self, "__pydantic_extra__", built.__pydantic_extra__)
+            object.__setattr__(self, "__pydantic_private__", built.__pydantic_private__)
+
+        # Readers validate (model_validate) without calling this: pydantic calls a model's own __init__ from validation
+        # unless it carries the mark its own BaseModel.__init__ carries (pydantic 2.0+; test_records' misfit test
+        # fails if that ever changes).
+        __init__.__pydantic_base_init__ = True
 
 
 TYPES: dict[str, type[Rec]] = {}
+NAMES: dict[type[Rec], str] = {}
 COMMON = tuple(Rec.model_fields)
+_ALIASED: dict[str, str] = {}  # a field written under another name (`from`) -> its attribute (`from_`)
 
 
 def declare(name: str):
@@ -47,9 +65,32 @@ def declare(name: str):
 
     def add(cls: type[Rec]) -> type[Rec]:
         TYPES[name] = cls
+        NAMES[cls] = name
+        _ALIASED.update({f.alias: k for k, f in cls.model_fields.items() if f.alias and f.alias != k})
         return cls
 
     return add
+
+
+class _Omitted:
+    def __repr__(self) -> str:
+        return "OMIT"
+
+
+OMIT: Any = _Omitted()  # a field left out of the record, not even written null: `changed=a.changed or R.OMIT`
+
+
+def name_of(rec: Rec) -> str:
+    """The type a record model is written as."""
+    return NAMES[type(rec)]
+
+
+def body(rec: Rec) -> dict[str, Any]:
+    """The fields a writer gave a record model, as written (`from`, not `from_`), in the order given (OMIT ones left out)."""
+    fields = type(rec).model_fields
+    given = rec.model_fields_set
+    out = {(fields[k].alias or k): v for k, v in rec.__dict__.items() if k in given and v is not OMIT}
+    return {**out, **{k: v for k, v in (rec.model_extra or {}).items() if v is not OMIT}}
 
 
 # -- the run ---------------------------------------------------------------------------------------------------------
@@ -788,108 +829,3 @@ class TerminalExited(Rec):
     exit_code: int | None = None
     output: str | None = None
     truncated: bool | None = None
-
-
-# -- reading ----------------------------------------------------------------------------------------------------------------
-def parse(obj: dict[str, Any]) -> Rec:
-    """One record, typed by its declaration; forgiving (see the module's docstring). Raises ValueError only when even
-    the five common fields are missing."""
-    obj = mask_secrets(obj)
-    cls = TYPES.get(obj.get("type"))  # type: ignore[arg-type]
-    if cls is not None:
-        try:
-            return cls.model_validate(obj)
-        except ValidationError:
-            pass
-    try:
-        return Rec.model_validate(obj)
-    except ValidationError as exc:
-        raise ValueError(f"not a transcript record: {exc.errors()[0]['msg']}") from None
-
-
-def problems(obj: dict[str, Any]) -> list[str]:
-    """What a record written by this version does wrong against its declaration: the strict check tests run."""
-    cls = TYPES.get(obj.get("type"))  # type: ignore[arg-type]
-    if cls is None:
-        return [f"unknown record type {obj.get('type')!r}"]
-    try:
-        rec = cls.model_validate(obj)
-    except ValidationError as exc:
-        return [f"{obj['type']}: {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
-    return [f"{obj['type']}: undeclared field {k!r}" for k in (rec.model_extra or {})]
-
-
-def fields_of(type_name: str) -> set[str]:
-    """The field names a type declares, as written in the transcript (`from`, not `from_`)."""
-    cls = TYPES[type_name]
-    return {f.alias or k for k, f in cls.model_fields.items()}
-
-
-@dataclass
-class ReadStats:
-    """What reading a transcript met besides good records."""
-
-    lines: int = 0
-    bad_lines: int = 0  # not JSON, or not a record, before the last line
-    torn_last: bool = False  # the last line is torn (a crash mid-write)
-    misfits: int = 0  # a known type whose shape did not fit its declaration
-    unknown: dict[str, int] = field(default_factory=dict)  # types this version does not know, counted
-
-
-def read(path: Path, stats: ReadStats | None = None) -> Iterator[Rec]:
-    """Stream a transcript's records, line by line (bounded memory, whatever its size). A garbled line is counted in
-    `stats` and skipped, never an error; a last line torn by a crash (no newline, or not a record) is dropped, as
-    transcript.repair drops it: a crashed run's transcript is read up to where it stopped."""
-    stats = stats if stats is not None else ReadStats()
-    previous: str | None = None
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            stats.lines += 1
-            if previous is not None:
-                rec = _one(previous, stats)
-                if rec is not None:
-                    yield rec
-            previous = line
-    if previous is not None:
-        rec = _one(previous, stats, last=True) if previous.endswith("\n") else None
-        if rec is None:
-            stats.torn_last = True
-        else:
-            yield rec
-
-
-def _one(line: str, stats: ReadStats, last: bool = False) -> Rec | None:
-    try:
-        obj = json.loads(line)
-        rec = parse(obj) if isinstance(obj, dict) else None
-    except (json.JSONDecodeError, ValueError):
-        rec = None
-    if rec is None:
-        if not last:
-            stats.bad_lines += 1
-        return None
-    if type(rec) is Rec:
-        if rec.type in TYPES:
-            stats.misfits += 1
-        else:
-            stats.unknown[rec.type] = stats.unknown.get(rec.type, 0) + 1
-    return rec
-
-
-def markdown() -> str:
-    """docs/records.md: every type, what it means and its fields (generated; a test keeps it equal)."""
-    out = ["# Transcript records", "",
-           "<!-- generated from cursorpilot/records.py: python -c 'from cursorpilot import records; "
-           "print(records.markdown(), end=\"\")' > docs/records.md -->", "",
-           "`transcript.jsonl` holds one JSON object per line. Every record has `type`, `seq` (1, 2, …), `ts` (UTC, ISO 8601), "
-           "`mono` (monotonic seconds) and `run_id`; the other fields depend on the type and may be absent or null. "
-           "Readers ignore fields they do not know.", ""]
-    for name, cls in TYPES.items():
-        doc = " ".join((cls.__doc__ or "").split())
-        names = [f"`{f.alias or k}` ({_type_name(f.annotation)})" for k, f in cls.model_fields.items() if k not in COMMON]
-        out += [f"## `{name}`", "", doc, "", f"Fields: {', '.join(names) or '(only the common ones)'}.", ""]
-    return "\n".join(out)
-
-
-def _type_name(annotation: Any) -> str:
-    return str(annotation).replace("typing.", "").replace(" | None", "").replace("NoneType", "null")

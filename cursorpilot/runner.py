@@ -1,16 +1,14 @@
 """A run: its steps in order, the transcript and manifest they share, dry runs and resumes.
 
-A single ``-- COMMAND`` is a plan of one ``drive`` step. ``run:`` steps are plain shell
-commands (no PTY); the other kinds are driven by the channel channels.py names for them.
+A single ``-- COMMAND`` is a plan of one ``drive`` step. Each step is driven by the channel channels.py names for its
+kind (``run:`` steps by the shell, shell.py); the runner gives each its Job and keeps the manifest.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import platform
 import subprocess
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,17 +17,21 @@ from cursorpilot.clock import Clock, SystemClock
 from cursorpilot.decide.turns import DEFAULT_MAX_TURNS, TurnConfig
 from cursorpilot.envsnap import worktree_snapshot
 from cursorpilot.detect.profiles import Profile, load_profile, resolve_name
-from cursorpilot.errors import BadInput, ExitCode, PilotError
+from cursorpilot.errors import ExitCode, PilotError
 from cursorpilot.events import Outcome, Sink
 from cursorpilot.human.humans import HumanConfig, Humans
+from cursorpilot.launch import command_line
 from cursorpilot.manifest import Attempt, Manifest, StepRecord, now_iso, write_manifest
-from cursorpilot.plan import Plan, Step
+from cursorpilot.plan import Plan, Step, StepKind
 from cursorpilot.providers.base import Provider
 from cursorpilot.providers.rules import RuleEntry, RulesProvider
 from cursorpilot import reaper
 from cursorpilot.redact import Redactor
-from cursorpilot.session import Job, RunSession, StepResult
+from cursorpilot.resume import file_hash, prompt_hash
+from cursorpilot.run_context import RunContext
+from cursorpilot.steps import Job, StepResult
 from cursorpilot.transcript import Transcript
+from cursorpilot import records as R
 
 
 @dataclass
@@ -76,20 +78,6 @@ def default_run_id(clock: Clock | None = None) -> str:
     return clock.utcnow().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
 
 
-def prompt_hash(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def single_command_plan(command: list[str], acp_task: str | None = None, headless: bool = False) -> Plan:
-    """`-- COMMAND`: one drive step, or with --acp/--agent one acp step (with --headless a headless step) whose first
-    prompt is the task."""
-    if acp_task is not None and headless:
-        return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), headless=acp_task, agent=command)])
-    if acp_task is not None:
-        return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), acp=acp_task, agent=command)])
-    return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), drive=command)])
-
-
 class Runner:
     def __init__(self, spec: RunSpec, sink: Sink, clock: Clock | None = None, resume: Manifest | None = None):
         self.spec = spec
@@ -101,12 +89,12 @@ class Runner:
     # -- setup -------------------------------------------------------------------
     def _profile(self, step: Step) -> Profile:
         name = step.profile or self.spec.plan.defaults.profile or self.spec.profile
-        if step.run is not None or step.acp is not None or step.headless is not None:
+        if step.kind in (StepKind.RUN, StepKind.ACP, StepKind.HEADLESS):
             return load_profile("generic")  # no screen to read
         return load_profile(resolve_name(name, self._command(step)), self.spec.detectors)
 
     def _command(self, step: Step) -> list[str]:
-        return resources.self_command(step.command(self.spec.cursor_bin))
+        return resources.self_command(command_line(step, self.spec.cursor_bin))
 
     def _new_manifest(self, redactor: Redactor) -> Manifest:
         """The manifest is redacted like the transcript: a token passed in argv never lands on disk (a resume of
@@ -116,7 +104,7 @@ class Runner:
         return Manifest(
             run_id=spec.run_id, argv=redactor.value(spec.argv), options=redactor.value(spec.options),
             plan_path=str(spec.plan_path) if spec.plan_path else None,
-            plan_hash=_file_hash(spec.plan_path) if spec.plan_path else None,
+            plan_hash=file_hash(spec.plan_path) if spec.plan_path else None,
             prompt_hash=prompt_hash(spec.governing_prompt),
             versions={"cursor_pilot": __version__, "python": platform.python_version(),
                       "cursor": _version_of(spec.cursor_bin) if uses_cursor else None},
@@ -132,6 +120,7 @@ class Runner:
 
     # -- the run -------------------------------------------------------------------
     def run(self) -> Outcome:
+        """The run, start to end: its steps in order from the first unfinished one, then its outcome."""
         spec = self.spec
         spec.log_dir.mkdir(parents=True, exist_ok=True)
         redactor = Redactor(cwd=spec.cwd, secrets=spec.secrets.values())
@@ -139,7 +128,7 @@ class Runner:
         tx = Transcript(spec.log_dir / "transcript.jsonl", spec.run_id, self.clock, redactor)
         self.manifest_path = spec.log_dir / "manifest.json"
         t0 = self.clock.monotonic()
-        session = RunSession(
+        session = RunContext(
             tx=tx, redactor=redactor, clock=self.clock, log_dir=spec.log_dir, run_id=spec.run_id, provider=spec.provider,
             governing_prompt=spec.governing_prompt, interactive=spec.interactive, cols=spec.cols, rows=spec.rows,
             context_tokens=spec.context_tokens, no_upload=spec.no_upload, keep_ci_env=spec.keep_ci_env, native_deny=spec.native_deny,
@@ -149,32 +138,9 @@ class Runner:
         )
         session.humans = Humans(spec.humans, tx, self.clock, redactor.text, self.sink)
         if self.resume is None:
-            self.manifest = self._new_manifest(redactor)
-            tx.emit("run_started", argv=spec.argv, plan=spec.plan.name, plan_path=str(spec.plan_path) if spec.plan_path else None,
-                    versions={"cursor_pilot": __version__, "python": platform.python_version()},
-                    provider=spec.provider.name, model=getattr(spec.provider, "model", None),
-                    steps=[s.name for s in spec.plan.steps], dry_run=spec.dry_run, governing_prompt=spec.governing_prompt,
-                    cwd=os.path.abspath(spec.cwd or os.getcwd()), git=self._snapshot())
+            self._start(session, redactor)
         else:
-            self.manifest = self.resume
-            self.manifest.resumes += 1
-            self.manifest.status = "running"
-            for record in self.manifest.steps:
-                if record.status == "running":
-                    record.status = "interrupted"
-                    if record.attempts and record.attempts[-1].finished is None:
-                        record.attempts[-1].status, record.attempts[-1].finished = "interrupted", now_iso()
-            start = self.manifest.first_unfinished()
-            tx.emit("run_resumed", argv=spec.argv, resumes=self.manifest.resumes, from_step=(start or 0) + 1)
-            for key in ("answers", "escalations", *session.usage):
-                value = self.manifest.counters.get(key)
-                if isinstance(value, int):
-                    if key == "answers":
-                        session.answers = value
-                    elif key == "escalations":
-                        session.escalations = value
-                    else:
-                        session.usage[key] = value
+            self._resume(session)
         if spec.dry_run and any(s.run is None for s in spec.plan.steps):
             self.sink.note(DRY_RUN_NOTE)
         self._wall_deadline = t0 + spec.max_wall if spec.max_wall else None
@@ -182,29 +148,66 @@ class Runner:
         self._save(session)
         session.install_signals()
         session.humans.start()
-        code, reason = ExitCode.OK, "all steps completed"
         try:
-            start = self.manifest.first_unfinished()
-            for i in range(start if start is not None else len(spec.plan.steps), len(spec.plan.steps)):
-                code, reason = self._step(i, spec.plan.steps[i], session)
-                if code != ExitCode.OK:
-                    break
-            if code == ExitCode.OK and spec.dry_run:
-                reason = "dry run: nothing was typed"
-            elif code == ExitCode.OK and len(spec.plan.steps) > 1:
-                reason = f"all {len(spec.plan.steps)} steps completed"
+            code, reason = self._steps(session)
         finally:
             session.restore_signals()
             session.humans.close()
         return self._finish(session, code, reason)
 
-    def _step(self, i: int, step: Step, session: RunSession) -> tuple[ExitCode, str]:
+    def _start(self, session: RunContext, redactor: Redactor) -> None:
+        spec = self.spec
+        self.manifest = self._new_manifest(redactor)
+        session.tx.write(R.RunStarted(argv=spec.argv, plan=spec.plan.name, plan_path=str(spec.plan_path) if spec.plan_path else None,
+                                      versions={"cursor_pilot": __version__, "python": platform.python_version()},
+                                      provider=spec.provider.name, model=getattr(spec.provider, "model", None),
+                                      steps=[s.name for s in spec.plan.steps], dry_run=spec.dry_run, governing_prompt=spec.governing_prompt,
+                                      cwd=os.path.abspath(spec.cwd or os.getcwd()), git=self._snapshot()))
+
+    def _resume(self, session: RunContext) -> None:
+        """--resume: the manifest's run goes on; a step left running counts as interrupted, the counters carry over."""
+        assert self.resume is not None
+        self.manifest = self.resume
+        self.manifest.resumes += 1
+        self.manifest.status = "running"
+        for record in self.manifest.steps:
+            if record.status == "running":
+                record.status = "interrupted"
+                if record.attempts and record.attempts[-1].finished is None:
+                    record.attempts[-1].status, record.attempts[-1].finished = "interrupted", now_iso()
+        start = self.manifest.first_unfinished()
+        session.tx.write(R.RunResumed(argv=self.spec.argv, resumes=self.manifest.resumes, from_step=(start or 0) + 1))
+        for key in ("answers", "escalations", *session.usage):
+            value = self.manifest.counters.get(key)
+            if isinstance(value, int):
+                if key == "answers":
+                    session.answers = value
+                elif key == "escalations":
+                    session.escalations = value
+                else:
+                    session.usage[key] = value
+
+    def _steps(self, session: RunContext) -> tuple[ExitCode, str]:
+        steps = self.spec.plan.steps
+        code, reason = ExitCode.OK, "all steps completed"
+        start = self.manifest.first_unfinished()
+        for i in range(start if start is not None else len(steps), len(steps)):
+            code, reason = self._step(i, steps[i], session)
+            if code != ExitCode.OK:
+                break
+        if code == ExitCode.OK and self.spec.dry_run:
+            reason = "dry run: nothing was typed"
+        elif code == ExitCode.OK and len(steps) > 1:
+            reason = f"all {len(steps)} steps completed"
+        return code, reason
+
+    def _step(self, i: int, step: Step, session: RunContext) -> tuple[ExitCode, str]:
         spec, record = self.spec, self.manifest.steps[i]
         n, total = i + 1, len(spec.plan.steps)
         record.status = "running"
         record.attempts.append(Attempt(started=now_iso()))
         self._save(session)
-        session.tx.emit("step_started", step=n, name=step.name, kind=step.kind)
+        session.tx.write(R.StepStarted(step=n, name=step.name, kind=step.kind))
         now = self.clock.monotonic()
         step_timeout = step.timeout or spec.plan.defaults.timeout
         deadline, why = session.deadline, f"timeout after {spec.timeout:g}s (--timeout)" if spec.timeout else ""
@@ -215,10 +218,7 @@ class Runner:
             code, reason, child = ExitCode.INTERRUPTED, "interrupted", None
         else:
             try:
-                if step.run is not None:
-                    code, reason, child = self._run_shell(n, step, session, cwd, deadline, why)
-                else:
-                    code, reason, child = self._drive(n, total, step, session, cwd, deadline, why)
+                code, reason, child = self._drive(n, total, step, session, cwd, deadline, why)
             except PilotError as exc:  # e.g. the program can't be started: the run ends, recorded
                 code, reason, child = exc.exit_code, str(exc), None
         status = {ExitCode.OK: "completed", ExitCode.INTERRUPTED: "interrupted"}.get(code, "failed")
@@ -229,7 +229,7 @@ class Runner:
         record.status = "completed" if status == "previewed" else status
         if spec.dry_run:
             record.status = "pending"  # a preview completes nothing: a real run starts from here
-        session.tx.emit("step_finished", step=n, name=step.name, status=status, exit_code=int(code), reason=reason)
+        session.tx.write(R.StepFinished(step=n, name=step.name, status=status, exit_code=int(code), reason=reason))
         self._save(session)
         return code, reason
 
@@ -241,8 +241,16 @@ class Runner:
         addenda = [p for p in (spec.plan.prompt, step.prompt) if p]
         return rules, "\n\n".join([spec.governing_prompt, *addenda]).strip()
 
-    def _drive(self, n, total, step: Step, session: RunSession, cwd, deadline, why) -> tuple[ExitCode, str, int | None]:
-        """An interactive step, driven by the channel its kind names (channels.py)."""
+    def _drive(self, n, total, step: Step, session: RunContext, cwd, deadline, why) -> tuple[ExitCode, str, int | None]:
+        """A step, driven by the channel its kind names (channels.py). A step that drives a program also has its
+        rules and governing prompt, its turn ends, its goal check and its expect; shell commands only their exit codes."""
+        if step.kind is StepKind.RUN:
+            assert step.run is not None
+            job = Job(command=list(step.run), governing_prompt="", name=step.name, index=n, total=total, cwd=cwd, env=step.env,
+                      deadline=deadline, deadline_reason=why, step=step, run=session, sink=self.sink)
+            result = channels.drive(step.kind, job)
+            self.preview += [{"step": step.name, **row} for row in result.listed]
+            return ExitCode(result.exit_code), result.reason, result.child
         record = self.manifest.steps[n - 1]
         rules, governing = self._rules_and_prompt(step)
         goal, check_timeout = self._goal(step)
@@ -282,12 +290,12 @@ class Runner:
         record.pending = fields.get("pending")
         write_manifest(self.manifest_path, self.manifest)
 
-    def _goal_at_end(self, n: int, goal: str, timeout: float, cwd, step: Step, session: RunSession, reason: str) -> tuple[ExitCode, str]:
+    def _goal_at_end(self, n: int, goal: str, timeout: float, cwd, step: Step, session: RunContext, reason: str) -> tuple[ExitCode, str]:
         """The program ended without a turn end that met the goal (it exited): the check decides whether it succeeded."""
         env = reaper.marked_env({**os.environ, **step.env}, session.run_id)
         check = goalcheck.run_check(goal, cwd, env, session.redactor.text, timeout)
         session.goal = "passed" if check.met else "failed"
-        session.tx.emit("goal_check", step=n, check=check.record(), met=check.met)
+        session.tx.write(R.GoalCheck(step=n, check=check.record(), met=check.met))
         if check.met:
             return ExitCode.OK, reason
         return ExitCode.FAILED, f"step {step.name!r}: the goal check {check.summary()} after the program ended"
@@ -304,47 +312,12 @@ class Runner:
             code, reason = _check_expect(step, result.child, result.text, reason)
         return code, reason, result.child
 
-    def _run_shell(self, n, step: Step, session: RunSession, cwd, deadline, why) -> tuple[ExitCode, str, int | None]:
-        assert step.run is not None
-        if self.spec.dry_run:
-            for cmd in step.run:
-                session.tx.emit("would_run", step=n, command=cmd)
-                self.preview.append({"step": step.name, "kind": "run", "question": "-", "would_send": f"$ {cmd}", "source": "not run"})
-            return ExitCode.OK, "listed (dry run)", None
-        out_dir = self.spec.log_dir / "steps"
-        out_dir.mkdir(exist_ok=True)
-        log_path = out_dir / f"{n:02d}-{_slug(step.name)}.log"
-        env = reaper.marked_env({**os.environ, **step.env}, session.run_id)  # what they leave running ends with the run
-        tolerated: list[str] = []
-        with open(log_path, "ab") as log:
-            for cmd in step.run:
-                log.write(f"$ {cmd}\n".encode())
-                log.flush()
-                proc = subprocess.Popen(cmd, shell=True, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, start_new_session=True)
-                seen = session.interrupts
-                while proc.poll() is None:
-                    if session.interrupts > seen or (deadline is not None and self.clock.monotonic() > deadline):
-                        _kill_group(proc)
-                        if session.interrupts > seen:
-                            return ExitCode.INTERRUPTED, "interrupted", None
-                        return ExitCode.LIMIT, why, None
-                    time.sleep(0.02)
-                session.tx.emit("command_finished", step=n, command=cmd, exit_code=proc.returncode, log=str(log_path))
-                if proc.returncode != 0:
-                    if not step.allow_failure:
-                        return ExitCode.FAILED, f"step {step.name!r}: `{cmd}` exited {proc.returncode} (see {log_path})", proc.returncode
-                    tolerated.append(f"`{cmd}` exited {proc.returncode}")
-        if tolerated:
-            return ExitCode.OK, f"commands finished; failure allowed: {', '.join(tolerated)}", 0
-        return ExitCode.OK, "commands succeeded", 0
-
     # -- records ---------------------------------------------------------------------
-    def _save(self, session: RunSession) -> None:
+    def _save(self, session: RunContext) -> None:
         self.manifest.counters = {**session.counters(), "cost_usd": session.cost_usd}
         write_manifest(self.manifest_path, self.manifest)
 
-    def _finish(self, session: RunSession, code: ExitCode, reason: str) -> Outcome:
+    def _finish(self, session: RunContext, code: ExitCode, reason: str) -> Outcome:
         changed = session.usage.get("policy_changed", 0)
         if code == ExitCode.OK and changed and not self.spec.dry_run:  # the task may be undone: never a silent exit 0
             shown = "; ".join(session.overrides[:3]) + ("; …" if len(session.overrides) > 3 else "")
@@ -355,9 +328,9 @@ class Runner:
         self._save(session)
         ended = reaper.end_all(session.run_id)
         if ended:
-            session.tx.emit("descendants_ended", step=None, processes=[e.record() for e in ended])
-        session.tx.emit("run_finished", exit_code=int(code), reason=reason, counters=session.counters(), cost_usd=session.cost_usd,
-                        goal_check=session.goal, **self._last_child(session), git=self._snapshot())
+            session.tx.write(R.DescendantsEnded(step=None, processes=[e.record() for e in ended]))
+        session.tx.write(R.RunFinished(exit_code=int(code), reason=reason, counters=session.counters(), cost_usd=session.cost_usd,
+                                       goal_check=session.goal, **self._last_child(session), git=self._snapshot()))
         session.tx.close()
         outcome = Outcome(
             exit_code=int(code), reason=reason, answers=session.answers, escalations=session.escalations,
@@ -374,7 +347,7 @@ class Runner:
         """The working tree's files at the run's start and end: what the run changed, for the report (envsnap.py)."""
         return worktree_snapshot(self.spec.cwd, self.spec.log_dir / "git-objects", exclude=self.spec.log_dir)
 
-    def _last_child(self, session: RunSession) -> dict:
+    def _last_child(self, session: RunContext) -> dict:
         last = session.tx.latest.get("program_exited")
         if last is None:  # a resumed run whose steps ran before: read it back (only then)
             from cursorpilot.transcript import read_transcript
@@ -398,29 +371,6 @@ def _check_expect(step: Step, child: int | None, text: str, reason: str) -> tupl
     return ExitCode.OK, reason
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    import signal
-
-    for sig, wait in ((signal.SIGINT, 3.0), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
-def _slug(name: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")[:40] or "step"
-
-
-def _file_hash(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-
-
 def _version_of(binary: str) -> str | None:
     import shlex
 
@@ -437,24 +387,3 @@ def _git_commit(cwd: str | None) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return p.stdout.strip() if p.returncode == 0 else None
-
-
-def check_redacted(manifest: Manifest, given: set[str]) -> None:
-    """A saved option that held a secret was redacted on disk: it must be given again to resume."""
-    from cursorpilot.redact import MASK
-
-    hidden = [k for k, v in manifest.options.items() if k not in given and MASK in str(v)]
-    if hidden:
-        again = " -- COMMAND [ARGS...]" if "command" in hidden else ""
-        raise BadInput(f"the saved {', '.join(hidden)} held a secret, redacted in the manifest: give it again to resume "
-                       f"(cursor-pilot run --resume MANIFEST{again})")
-
-
-def check_resumable(manifest: Manifest, plan_path: Path | None, governing_prompt: str, force: bool) -> None:
-    """Refuse to resume a run whose plan or governing prompt changed, unless --force."""
-    if force:
-        return
-    if manifest.plan_path and plan_path and manifest.plan_hash != _file_hash(plan_path):
-        raise BadInput(f"the plan {plan_path} changed since this run started; use --force to resume anyway")
-    if manifest.prompt_hash != prompt_hash(governing_prompt):
-        raise BadInput("the governing prompt changed since this run started; use --force to resume anyway")

@@ -47,7 +47,7 @@ _KEY_TOKENS = re.compile(r"(<[a-z0-9:+\-]+>|<secret:[\w.-]+>)+")  # keys, and th
 
 def mask_secrets(obj: dict[str, Any]) -> dict[str, Any]:
     """A transcript record flagged `secret: true` with its text masked: the transcript masks so as it writes, and
-    every reader (records.parse, the report) again, whatever an older writer left in clear. Key names alone
+    every reader (records_read.parse, the report) again, whatever an older writer left in clear. Key names alone
     (`<enter>`) are no secret and stay; `hex` is masked as the text it encodes: the same length and hash as `data`."""
     if obj.get("secret") is not True:
         return obj

@@ -35,7 +35,15 @@ class Transcript:
         self._fh = open(path, "a", encoding="utf-8", buffering=1)
         self._lock = threading.Lock()  # the read loop, the threads that ask people and the decision page all write here
 
+    def write(self, rec: Record) -> dict[str, Any]:
+        """Write a record model declared in records.py (`tx.write(R.Kill(reason=..., signal="SIGKILL"))`): its type's
+        name and the fields given to it, checked by mypy where the model is built."""
+        from cursorpilot.records import body, name_of
+
+        return self.emit(name_of(rec), **body(rec))
+
     def emit(self, type_: str, **fields: Any) -> dict[str, Any]:
+        """Write a record by its type's name and fields (the writers not converted to `write` yet)."""
         with self._lock:
             return self._emit(type_, fields)
 
@@ -87,9 +95,9 @@ def repair(path: Path) -> int:
 
 def read_transcript(path: Path) -> list["Record"]:
     """Parse a transcript into typed records (cursorpilot/records.py); a last line torn by a crash is dropped, anything
-    else torn is an error. (The report streams with records.read instead, and forgives more.)"""
+    else torn is an error. (The report streams with records_read.read instead, and forgives more.)"""
     lines = path.read_text(encoding="utf-8").splitlines()
-    from cursorpilot.records import parse  # the typed records (52 pydantic models): only readers pay for them
+    from cursorpilot.records_read import parse
 
     out: list = []
     for i, line in enumerate(lines):

@@ -18,7 +18,7 @@ SIM = [sys.executable, "-m", "cursorpilot.sim"]
 def checked(written: list[dict]) -> list[dict]:
     """Every record a test reads is checked against its declaration (cursorpilot/records.py): a writer that drifts
     from it fails the test that made it write."""
-    from cursorpilot.records import problems
+    from cursorpilot.records_read import problems
 
     wrong = [p for r in written for p in problems(r)]
     assert not wrong, f"records that do not fit cursorpilot/records.py: {wrong[:5]}"

@@ -12,17 +12,17 @@ traceback on the console.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from acp import RequestError
 from acp.schema import (CreateTerminalResponse, ReadTextFileResponse, RequestPermissionResponse, TerminalExitStatus,
                         TerminalOutputResponse, WaitForTerminalExitResponse)
 
-from cursorpilot.acp.facts import FAILED, NOT_FOUND, ExtensionAsked, FormAsked, PermissionAsked, Update
-from cursorpilot.acp.terminals import UnknownTerminal
-
-if TYPE_CHECKING:
-    from cursorpilot.acp.step import AcpStep
+from cursorpilot.acp.facts import FAILED, NOT_FOUND, ExtensionAsked, Fact, FormAsked, PermissionAsked, Update
+from cursorpilot.acp.terminals import Terminal, Terminals, UnknownTerminal
+from cursorpilot.transcript import Transcript
+from cursorpilot import records as R
 
 RESOURCE_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32002, -32602, -32603
 
@@ -54,7 +54,7 @@ def _served(method: str):
             except UnknownTerminal as exc:
                 raise RequestError(RESOURCE_NOT_FOUND, f"Resource not found: no terminal {exc.args[0]}", {"uri": exc.args[0]}) from None
             except Exception as exc:  # noqa: BLE001 - whatever it is, the agent gets an answer and the run goes on
-                self.step.tx.emit("acp_client_error", method=method, error=f"{type(exc).__name__}: {exc}")
+                self.step.tx.write(R.AcpClientError(method=method, error=f"{type(exc).__name__}: {exc}"))
                 raise RequestError(INTERNAL_ERROR, f"{method} failed: {exc}", {"details": str(exc)}) from None
 
         return serve
@@ -62,8 +62,28 @@ def _served(method: str):
     return wrap
 
 
+class Served(Protocol):
+    """What the client hands the agent's requests to: the ACP step's loop (acp/step.py), known here only by what it
+    does, so that the client and the loop don't import each other."""
+
+    tx: Transcript
+    terminals: Terminals
+
+    async def ask(self, fact_for: Callable[[int], Fact]) -> dict: ...
+
+    def feed(self, fact: Fact) -> None: ...
+
+    async def read_file(self, path: str, line: int | None, limit: int | None) -> str: ...
+
+    async def write_file(self, path: str, content: str) -> None: ...
+
+    async def run_command(self, command: str, args: list[str], env: dict[str, str], cwd: str | None, limit: int | None) -> Terminal: ...
+
+    def terminal_done(self, term: Terminal) -> None: ...
+
+
 class Client:
-    def __init__(self, step: "AcpStep"):
+    def __init__(self, step: Served):
         self.step = step
 
     def on_connect(self, conn) -> None:

@@ -4,16 +4,34 @@ decide/deliver.py's."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cursorpilot.decide.deliver import Delivered, Record, Tell
 from cursorpilot.decide.question import Decision, Question
-from cursorpilot.decide.turns import CheckGoal, TurnFacts
+from cursorpilot.decide.turns import CheckGoal, TurnConfig, TurnFacts
 from cursorpilot.errors import ExitCode
 
 # How the client answers a request it does not carry out (acp/client.py maps them to JSON-RPC error codes): what is
 # not there, what it will not do, what went wrong while doing it.
 NOT_FOUND, REFUSED, FAILED = "not_found", "refused", "failed"
+
+STUCK_AFTER = 600.0  # a turn in which nothing at all happens this long goes to a human (the PTY's stuck_after_s)...
+
+
+# -- what the loop tells the pilot at the start ---------------------------------------------------------------------------
+@dataclass(slots=True)
+class AcpPilotConfig:
+    task: str  # the first prompt
+    governing_prompt: str
+    cwd: str
+    allow: frozenset[str] = frozenset()  # deny rules the plan lifted
+    resume_session: str | None = None  # load this session where the agent can
+    max_answers: int | None = None  # the step's own cap
+    deadline: float | None = None
+    deadline_reason: str = "timeout"
+    stuck_after: float = STUCK_AFTER
+    turns: TurnConfig = field(default_factory=TurnConfig)  # how turn ends are judged and bounded (decide/turns.py)
+    native: bool = False  # the deny policy is in the agent's own deny list too (nativedeny.py)
 
 
 # -- facts -------------------------------------------------------------------------------------------------------------

@@ -12,44 +12,30 @@ of the agent gets its "cancelled" and the turn, if one is open, is cancelled.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from cursorpilot.acp import ask
-from cursorpilot.acp.facts import (NOT_FOUND, REFUSED, Ask, AskHuman, CallFailed, CancelTurn, CommandAsked, Decided, Effect,
+from cursorpilot.acp import ask, workspace
+from cursorpilot.acp.activity import Activity
+from cursorpilot.acp.facts import (STUCK_AFTER, AcpPilotConfig, Ask, AskHuman, CallFailed, CancelTurn, CommandAsked, Decided, Effect,
                                    End, ExtensionAsked, Fact, FileRead, FileWrite, FormAsked, GoalChecked, Initialized, Interrupted,
-                                   NotJson, OpenSession, PermissionAsked, Refuse, Reply, SendPrompt, SessionOpened, Started, Tick,
+                                   NotJson, OpenSession, PermissionAsked, Reply, SendPrompt, SessionOpened, Started, Tick,
                                    TurnEnded, Update)
-from cursorpilot.decide.deliver import Answer, Halt, Record, RunCounts, Tally, deliver, escalate, escalation, halt_of, unanswered
+
+__all__ = ["INIT_TIMEOUT", "STUCK_AFTER", "TOOL_FACTOR", "TOOL_LOOP_LIMIT", "AcpPilot", "AcpPilotConfig"]  # (the config lives in facts.py)
+from cursorpilot.decide.agentpilot import AgentPilot, headline
+from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, deliver, escalate, escalation, split, unanswered
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
-from cursorpilot.decide.turns import CheckGoal, Next, TurnConfig, Turns, gist
+from cursorpilot.decide.turns import CheckGoal, Turns, gist
 from cursorpilot.errors import ExitCode
+from cursorpilot import records as R
 
 TOOL_LOOP_LIMIT = 5  # the same tool call requested more often than this stops the run
 INIT_TIMEOUT = 30.0  # an agent that has not answered initialize by then is not an ACP agent (npx may download first)
-STUCK_AFTER = 600.0  # a turn in which nothing at all happens this long goes to a human (the PTY's stuck_after_s)...
-TOOL_FACTOR = 2.0  # ...twice as long while a tool call the agent announced has not finished (a build, a test run)
+TOOL_FACTOR = 2.0  # STUCK_AFTER (facts.py), twice as long while a tool call the agent announced has not finished (a build, a test run)
 NOT_JSON_RECORDED = 20  # lines on the agent's stdout that are not JSON-RPC: recorded up to this many
-# Agents that can't take ACP's resource-not-found for a missing file. Gemini CLI (0.61 and before) gets the client's
-# JSON-RPC error as a plain object, checks `String(err)` ("[object Object]") for "Resource not found", never maps it
-# to ENOENT, and fails every write_file of a new file ("Error checking existing file: Resource not found"). They get
-# an empty file instead, which is what their own ENOENT path makes of a missing one (google-gemini/gemini-cli#17588).
-MISSING_AS_EMPTY = frozenset({"gemini-cli"})
-
-
-@dataclass(slots=True)
-class AcpPilotConfig:
-    task: str  # the first prompt
-    governing_prompt: str
-    cwd: str
-    allow: frozenset[str] = frozenset()  # deny rules the plan lifted
-    resume_session: str | None = None  # load this session where the agent can
-    max_answers: int | None = None  # the step's own cap
-    deadline: float | None = None
-    deadline_reason: str = "timeout"
-    stuck_after: float = STUCK_AFTER
-    turns: TurnConfig = field(default_factory=TurnConfig)  # how turn ends are judged and bounded (decide/turns.py)
-    native: bool = False  # the deny policy is in the agent's own deny list too (nativedeny.py)
 
 
 @dataclass(slots=True)
@@ -68,14 +54,14 @@ class _Open:
         return self.questions[self.at][1]
 
 
-_CANCELLED = {"permission": ask.CANCELLED, "form": {"action": "cancel"}}
-_GENERIC_CANCEL = {"outcome": {"outcome": "cancelled"}}
+_CANCELLED: dict[str, dict] = {"permission": ask.CANCELLED, "form": {"action": "cancel"}}
+_GENERIC_CANCEL: dict = {"outcome": {"outcome": "cancelled"}}
 
 
 @dataclass(slots=True)
-class AcpPilot:
+class AcpPilot(AgentPilot[Effect]):
     config: AcpPilotConfig
-    run: RunCounts
+    counts: RunCounts  # the run's answers and escalations, shared with its other steps
     tally: Tally = field(init=False)
     done: bool = False
     exit_code: ExitCode = ExitCode.OK
@@ -84,24 +70,19 @@ class AcpPilot:
     initialized: bool = False
     agent_name: str = ""
     turn_open: bool = False
-    said: list[str] = field(default_factory=list)  # the agent's messages this turn
-    message: list[str] = field(default_factory=list)  # ...and its last one (after its last tool call)
-    all_said: list[str] = field(default_factory=list)
+    activity: Activity = field(default_factory=Activity)  # what the agent said and did (acp/activity.py)
     standing: bool = False  # the governing prompt grants standing permission ("allow always" goes through)
     tool_calls: dict[str, int] = field(default_factory=dict)
     not_json: int = 0
     started_at: float = 0.0
     last_fact_at: float = 0.0  # when anything last happened (the agent spoke, a decision came back): the stuck clock
-    running: set[str] = field(default_factory=set)  # tool calls announced and not finished
-    actions: dict[str, str] = field(default_factory=dict)  # tool call id -> what it does, as the agent described it
-    asked: set[str] = field(default_factory=set)  # tool call ids the agent asked permission for
     rejected: str | None = None  # this turn, the last tool call the pilot itself rejected (what it was)
     _open: dict[int, _Open] = field(default_factory=dict)
     _own_token: int = 0  # questions the pilot asks itself (a turn end) get negative tokens; the agent's requests are positive
     turns: Turns = field(init=False)
 
     def __post_init__(self) -> None:
-        self.tally = Tally(self.run, self.config.max_answers)
+        self.tally = Tally(self.counts, self.config.max_answers)
         self.turns = Turns(self.config.turns)
         self.standing = ask.grants_standing_permission(self.config.governing_prompt)
 
@@ -112,6 +93,10 @@ class AcpPilot:
     @property
     def preview(self) -> dict | None:
         return self.tally.preview
+
+    @property
+    def all_said(self) -> list[str]:
+        return self.activity.all_said
 
     # -- facts in ----------------------------------------------------------------------------------------------------
     def handle(self, now: float, fact: Fact) -> list[Effect]:
@@ -133,7 +118,7 @@ class AcpPilot:
             return self._end(ExitCode.FAILED, self._no_initialize())
         if self.turn_open and not self._open:
             since = max(self.last_fact_at, f.output_at or 0.0)  # a command run for the agent that writes output is working
-            limit = self.config.stuck_after * (TOOL_FACTOR if self.running or f.output_at is not None else 1.0)
+            limit = self.config.stuck_after * (TOOL_FACTOR if self.activity.running or f.output_at is not None else 1.0)
             if now - since >= limit:
                 return self._stuck(now - since)
         return []
@@ -142,12 +127,13 @@ class AcpPilot:
         """Mid-turn, nothing has happened for stuck_after (twice that while a tool runs): no update, no request, no output
         of a command the agent waits on, and nothing being decided. A wait must have a deadline even without --timeout;
         asking a person can't unstick the agent's turn: exit 3."""
-        said = "".join(self.message).strip() or "".join(self.said).strip()
-        tools = f" (its tool call{'s' if len(self.running) > 1 else ''} {', '.join(sorted(self.running))} still running)" if self.running else ""
+        said = "".join(self.activity.message).strip() or "".join(self.activity.said).strip()
+        running = sorted(self.activity.running)
+        tools = f" (its tool call{'s' if len(running) > 1 else ''} {', '.join(running)} still running)" if running else ""
         why = f"stuck: nothing happened for {quiet:.0f}s in the middle of the agent's turn{tools}"
-        effects = escalate(self.run, rule_id="acp.stuck", prompt=said[-500:], why=why, headline=gist(said) if said else "(nothing said)",
-                           can_ask=False)
-        return effects[:-1] + self._halt(halt_of(effects))
+        effects, halt = split(escalate(self.counts, rule_id="acp.stuck", prompt=said[-500:], why=why,
+                                       headline=gist(said) if said else "(nothing said)", can_ask=False))
+        return [*effects, *self._halt(halt)]
 
     def _no_initialize(self) -> str:
         noise = f" (it printed {self.not_json} line(s) that are not JSON-RPC)" if self.not_json else ""
@@ -165,7 +151,7 @@ class AcpPilot:
         self.initialized = True
         self.agent_name = str((f.agent or {}).get("name") or "")
         resume = self.config.resume_session if f.can_load else None
-        return [Record("acp_initialized", {"protocol_version": f.protocol_version, "load_session": f.can_load, "agent": f.agent}),
+        return [Record(R.AcpInitialized(protocol_version=f.protocol_version, load_session=f.can_load, agent=f.agent)),
                 OpenSession(resume)]
 
     def _session_opened(self, now: float, f: SessionOpened) -> list[Effect]:
@@ -173,68 +159,39 @@ class AcpPilot:
             return []
         self.session_id = f.session_id
         first = f"Continue the task where you left off: {self.config.task}" if f.loaded else self.config.task
-        return [Record("acp_session", {"session_id": f.session_id, "loaded": f.loaded}), *self._prompt(first)]
+        return [Record(R.AcpSession(session_id=f.session_id, loaded=f.loaded)), *self._prompt(first)]
 
     def _prompt(self, text: str) -> list[Effect]:
-        self.said, self.message, self.rejected = [], [], None
-        self.running.clear()
+        self.activity.begin()
+        self.rejected = None
         self.turn_open = True
         return [SendPrompt(text)]
 
     def _update(self, now: float, f: Update) -> list[Effect]:
-        u = f.update
-        kind = u.get("sessionUpdate")
-        if kind in ("agent_message_chunk", "agent_thought_chunk", "user_message_chunk"):
-            text = str((u.get("content") or {}).get("text") or "")
-            if kind == "agent_message_chunk":
-                self.said.append(text)
-                self.message.append(text)
-                self.all_said.append(text)
-            return [Record("acp_update", {"update": kind, "text": text})]
-        if kind in ("tool_call", "tool_call_update"):
-            if kind == "tool_call":
-                self._new_message()
-            tool_id, status = str(u.get("toolCallId") or ""), u.get("status")
-            if status in ("pending", "in_progress") or (kind == "tool_call" and status is None):
-                self.running.add(tool_id)
-            elif status in ("completed", "failed"):
-                self.running.discard(tool_id)
-            if ask.describe(u).says_what:
-                self.actions[tool_id] = ask.describe(u).text
-            out: list[Effect] = [Record("tool_call", {"update": kind, "tool_call_id": u.get("toolCallId"), "title": u.get("title"),
-                                                      "kind": u.get("kind"), "status": u.get("status"), "raw_input": u.get("rawInput")})]
-            return out + (self._refused_by_agent(tool_id) if status == "failed" else [])
-        if kind == "plan":
-            return [Record("plan", {"entries": u.get("entries")})]
-        return [Record("acp_update", {"update": kind, "data": u})]
+        effects, failed = self.activity.update(f.update)
+        return effects + (self._refused_by_agent(failed) if failed is not None else [])
 
     def _refused_by_agent(self, tool_id: str) -> list[Effect]:
         """A call that failed without being asked, which the policy refuses, was refused by the agent's own deny list
         (nativedeny.py put it there): the policy's denial, recorded, and told to the turn-end judge."""
-        asked = tool_id in self.asked
-        denial = check_policy(self.actions.get(tool_id, ""), self.config.cwd, self.config.allow) if self.config.native and not asked else None
+        asked = tool_id in self.activity.asked
+        denial = check_policy(self.activity.actions.get(tool_id, ""), self.config.cwd, self.config.allow) if self.config.native and not asked else None
         if denial is None:
             return []
-        self.turns.answered(" ".join(self.actions[tool_id].split())[:160], "refused by the agent's own deny list", "policy", denial.rule)
-        return [Record("policy_denied", {"policy_rule": denial.rule, "evidence": denial.evidence, "rule_id": "acp.native_deny", "reply": None})]
-
-    def _new_message(self) -> None:
-        """A tool call (or a request for one) ends what the agent was saying: what it says after is a message of its own."""
-        if self.said and not self.said[-1].endswith("\n\n"):
-            self.said.append("\n\n")
-        self.message = []
+        self.turns.answered(" ".join(self.activity.actions[tool_id].split())[:160], "refused by the agent's own deny list", "policy", denial.rule)
+        return [Record(R.PolicyDenied(policy_rule=denial.rule, evidence=denial.evidence, rule_id="acp.native_deny", reply=None))]
 
     def _not_json(self, now: float, f: NotJson) -> list[Effect]:
         self.not_json += 1
-        return [Record("acp_not_json", {"line": f.line[:500]})] if self.not_json <= NOT_JSON_RECORDED else []
+        return [Record(R.AcpNotJson(line=f.line[:500]))] if self.not_json <= NOT_JSON_RECORDED else []
 
     # -- the agent's questions ----------------------------------------------------------------------------------------
     def _permission(self, now: float, f: PermissionAsked) -> list[Effect]:
-        self._new_message()  # (Gemini CLI asks for a call it never announced with a tool_call update)
-        self.asked.add(str(f.tool_call.get("toolCallId") or ""))
+        self.activity.new_message()  # (Gemini CLI asks for a call it never announced with a tool_call update)
+        self.activity.asked.add(str(f.tool_call.get("toolCallId") or ""))
         fp = ask.fingerprint(f.tool_call)
         seen = self.tool_calls[fp] = self.tool_calls.get(fp, 0) + 1
-        out: list[Effect] = [Record("permission_request", {"tool_call": f.tool_call, "options": f.options, "fingerprint": fp, "seen": seen})]
+        out: list[Effect] = [Record(R.PermissionRequest(tool_call=f.tool_call, options=f.options, fingerprint=fp, seen=seen))]
         q = ask.permission_question(f.tool_call, f.options)
         self._open[f.token] = _Open("permission", [("", q)], {"described": ask.describe(f.tool_call).says_what})
         if self.done:
@@ -244,17 +201,17 @@ class AcpPilot:
         return out + [Ask(f.token, q)]
 
     def _form(self, now: float, f: FormAsked) -> list[Effect]:
-        out: list[Effect] = [Record("elicitation", {"message": f.message, "mode": f.mode})]
+        out: list[Effect] = [Record(R.Elicitation(message=f.message, mode=f.mode))]
         schema = f.mode.get("requestedSchema") or {}
         if not schema:  # a URL to open: declined, said, and the run goes on
-            return out + escalation(self.run, rule_id="acp.elicitation", prompt=f.message,
+            return out + escalation(self.counts, rule_id="acp.elicitation", prompt=f.message,
                                     why="an elicitation the pilot can't fill (a URL to open)") + [Reply(f.token, {"action": "decline"})]
         q = ask.form_question(f.message, schema, f"acp.elicitation:{f.message}")
         self._open[f.token] = _Open("form", [("", q)], {"schema": schema})
         return out + (self._cancel_open() if self.done else [Ask(f.token, q)])
 
     def _extension(self, now: float, f: ExtensionAsked) -> list[Effect]:
-        out: list[Effect] = [Record("acp_extension", {"method": f.method, "params": f.params, **({"notification": True} if f.notification else {})})]
+        out: list[Effect] = [Record(R.AcpExtension(method=f.method, params=f.params, notification=True if f.notification else R.OMIT))]
         if f.notification:
             return out
         if f.method == "cursor/ask_question":
@@ -288,7 +245,7 @@ class AcpPilot:
         choice = outcome.choice
         assert choice is not None
         if (choice.kind or "").startswith("reject"):
-            self.rejected = q.asked or _headline(q)
+            self.rejected = q.asked or headline(q)
         return self._deliver(token, o, d, choice.label, outcome.reply,
                              {"option_id": choice.key, "option_kind": choice.kind, "policy_rule": d.denied})
 
@@ -322,43 +279,21 @@ class AcpPilot:
         reason = f"refused by the deny policy ({d.denied})" if d.denied else d.text
         return self._deliver(token, o, d, "Reject", {"outcome": {"outcome": "rejected", "reason": reason}}, {"policy_rule": d.denied})
 
-    def _judge_decided(self, token: int, o: _Open, d: Decision) -> list[Effect]:
-        if o.human is None:
-            return self._turn_next(token, o, self.turns.judged(d))
-        if d.verdict != Verdict.ANSWER or not d.text:  # the human asked gave nothing to send
-            return self._need_human(token, o, d.why or "no answer")
-        return self._turn_next(token, o, Next("send", "a human said what to tell the agent", "continue", message=d.text,
-                                              source=d.source), recorded=True)
-
-    def _deliver(self, token: int, o: _Open, d: Decision, sent: str, reply: dict | None, extra: dict | None = None) -> list[Effect]:
+    def _deliver(self, token: int, o: _Open, d: Decision, sent: str, reply: dict | None = None, extra: dict | None = None) -> list[Effect]:
         """Hand the answer over (the shared rules: cap, dry run, counts, records); then the reply, if this was the last
         question of the request."""
         q = o.question
-        effects = deliver(self.tally, Answer(prompt=q.text, reply=sent, source=d.source, rule_id=q.source, kind=q.kind,
-                                             headline=_headline(q), counted=d.text or sent, extra={"channel": "acp", **(extra or {})},
-                                             changed=d.changed))
-        halt = halt_of(effects)
+        effects, halt = split(deliver(self.tally, Answer(prompt=q.text, reply=sent, source=d.source, rule_id=q.source, kind=q.kind,
+                                                         headline=headline(q), counted=d.text or sent,
+                                                         extra={"channel": "acp", **(extra or {})}, changed=d.changed)))
         if halt is not None:
-            return effects[:-1] + self._halt(halt)
+            return [*effects, *self._halt(halt)]
         if o.kind != "turn_end":
-            self.turns.answered(_headline(q), sent, d.source, d.denied)
+            self.turns.answered(headline(q), sent, d.source, d.denied)
         if reply is None:
-            return list(effects)
+            return [*effects]
         del self._open[token]
         return [*effects, Reply(token, reply)]
-
-    def _need_human(self, token: int, o: _Open, why: str) -> list[Effect]:
-        """No usable answer: a human is asked, once; when even theirs does not do, the step ends."""
-        return self._escalate(token, why, can_ask=o.human is None)
-
-    def _escalate(self, token: int, why: str, can_ask: bool = True) -> list[Effect]:
-        q = self._open[token].question
-        effects = escalate(self.run, rule_id=q.source, prompt=q.text, why=why, headline=_headline(q), can_ask=can_ask)
-        halt = halt_of(effects)
-        if halt is not None:
-            return effects[:-1] + self._halt(halt)
-        self._open[token].human = why
-        return [*effects, AskHuman(token, q, why)]
 
     # -- the end of a turn (decide/turns.py says what it leads to) ----------------------------------------------------
     def _turn_ended(self, now: float, f: TurnEnded) -> list[Effect]:
@@ -367,7 +302,7 @@ class AcpPilot:
         does on a screen. Any other cancelled turn (nobody here cancelled it) needs a human."""
         self.turn_open = False
         if self.done or (f.stop_reason == "cancelled" and self.rejected is None):
-            return [Record("turn_end", {"stop_reason": f.stop_reason, "usage": f.usage}),
+            return [Record(R.TurnEnd(stop_reason=f.stop_reason, usage=f.usage)),
                     *self._end(ExitCode.HUMAN_NEEDED, "the turn was cancelled")]
         self._own_token -= 1  # the goal check and the working tree first (the loop runs them): GoalChecked follows
         self._open[self._own_token] = _Open("turn_end", [], {"stop": {"stop_reason": f.stop_reason, "usage": f.usage}})
@@ -377,42 +312,20 @@ class AcpPilot:
         o = self._open.get(f.token)
         if o is None or self.done:
             return []
-        said, message = "".join(self.said), "".join(self.message).strip()
+        said, message = "".join(self.activity.said), "".join(self.activity.message).strip()
         stop = o.data["stop"]["stop_reason"]
         cancelled = f"Turn cancelled: the agent stopped when cursor-pilot rejected {self.rejected}" if stop == "cancelled" else ""
         asked = None if cancelled else ask.turn_end_question(said)
         closing = None if asked is None else Question(kind=Kind.INPUT.value, text=asked, key=f"acp.turn_end:{asked}", source="acp.turn_end")
         n = self.turns.ended(now, f.facts, message or said, closing is not None)
         text = "\n\n".join(t for t in (message or said[-2000:], cancelled) if t)  # a turn_end rule can match "cancelled"
-        notes = () if stop == "end_turn" else (f"The agent's turn ended with stop reason {stop!r}.",)
+        notes: tuple[str, ...] = () if stop == "end_turn" else (f"The agent's turn ended with stop reason {stop!r}.",)
         if cancelled:
             notes += ("It ends its turn on a rejection and waits: tell it what to do instead, or judge the work done.",)
         q = self.turns.question(text=text, source="acp.turn_end", closing=closing, live=tuple(said.splitlines()[-40:]),
                                 multiline=True, notes=notes)
         o.questions = [("", q)]
         return [Ask(f.token, q)] if n.action == "ask" else self._turn_next(f.token, o, n)
-
-    def _turn_next(self, token: int, o: _Open, n: Next, recorded: bool = False) -> list[Effect]:
-        """A turn end's outcome, carried out: the next prompt, the end of the step, or a human."""
-        held: dict = {}
-        if n.action == "send":
-            effects = self._deliver(token, o, Decision(Verdict.ANSWER, text=n.message, source=n.source), n.message, None)
-            if self.done:  # the answer cap stopped it before it went out (a resume sends it), or a dry run previewed it
-                held = {"sent": None}
-                if not self.run.dry_run:
-                    self.turns.held(n.message)
-                    held["pending"] = n.message
-            else:
-                del self._open[token]
-                self.turns.sent(n.message)
-                effects += self._prompt(n.message)
-        elif n.action == "finish":
-            effects = self._end(ExitCode.OK, f"completed ({n.why})")
-        elif n.action == "human":
-            effects = self._escalate(token, n.why)
-        else:
-            effects = self._end(n.code, n.why)
-        return ([] if recorded else [Record("turn_end", {**o.data["stop"], **self.turns.record(n), **held})]) + effects
 
     def _call_failed(self, now: float, f: CallFailed) -> list[Effect]:
         if self.done:
@@ -431,58 +344,36 @@ class AcpPilot:
             self.turn_open = False
         return self._end(ExitCode.FAILED, why)
 
-    # -- the agent's file system and terminal ---------------------------------------------------------------------------
+    # -- the agent's file system and terminal (acp/workspace.py) -------------------------------------------------------
+    def _bounds(self) -> workspace.Bounds:
+        return workspace.Bounds(self.config.cwd, self.config.allow, self.counts.dry_run)
+
     def _file_read(self, now: float, f: FileRead) -> list[Effect]:
-        if not f.inside:
-            return self._refuse(f.token, "fs/read_text_file", f.path, REFUSED, f"{f.path} is outside the working directory ({self.config.cwd})")
-        denial = check_policy(f"cat {f.path}", self.config.cwd, self.config.allow)
-        if denial is not None and denial.rule == "secrets_read":
-            return [self._denied(denial, "acp.fs_read"),
-                    *self._refuse(f.token, "fs/read_text_file", f.path, REFUSED, f"reading {f.path} is refused by the deny policy ({denial.rule})")]
-        if f.exists:
-            return []
-        if self.agent_name in MISSING_AS_EMPTY:
-            return [Record("fs_read", {"path": f.path, "chars": 0, "missing": True}), Reply(f.token, {"content": ""})]
-        return self._refuse(f.token, "fs/read_text_file", f.path, NOT_FOUND, f"Resource not found: {f.path}")
+        return workspace.file_read(f, self._bounds(), self.agent_name)
 
     def _file_write(self, now: float, f: FileWrite) -> list[Effect]:
-        if not f.inside:
-            return self._refuse(f.token, "fs/write_text_file", f.path, REFUSED, f"{f.path} is outside the working directory ({self.config.cwd})")
-        denial = check_policy(f"write {f.path}", self.config.cwd, self.config.allow)
+        effects, denial = workspace.file_write(f, self._bounds())
         if denial is not None:
             self.turns.answered(f"write {f.path}", "refused", "policy", denial.rule)
-            return [self._denied(denial, "acp.fs_write"),
-                    *self._refuse(f.token, "fs/write_text_file", f.path, REFUSED, f"writing {f.path} is refused by the deny policy ({denial.rule})")]
-        if self.run.dry_run:
-            return [Record("would_write", {"path": f.path, "diff": f.diff}),
-                    *self._refuse(f.token, "fs/write_text_file", f.path, REFUSED, "dry run: nothing is written")]
-        return []
+        return effects
 
     def _command(self, now: float, f: CommandAsked) -> list[Effect]:
-        if not f.inside:
-            return self._refuse(f.token, "terminal/create", f.line, REFUSED, f"`{f.line}` would run outside the working directory ({self.config.cwd})")
-        denial = check_policy(f.line, self.config.cwd, self.config.allow)
+        effects, denial = workspace.command(f, self._bounds())
         if denial is not None:
             self.turns.answered(f.line, "refused", "policy", denial.rule)
-            return [self._denied(denial, "acp.terminal"),
-                    *self._refuse(f.token, "terminal/create", f.line, REFUSED, f"`{f.line}` is refused by the deny policy ({denial.rule})")]
-        if self.run.dry_run:
-            return [Record("would_run", {"command": f.line}), *self._refuse(f.token, "terminal/create", f.line, REFUSED, "dry run: nothing is run")]
-        return []
+        return effects
 
-    @staticmethod
-    def _denied(denial, rule_id: str) -> Record:
-        return Record("policy_denied", {"policy_rule": denial.rule, "evidence": denial.evidence, "rule_id": rule_id, "reply": None})
+    # -- what decide/agentpilot.py asks of this pilot ------------------------------------------------------------------------
+    def _shared(self, effects: list[Shared]) -> list[Effect]:
+        return [*effects]
 
-    @staticmethod
-    def _refuse(token: int, method: str, what: str, error: str, message: str) -> list[Effect]:
-        return [Record("acp_refused", {"method": method, "target": what, "error": error, "message": message}),
-                Refuse(token, error, message, what)]
+    def _ask_human(self, token: int, q: Question, why: str) -> Effect:
+        return AskHuman(token, q, why)
+
+    def _next_prompt(self, message: str) -> list[Effect]:
+        return self._prompt(message)
 
     # -- the end ------------------------------------------------------------------------------------------------------
-    def _halt(self, halt: Halt) -> list[Effect]:
-        return self._end(halt.code, halt.reason)
-
     def _end(self, code: ExitCode, reason: str) -> list[Effect]:
         """The one way a step ends: every open request of the agent gets its "cancelled", an open turn is cancelled."""
         if self.done:
@@ -496,20 +387,14 @@ class AcpPilot:
         return out
 
 
-def _headline(q: Question) -> str:
-    if q.kind == Kind.TURN_END:
-        return gist(q.text)  # what the agent ended on
-    return q.text.splitlines()[0][:120] if q.text else ""
-
-
-_HANDLERS = {
+_HANDLERS: dict[type, Callable[[AcpPilot, float, Any], list[Effect]]] = {
     Started: AcpPilot._started, Tick: AcpPilot._tick, Interrupted: AcpPilot._interrupted, Initialized: AcpPilot._initialized,
     SessionOpened: AcpPilot._session_opened, Update: AcpPilot._update, NotJson: AcpPilot._not_json,
     PermissionAsked: AcpPilot._permission, FormAsked: AcpPilot._form, ExtensionAsked: AcpPilot._extension,
     Decided: AcpPilot._decided, TurnEnded: AcpPilot._turn_ended, GoalChecked: AcpPilot._goal_checked, CallFailed: AcpPilot._call_failed,
     FileRead: AcpPilot._file_read, FileWrite: AcpPilot._file_write, CommandAsked: AcpPilot._command,
 }
-_DECIDED = {
+_DECIDED: dict[str, Callable[[AcpPilot, int, _Open, Decision], list[Effect]]] = {
     "permission": AcpPilot._permission_decided, "form": AcpPilot._form_decided, "ask_question": AcpPilot._ask_question_decided,
     "plan": AcpPilot._plan_decided, "turn_end": AcpPilot._judge_decided,
 }

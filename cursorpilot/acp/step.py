@@ -27,7 +27,8 @@ from cursorpilot.errors import ExitCode
 from cursorpilot.events import Sink
 from cursorpilot.program_env import last_words
 from cursorpilot.host import StepHost
-from cursorpilot.session import Job, RunSession, StepBase, StepResult
+from cursorpilot.run_context import RunContext
+from cursorpilot.steps import Job, StepBase, StepResult
 
 TICK = 0.1  # how often the loop looks at the clock and at interrupts while it waits
 CANCEL_GRACE = 2.0  # after session/cancel, how long the agent may take to end its turn
@@ -41,24 +42,24 @@ class AcpConfig(StepBase):
 
 
 class AcpStep:
-    def __init__(self, config: AcpConfig, run: RunSession, sink: Sink):
+    def __init__(self, config: AcpConfig, ctx: RunContext, sink: Sink):
         self.config = config
-        self.run_ = run
-        self.tx = run.tx
+        self.ctx = ctx
+        self.tx = ctx.tx
         self.sink = sink
         self.cwd = os.path.abspath(config.cwd or os.getcwd())
-        self.host = StepHost(run, config, sink, workers=2, name="acp-answerer", cwd=self.cwd)
+        self.host = StepHost(ctx, config, sink, workers=2, name="acp-answerer", cwd=self.cwd)
         self.decider, self.counts, self._pool, self._mark = self.host.decider, self.host.counts, self.host.pool, self.host.mark
         self.pilot = AcpPilot(AcpPilotConfig(
-            task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=run.allow, resume_session=config.session_id,
+            task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=ctx.allow, resume_session=config.session_id,
             max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns,
-            native=run.native_deny and nativedeny.agent_of(config.command) is not None), self.counts)
+            native=ctx.native_deny and nativedeny.agent_of(config.command) is not None), self.counts)
         self.workspace = Workspace(self.cwd)
-        self.terminals = Terminals(run.clock.monotonic)
-        self.stderr = StderrLog(run.log_dir / (f"agent-stderr-{config.index:02d}.log" if config.index > 1 else "agent-stderr.log"))
+        self.terminals = Terminals(ctx.clock.monotonic)
+        self.stderr = StderrLog(ctx.log_dir / (f"agent-stderr-{config.index:02d}.log" if config.index > 1 else "agent-stderr.log"))
         suffix = f"-{config.index:02d}" if config.index > 1 else ""
-        self.guard = nativedeny.Guard(nativedeny.agent_of(config.command) if run.native_deny else None,
-                                      run.log_dir / f"native-deny{suffix}", run.allow, self.cwd)
+        self.guard = nativedeny.Guard(nativedeny.agent_of(config.command) if ctx.native_deny else None,
+                                      ctx.log_dir / f"native-deny{suffix}", ctx.allow, self.cwd)
         self._conn = None
         self._ended = asyncio.Event()
         self._waiting: dict[int, asyncio.Future] = {}  # the agent's requests, by token, until the pilot answers them
@@ -122,19 +123,19 @@ class AcpStep:
         self.tx.emit("program_exited", step=self.config.index, code=child, signal=None, last_words=last,
                      describe=f"exit code {child}" if child is not None and child >= 0 else f"killed by signal {-(child or 0)}")
         if last:
-            reason = self.run_.redactor.text(f"{reason}; its stderr ended: {last}")
+            reason = self.ctx.redactor.text(f"{reason}; its stderr ended: {last}")
         return code, reason, child
 
     async def _until_ended(self) -> None:
         """Wait for the pilot to end the step, telling it the time (deadline, initialize timeout) and interrupts."""
-        seen = self.run_.interrupts
+        seen = self.ctx.interrupts
         while not self._ended.is_set():
             try:
                 await asyncio.wait_for(self._ended.wait(), TICK)
             except asyncio.TimeoutError:
                 pass
-            if self.run_.interrupts > seen:
-                seen = self.run_.interrupts
+            if self.ctx.interrupts > seen:
+                seen = self.ctx.interrupts
                 self.feed(facts.Interrupted())
             self.feed(facts.Tick(self.terminals.output_at()))
 
@@ -169,7 +170,7 @@ class AcpStep:
 
     # -- facts in, effects out ---------------------------------------------------------------------------------------------
     def feed(self, fact: facts.Fact) -> None:
-        self._apply(self.pilot.handle(self.run_.clock.monotonic(), fact))
+        self._apply(self.pilot.handle(self.ctx.clock.monotonic(), fact))
 
     def _apply(self, effects: list[facts.Effect]) -> None:
         for e in effects:
@@ -294,7 +295,7 @@ class AcpStep:
         """People are asked (cursorpilot/human: the terminal, the decision page, a notice), off the event loop; the first
         answer that passes the deny policy and names an option wins, and is checked like any other."""
         async with self._human:
-            d = await self.run_.humans.decide(q, why, self.config, self.decider.check, self._pool)
+            d = await self.ctx.humans.decide(q, why, self.config, self.decider.check, self._pool)
         self.feed(facts.Decided(token, d))
 
     # -- the agent's file system and terminals ------------------------------------------------------------------------------

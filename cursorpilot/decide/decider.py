@@ -17,19 +17,20 @@ from dataclasses import replace
 
 from cursorpilot.decide import turns, weigh
 from cursorpilot.decide.accepts import accepted
-from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.choices import Offered, find
 from cursorpilot.decide.echo import echoed, own_lines, unlabelled
 from cursorpilot.decide.guards import Guards
 from cursorpilot.decide.policy import Denial
 from cursorpilot.decide.policy import check as check_policy
-from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
+from cursorpilot.decide.question import Choice, Closer, Decision, Kind, Question, Verdict
 from cursorpilot.decide.yesno import refusal, said_yes
 from cursorpilot.keys import needs_human, only_keys
 from cursorpilot.providers.base import QA, AnswerRequest, Attempt, Provider, Reply, Usage
 from cursorpilot.secret import is_masked, masked
 from cursorpilot.secret import names as secret_names
-from cursorpilot.session import RunSession
+from cursorpilot.run_context import RunContext
+from cursorpilot import records as R
 
 WAIT_WORD = "WAIT"
 _ENTER = ("", "<enter>")  # an empty answer presses Enter alone: it takes the prompt's default (the system prompt says so)
@@ -45,7 +46,7 @@ def interpret(text: str) -> tuple[Verdict, str]:
 
 
 class Decider:
-    def __init__(self, run: RunSession, governing_prompt: str, cwd: str | None, rules: Provider | None, filer: PromptFiler):
+    def __init__(self, run: RunContext, governing_prompt: str, cwd: str | None, rules: Provider | None, filer: PromptFiler):
         self.run = run
         self.tx = run.tx
         self.governing_prompt = governing_prompt
@@ -72,7 +73,7 @@ class Decider:
         judging = q.kind == Kind.UNDECIDED  # a screen no detector rule explains: the user's rules may still know its words
         if self.rules is not None:
             reply = self.rules.answer(self._bare_request(q))
-            self.tx.emit("rules_checked", hit=reply.text is not None, source=reply.source, prompt=q.text)
+            self.tx.write(R.RulesChecked(hit=reply.text is not None, source=reply.source, prompt=q.text))
             if reply.text is not None:
                 self.run.usage["rule_hits"] += 1
                 return self.check(q, self._from_text(reply.text, reply.source, reply.secret, reply.matched))
@@ -90,9 +91,11 @@ class Decider:
         that answer questions; then a model judges, or, with rules only, nobody does (PASS: the goal check decides)."""
         offline = [r for r in (self.rules, self.provider if self.provider.name == "rules" else None) if r is not None]
         for asked, as_rule in ((q, True), (q.closing, False)):
-            for rules in offline if asked is not None else ():
+            if asked is None:
+                continue
+            for rules in offline:
                 reply = rules.answer(self._bare_request(asked))
-                self.tx.emit("rules_checked", hit=reply.text is not None, source=reply.source, prompt=asked.text)
+                self.tx.write(R.RulesChecked(hit=reply.text is not None, source=reply.source, prompt=asked.text))
                 if reply.text is None:
                     continue
                 self.run.usage["rule_hits"] += 1
@@ -116,9 +119,10 @@ class Decider:
         when it offers none. on: "yes" when it was a yes to the question that was refused, not the action; changed: the
         answer refused (who chose what), said wherever the answer is shown, and counted against the run's outcome."""
         no = refusal(q)
-        self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, reply=no and no[0], on=on,
-                     **({"changed_from": self._shown(q, changed), "chosen_by": changed.source, "why": why or None}
-                        if changed is not None else {}))
+        self.tx.write(R.PolicyDenied(policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, reply=no and no[0], on=on,
+                                     changed_from=self._shown(q, changed) if changed is not None else R.OMIT,
+                                     chosen_by=changed.source if changed is not None else R.OMIT,
+                                     why=(why or None) if changed is not None else R.OMIT))
         self.history.append(QA(q.text, f"{no[0] if no else '(nothing)'}: refused by the deny policy (rule {denial.rule}: {denial.evidence})"))
         if no is None:
             return Decision.escalate(f"denied by policy rule {denial.rule!r} and the prompt has no 'no' choice", f"policy:{denial.rule}")
@@ -141,8 +145,8 @@ class Decider:
         """The provider's request, its prompt built within the budget, redacted and filed."""
         q = replace(q, notes=(*q.notes, *self._secret_notes(q)))
         request = self.filer.fill(self._bare_request(q), q, tuple(self.history))
-        self.tx.emit("provider_request", provider=self.provider.name, kind=q.kind, rule_id=q.source, prompt=q.text,
-                     prompt_tokens_est=self.filer.last_tokens, prompt_file=self.filer.last_file)
+        self.tx.write(R.ProviderRequest(provider=self.provider.name, kind=q.kind, rule_id=q.source, prompt=q.text,
+                                        prompt_tokens_est=self.filer.last_tokens, prompt_file=self.filer.last_file))
         return request
 
     def _secret_notes(self, q: Question) -> tuple[str, ...]:
@@ -229,14 +233,15 @@ class Decider:
     def _received(self, reply: Reply, secret: bool) -> None:
         """A provider's reply, recorded, counted and filed beside its prompt."""
         for attempt in reply.attempts:
-            self.tx.emit("provider_retry" if attempt.wait_s is not None else "provider_error", error=attempt.error, wait_s=attempt.wait_s)
+            failed = R.ProviderRetry if attempt.wait_s is not None else R.ProviderError
+            self.tx.write(failed(error=attempt.error, wait_s=attempt.wait_s))
         self.run.count_usage(reply)
-        self.tx.emit(
-            "provider_reply", source=reply.source, secret=secret or None, text=reply.text, wait=reply.wait, submit=reply.submit,
+        self.tx.write(R.ProviderReply(
+            source=reply.source, secret=secret or None, text=reply.text, wait=reply.wait, submit=reply.submit,
             turn=reply.turn, judged=reply.judged, raw=reply.raw, removed=list(reply.removed), reason=reply.reason,
             usage={"in": reply.usage.input_tokens, "out": reply.usage.output_tokens, "latency_s": reply.usage.latency_s,
                    "calls": reply.usage.calls, "cost_usd": reply.usage.cost_usd},
-        )
+        ))
         self.filer.file_answer(replace(reply, text=masked(reply.text), raw=reply.raw and masked(reply.raw)) if secret and reply.text else reply)
 
     @staticmethod
@@ -262,12 +267,13 @@ class Decider:
         """The policy on the reply itself, the choice it names, the loop breaker."""
         if d.verdict != Verdict.ANSWER or d.text is None:
             return d
+        text = d.text  # (the replace()s below change only the choices)
         shown = self._shown(q, d)  # for records and messages
-        if d.denied is None and (denial := check_policy(d.text, self.cwd, self.run.allow)) is not None:
+        if d.denied is None and (denial := check_policy(text, self.cwd, self.run.allow)) is not None:
             evidence = denial.evidence if shown == d.text else masked(denial.evidence)
-            self.tx.emit("policy_denied", policy_rule=denial.rule, evidence=evidence, rule_id=q.source, reply=None, on="reply")
+            self.tx.write(R.PolicyDenied(policy_rule=denial.rule, evidence=evidence, rule_id=q.source, reply=None, on="reply"))
             return Decision.escalate(f"the reply was denied by policy rule {denial.rule!r}", d.source)
-        if q.choices and not d.choices and d.text.strip() in _ENTER:  # Enter alone: the default, the highlighted option
+        if q.choices and not d.choices and text.strip() in _ENTER:  # Enter alone: the default, the highlighted option
             if q.multi:
                 d = replace(d, choices=tuple(c for c in q.choices if c.checked))  # the boxes as they are
             elif q.highlighted is not None:
@@ -275,9 +281,9 @@ class Decider:
             elif q.kind in (Kind.PERMISSION, Kind.FORM):
                 return Decision.escalate("an empty answer names no option, and this request has no default to take", d.source)
         elif q.choices and not d.choices:
-            chosen = self._chosen(q, d.text)
+            chosen = self._chosen(q, text)
             if chosen is None:
-                if q.kind in (Kind.PERMISSION, Kind.FORM) or not (only_keys(d.text) or q.free_text):
+                if q.kind in (Kind.PERMISSION, Kind.FORM) or not (only_keys(text) or q.free_text):
                     names = ", ".join(c.label for c in q.choices)
                     return Decision.escalate(f"the reply {shown!r} names none of the options ({names})", d.source)
             else:
@@ -304,7 +310,7 @@ class Decider:
         text = d.text or ""
         return masked(text) if (d.secret or q.secret) and not secret_names(text) else text
 
-    def _closer_look(self, q: Question, d: Decision) -> weigh.Closer | None:
+    def _closer_look(self, q: Question, d: Decision) -> Closer | None:
         """A yes that approves an act the question names: granted by the plan's allow list (no trigger then), the user's
         rule that names the act, or the governing prompt's own sentence; else a Closer for the judge (decide/weigh.py)."""
         labels = tuple(c.label for c in d.choices)
@@ -314,17 +320,17 @@ class Decider:
         granted = ("your rule " + d.source.split(":", 1)[1]) if d.source.startswith("rules:") and weigh.rule_names_act(d.matched, denial) \
             else weigh.prompt_grant(self.governing_prompt, denial)
         if granted is not None:
-            self.tx.emit("policy_granted", policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, granted_by=granted)
+            self.tx.write(R.PolicyGranted(policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, granted_by=granted))
             return None
-        return weigh.Closer(denial, self._shown(q, d), d.source)
+        return Closer(denial, self._shown(q, d), d.source)
 
     def weigh_request(self, q: Question, d: Decision) -> AnswerRequest:
         """The focused judgment of a yes (d.weigh), built, redacted and filed like any prompt."""
         assert d.weigh is not None
         system, user = weigh.request(self.governing_prompt, q, d.weigh)
         request = self.filer.fill_text(system, user, "weigh")
-        self.tx.emit("provider_request", provider=self.provider.name, kind="weigh", rule_id=q.source, prompt=q.asked or q.text,
-                     prompt_tokens_est=self.filer.last_tokens, prompt_file=self.filer.last_file)
+        self.tx.write(R.ProviderRequest(provider=self.provider.name, kind="weigh", rule_id=q.source, prompt=q.asked or q.text,
+                                        prompt_tokens_est=self.filer.last_tokens, prompt_file=self.filer.last_file))
         return replace(self._bare_request(q), kind="weigh", system=request[0], user=request[1])
 
     def weighed(self, q: Question, d: Decision, reply: Reply) -> Decision:
@@ -334,8 +340,8 @@ class Decider:
         allowed, sentence, why = weigh.judgment(self.governing_prompt, reply.judged, reply.text, reply.reason)
         if not allowed:
             return self._refuse(q, d.weigh.denial, "yes", d, f"{reply.source}: {why}")
-        self.tx.emit("policy_granted", policy_rule=d.weigh.denial.rule, evidence=d.weigh.denial.evidence, rule_id=q.source,
-                     granted_by=sentence, judge=reply.source, why=why or None)
+        self.tx.write(R.PolicyGranted(policy_rule=d.weigh.denial.rule, evidence=d.weigh.denial.evidence, rule_id=q.source,
+                                      granted_by=sentence, judge=reply.source, why=why or None))
         return self._counted(q, replace(d, weigh=None))
 
     def _chosen(self, q: Question, text: str) -> tuple[Choice, ...] | None:
@@ -355,7 +361,7 @@ class Decider:
         self.history.append(QA(prompt, text))
         offered, self._offered = self._offered, None
         chose = offered is not None and offered[0] == prompt and (offered[1] == text or is_masked(text))  # a secret comes back masked
-        self.previous = offered[2] if chose else ""  # "": not one it chose
+        self.previous = offered[2] if offered is not None and chose else ""  # "": not one it chose
 
 
 def _joined(first: Reply, second: Reply, between: Attempt) -> Reply:

@@ -11,18 +11,31 @@ cancels the turn). Otherwise, after `escalate()`, the pilot asks the human its o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from cursorpilot.decide.guards import over_cap
 from cursorpilot.errors import ExitCode
+from cursorpilot.records import Rec, body, name_of
+from cursorpilot import records as R
 
 
 # -- effects both channels' loops carry out ----------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Record:
-    """A transcript record."""
+    """A transcript record for the loop to write: `Record(R.Answer(...))`, a model declared in records.py (mypy checks
+    its fields where it is built), carried as its type's name and fields; `Record("answer", {...})` still works for the
+    writers not converted yet."""
 
     type: str
     fields: dict
+
+    def __init__(self, rec: Rec | str, fields: dict | None = None) -> None:
+        if isinstance(rec, str):
+            object.__setattr__(self, "type", rec)
+            object.__setattr__(self, "fields", {} if fields is None else fields)
+        else:
+            object.__setattr__(self, "type", name_of(rec))
+            object.__setattr__(self, "fields", body(rec))
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +65,14 @@ class Halt:
     reason: str
 
 
-Effect = Record | Tell | Delivered | Halt
+Shared = Record | Tell | Delivered  # what every channel's loop carries out (each channel's Effect union holds these)
+Effect = Shared | Halt
+
+
+def split(effects: list[Effect]) -> tuple[list[Shared], Halt | None]:
+    """deliver()'s or escalate()'s effects, apart from the Halt they may end with: the pilot ends the step its own way."""
+    halt = halt_of(effects)
+    return [e for e in effects if not isinstance(e, Halt)], halt
 
 
 # -- counts ------------------------------------------------------------------------------------------------------------
@@ -71,7 +91,7 @@ class RunCounts:
 class Tally:
     """One step's answers, counted against its own cap and the run's; what a dry run would have answered."""
 
-    run: RunCounts
+    counts: RunCounts
     cap: int | None = None  # the step's max_steps
     answers: int = 0
     preview: dict | None = None
@@ -88,41 +108,41 @@ class Answer:
     kind: str
     headline: str  # the prompt in one line, for the person watching and the dry-run table
     counted: str | None = None  # what the loop breaker counts, when not the reply (the model's words for an option)
-    extra: dict = field(default_factory=dict)  # the channel's own fields, in `answer` and `would_send`
-    preview_extra: dict = field(default_factory=dict)  # only in `would_send` (the keys a dry run would have typed)
+    extra: dict[str, Any] = field(default_factory=dict)  # the channel's own fields, in `answer` and `would_send`
+    preview_extra: dict[str, Any] = field(default_factory=dict)  # only in `would_send` (the keys a dry run would have typed)
     changed: str = ""  # the deny policy changed the answer chosen: "'y' (openai:m) -> 'n'" (decide/weigh.py)
 
 
 def deliver(tally: Tally, a: Answer) -> list[Effect]:
     """Hand the answer over: within the caps, or previewed in a dry run (which ends the step), counted and recorded."""
-    run = tally.run
+    run = tally.counts
     capped = over_cap(run.answers, run.max_answers, tally.answers, tally.cap)
     if capped:
         return [Halt(ExitCode.LIMIT, capped)]
     if run.dry_run:
         tally.preview = {"kind": a.kind, "question": a.headline, "would_send": a.reply, "source": a.source, "rule_id": a.rule_id}
-        return [Record("would_send", {"rule_id": a.rule_id, "prompt": a.prompt, "reply": a.reply, "source": a.source,
-                                      **({"changed": a.changed} if a.changed else {}), **a.extra, **a.preview_extra}),
+        return [Record(R.WouldSend(rule_id=a.rule_id, prompt=a.prompt, reply=a.reply, source=a.source,
+                                   changed=a.changed or R.OMIT, **a.extra, **a.preview_extra)),
                 Halt(ExitCode.OK, "previewed (dry run)")]
     tally.answers += 1
     run.answers += 1
-    return [Record("answer", {"rule_id": a.rule_id, "prompt": a.prompt, "reply": a.reply, "source": a.source, "n": run.answers,
-                              "kind": a.kind, **({"changed": a.changed} if a.changed else {}), **a.extra}),
+    return [Record(R.Answer(rule_id=a.rule_id, prompt=a.prompt, reply=a.reply, source=a.source, n=run.answers,
+                            kind=a.kind, changed=a.changed or R.OMIT, **a.extra)),
             Tell("answer", a.reply, a.headline, a.source, a.changed),
             Delivered(a.prompt, a.counted if a.counted is not None else a.reply)]
 
 
-def escalation(run: RunCounts, *, rule_id: str | None, prompt: str, why: str) -> list[Effect]:
+def escalation(run: RunCounts, *, rule_id: str | None, prompt: str, why: str) -> list[Shared]:
     """Count, record and say that a human is needed; the caller goes on (a request it declines, say)."""
     run.escalations += 1
-    return [Record("escalation", {"rule_id": rule_id, "prompt": prompt, "why": why, "interactive": run.interactive}),
+    return [Record(R.Escalation(rule_id=rule_id, prompt=prompt, why=why, interactive=run.interactive)),
             Tell("note", f"needs a human: {why}")]
 
 
 def escalate(run: RunCounts, *, rule_id: str | None, prompt: str, why: str, headline: str, can_ask: bool = True) -> list[Effect]:
     """Escalate: a Halt (exit 3) when nobody is at the terminal, in a dry run, or when asking can't help (can_ask
     False: a human already answered, a tool loop); otherwise the caller asks the human."""
-    out = escalation(run, rule_id=rule_id, prompt=prompt, why=why)
+    out: list[Effect] = [*escalation(run, rule_id=rule_id, prompt=prompt, why=why)]
     if not can_ask or not run.interactive or run.dry_run:
         out.append(Halt(ExitCode.HUMAN_NEEDED, f"a human is needed ({why}): {headline}"))
     return out

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from cursorpilot.decide.weigh import Closer
+from cursorpilot.decide.policy import Denial
 
 
 class Kind(StrEnum):
@@ -23,6 +21,16 @@ class Kind(StrEnum):
     FORM = "form"  # a structured question (ACP elicitation): fields to fill
     UNDECIDED = "undecided"  # a quiet screen no rule explains: the model judges whether anyone is asked, and answers
     TURN_END = "turn_end"  # an agent stopped and waits: is the goal met, and if not, what next (decide/turns.py)
+
+
+@dataclass(frozen=True, slots=True)
+class Closer:
+    """A yes that needs a closer look before it is given: what triggered it, and what the yes would do. (Declared here
+    beside the Decision that carries it; decide/weigh.py builds and judges it.)"""
+
+    denial: Denial  # the class of act (delete, overwrite, reset…) and the line that names it
+    reply: str  # the yes as it would be given (the text typed, the option chosen; a secret masked)
+    chosen_by: str  # who chose it (rules:<id>, a model)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +112,7 @@ class Decision:
     secret: bool = False  # the answer is a secret (a rule's `secret: true`): masked wherever it is shown or kept
     turn: str | None = None  # a turn end's verdict (decide/turns.py): done | continue (text: the next message) | blocked | impossible
     matched: str | None = None  # a rule's answer: what its pattern matched (a rule that names the act grants a yes to it)
-    weigh: "Closer | None" = None  # a yes that waits for the focused judgment before it is given (decide/weigh.py)
+    weigh: Closer | None = None  # a yes that waits for the focused judgment before it is given (decide/weigh.py)
     changed: str = ""  # the deny policy changed the answer: "'y' (openai:m) -> 'n'", said wherever it is shown
 
     @staticmethod

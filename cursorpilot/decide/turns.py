@@ -200,18 +200,18 @@ class Turns:
     def question(self, *, text: str, source: str, closing: Question | None = None, live: tuple[str, ...] = (),
                  earlier: tuple[str, ...] = (), multiline: bool = False, notes: tuple[str, ...] = ()) -> Question:
         """The one question of this turn end, for the decision path: the agent's last message, what happened, the check."""
-        notes = [f"This is the end of turn {self.turn}; at most {self.config.max_turns} turns are allowed.", *notes]
-        notes.append("In this turn cursor-pilot " + "; ".join(self.happened) + "." if self.happened
-                     else "In this turn nothing was asked of cursor-pilot.")
+        told = [f"This is the end of turn {self.turn}; at most {self.config.max_turns} turns are allowed.", *notes]
+        told.append("In this turn cursor-pilot " + "; ".join(self.happened) + "." if self.happened
+                    else "In this turn nothing was asked of cursor-pilot.")
         if closing is not None:
-            notes.append("The agent's last message asks something: if the governing prompt lets you, answer it "
+            told.append("The agent's last message asks something: if the governing prompt lets you, answer it "
                          "(continue, with the answer as the message); if only a human can, blocked.")
         if self.check is None:
-            notes.append("No goal check was given: judge from the governing prompt, the agent's messages and the working tree.")
+            told.append("No goal check was given: judge from the governing prompt, the agent's messages and the working tree.")
         check = self.check
         return Question(
             kind=Kind.TURN_END.value, text=text.strip() or "(the agent said nothing)", key=f"turn_end:{self.turn}", source=source,
-            closing=closing, multiline=multiline, live=live, earlier=earlier, notes=tuple(notes),
+            closing=closing, multiline=multiline, live=live, earlier=earlier, notes=tuple(told),
             check=check.summary() if check else "", check_output=tuple(check.output.splitlines()[-OUTPUT_LINES:]) if check else (),
         )
 

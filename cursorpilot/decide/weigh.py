@@ -23,21 +23,11 @@ hold) grants nothing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from cursorpilot.decide.policy import QUESTION_RULES, Denial, check_question, negated, sentences
-from cursorpilot.decide.question import Question
+from cursorpilot.decide.question import Closer, Question
 
 FENCE = "```"
-
-
-@dataclass(frozen=True, slots=True)
-class Closer:
-    """A yes that needs a closer look before it is given: what triggered it, and what the yes would do."""
-
-    denial: Denial  # the class of act (delete, overwrite, reset…) and the line that names it
-    reply: str  # the yes as it would be given (the text typed, the option chosen; a secret masked)
-    chosen_by: str  # who chose it (rules:<id>, a model)
 
 
 def trigger(q: Question, choice_labels: tuple[str, ...], allow: frozenset[str]) -> Denial | None:

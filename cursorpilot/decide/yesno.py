@@ -39,8 +39,8 @@ def spelling(text: str) -> tuple[str | None, str | None]:
         default = "yes" if yes[0].isupper() and n[0].islower() else "no" if n[0].isupper() and yes[0].islower() else None
     if _NO_LETTER.search(tail):
         no = "n"
-    if (m := _DEFAULT.search(tail)) is not None:
-        default = m.group("d").lower()
+    if (found := _DEFAULT.search(tail)) is not None:
+        default = found.group("d").lower()
     return default, no
 
 

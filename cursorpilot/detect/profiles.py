@@ -22,7 +22,10 @@ from cursorpilot import resources
 from cursorpilot.errors import BadInput
 
 
-class Kind(StrEnum):
+class ScreenState(StrEnum):
+    """What a detector rule says a screen is (a rule's `kind` in a profile). Its question, input and menu are the same
+    words as decide.question.Kind's, which is what a channel asks: a screen's state is not yet a question."""
+
     WORKING = "working"
     QUESTION = "question"  # yes/no or confirm
     INPUT = "input"  # free text
@@ -32,14 +35,16 @@ class Kind(StrEnum):
     ERROR = "error"
 
 
-ANSWERABLE = {Kind.QUESTION, Kind.INPUT, Kind.MENU}
+Kind = ScreenState  # the old name, for pty/pilot.py and pty/keystrokes.py until they say ScreenState
+
+ANSWERABLE = {ScreenState.QUESTION, ScreenState.INPUT, ScreenState.MENU}
 
 
 class Rule(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str
-    kind: Kind
+    kind: ScreenState
     error: str | None = None  # sub-kind for kind=error: login_required, usage_limit, ...
     scope: Literal["cursor_line", "block"] = "block"
     any: list[str] = Field(default_factory=list)
@@ -59,7 +64,7 @@ class Rule(BaseModel):
     def _check(self) -> "Rule":
         if not self.any and not self.all:
             raise ValueError("a rule needs 'any' or 'all' patterns")
-        if self.kind == Kind.ERROR and not self.error:
+        if self.kind == ScreenState.ERROR and not self.error:
             raise ValueError("an error rule needs an 'error' sub-kind")
         return self
 

@@ -11,18 +11,22 @@ running is stopped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from cursorpilot.decide.deliver import Answer, Halt, Record, RunCounts, Tally, deliver, escalate, halt_of, unanswered
+from cursorpilot.decide.agentpilot import AgentPilot, headline
+from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, deliver, escalate, split, unanswered
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
 from cursorpilot.decide.toolcalls import describe, fingerprint, permission_question, permission_reply, turn_end_question
-from cursorpilot.decide.turns import CheckGoal, Next, TurnConfig, Turns, gist
+from cursorpilot.decide.turns import CheckGoal, TurnConfig, Turns, gist
 from cursorpilot.errors import ExitCode
 from cursorpilot.headless.facts import (Ask, AskHuman, ControlAsked, Decided, Effect, End, EndInput, Exited, Fact, GoalChecked,
                                         Interrupted, NotJson, Other, PermissionAsked, Reply, Result, Said, SessionInit, SpawnFailed,
                                         Started, StartTurn, StopAgent, Tick, ToolDone, ToolUse, Unsupported)
 from cursorpilot.headless.stream import classify
+from cursorpilot import records as R
 
 TOOL_LOOP_LIMIT = 5  # the same tool call announced more often than this in a step stops it
 STUCK_AFTER = 600.0  # a turn in which the agent says nothing at all this long goes to a human...
@@ -62,9 +66,9 @@ def tool_call(name: str, data: dict) -> dict:
 
 
 @dataclass(slots=True)
-class HeadlessPilot:
+class HeadlessPilot(AgentPilot[Effect]):
     config: HeadlessPilotConfig
-    run: RunCounts
+    counts: RunCounts  # the run's answers and escalations, shared with its other steps
     tally: Tally = field(init=False)
     turns: Turns = field(init=False)
     done: bool = False
@@ -90,7 +94,7 @@ class HeadlessPilot:
     _tokens: int = 0
 
     def __post_init__(self) -> None:
-        self.tally = Tally(self.run, self.config.max_answers)
+        self.tally = Tally(self.counts, self.config.max_answers)
         self.turns = Turns(self.config.turns)
 
     @property
@@ -119,13 +123,13 @@ class HeadlessPilot:
 
     def _session(self, now: float, f: SessionInit) -> list[Effect]:
         self.session_id = f.session_id or self.session_id
-        return [Record("headless_session", {"session_id": f.session_id, "model": f.model, "cwd": f.cwd})]
+        return [Record(R.HeadlessSession(session_id=f.session_id, model=f.model, cwd=f.cwd))]
 
     def _said(self, now: float, f: Said) -> list[Effect]:
         self.said.append(f.text)
         self.message.append(f.text)
         self.all_said.append(f.text)
-        return [Record("headless_message", {"text": f.text})]
+        return [Record(R.HeadlessMessage(text=f.text))]
 
     def _tool_use(self, now: float, f: ToolUse) -> list[Effect]:
         if self.said and not self.said[-1].endswith("\n\n"):  # what the agent says after a tool call is a message of its own
@@ -137,12 +141,13 @@ class HeadlessPilot:
         self.running.add(f.call_id)
         self.last_call = f.call_id
         self.actions[f.call_id] = describe(call).text
-        out: list[Effect] = [Record("tool_call", {"update": "started", "tool_call_id": f.call_id, "title": f.name, "kind": call["kind"],
-                                                  "status": "in_progress", "raw_input": f.input})]
+        out: list[Effect] = [Record(R.ToolCall(update="started", tool_call_id=f.call_id, title=f.name, kind=call["kind"],
+                                               status="in_progress", raw_input=f.input))]
         if seen > TOOL_LOOP_LIMIT and not self.done:
             why = f"tool loop: the agent called {self._said_as(f.call_id)!r} {seen} times"
-            effects = escalate(self.run, rule_id="headless.tool_loop", prompt=self.actions[f.call_id], why=why, headline=why, can_ask=False)
-            return out + effects[:-1] + self._halt(halt_of(effects))
+            effects, halt = split(escalate(self.counts, rule_id="headless.tool_loop", prompt=self.actions[f.call_id], why=why,
+                                           headline=why, can_ask=False))
+            return [*out, *effects, *self._halt(halt)]
         return out
 
     def _tool_done(self, now: float, f: ToolDone) -> list[Effect]:
@@ -151,7 +156,7 @@ class HeadlessPilot:
         a print mode that asks nobody (an older Cursor build without --force), which leaves the work undone."""
         self.running.discard(f.call_id)
         status = "rejected" if f.rejected is not None else "completed" if f.ok else "failed"
-        out: list[Effect] = [Record("tool_call", {"update": "completed", "tool_call_id": f.call_id, "status": status, "raw_input": None})]
+        out: list[Effect] = [Record(R.ToolCall(update="completed", tool_call_id=f.call_id, status=status, raw_input=None))]
         if f.rejected is None or f.call_id in self.denied:
             return out
         denial = check_policy(self.actions.get(f.call_id, ""), self.config.cwd, self.config.allow)
@@ -159,8 +164,8 @@ class HeadlessPilot:
             self.self_rejected.append(f"{self._said_as(f.call_id)} ({f.rejected})")
             return out
         self.turns.answered(self._said_as(f.call_id), "refused by the agent's own deny list", "policy", denial.rule)
-        return out + [Record("policy_denied", {"policy_rule": denial.rule, "evidence": denial.evidence, "rule_id": "headless.native_deny",
-                                               "reply": f.rejected})]
+        return out + [Record(R.PolicyDenied(policy_rule=denial.rule, evidence=denial.evidence, rule_id="headless.native_deny",
+                                            reply=f.rejected))]
 
     def _said_as(self, call_id: str) -> str:
         return " ".join(self.actions.get(call_id, call_id).split())[:200]
@@ -169,18 +174,19 @@ class HeadlessPilot:
         self.session_id = f.session_id or self.session_id
         usage = {**(f.usage or {}), **({"cost_usd": f.cost_usd} if f.cost_usd is not None else {})} or None
         if not self.turn_open or self.done:
-            return [Record("headless_event", {"event": {"type": "result", "late": True, "subtype": f.subtype}})]
+            return [Record(R.HeadlessEvent(event={"type": "result", "late": True, "subtype": f.subtype}))]
         self.turn_open = False
         out: list[Effect] = [EndInput()]
         if f.is_error:
             failure = classify(f.text)
             code, why = (failure.code, failure.reason) if failure else (ExitCode.FAILED, f"the agent's turn failed ({f.subtype}): {f.text[:300]}")
-            return out + [Record("turn_end", {"stop_reason": f.subtype or "error", "usage": usage})] + self._end(code, why)
+            return out + [Record(R.TurnEnd(stop_reason=f.subtype or "error", usage=usage))] + self._end(code, why)
         if self.self_rejected:  # an older print mode rejects what needs approval and asks nobody: the work is not done
             why = (f"the agent rejected {len(self.self_rejected)} tool call(s) by itself and asked nobody: {'; '.join(self.self_rejected)[:400]}"
                    " (a print mode that does not ask: nothing of it was run)")
-            effects = escalate(self.run, rule_id="headless.rejected", prompt=gist("".join(self.said)), why=why, headline=why, can_ask=False)
-            return out + [Record("turn_end", {"stop_reason": "rejected", "usage": usage})] + effects[:-1] + self._halt(halt_of(effects))
+            effects, halt = split(escalate(self.counts, rule_id="headless.rejected", prompt=gist("".join(self.said)), why=why,
+                                           headline=why, can_ask=False))
+            return [*out, Record(R.TurnEnd(stop_reason="rejected", usage=usage)), *effects, *self._halt(halt)]
         token = self._token()
         self._open[token] = _Open("turn_end", None, {"stop": {"stop_reason": f.subtype or "success", "usage": usage}})
         return out + [CheckGoal(token)]
@@ -197,28 +203,6 @@ class HeadlessPilot:
         o.question = self.turns.question(text=message or said[-2000:], source="headless.turn_end", closing=closing,
                                          live=tuple(said.splitlines()[-40:]), multiline=True)
         return [Ask(f.token, o.question)] if n.action == "ask" else self._turn_next(f.token, o, n)
-
-    def _turn_next(self, token: int, o: _Open, n: Next, recorded: bool = False) -> list[Effect]:
-        """A turn end's outcome, carried out: the next turn (on the same session), the end of the step, or a human."""
-        held: dict = {}
-        if n.action == "send":
-            effects = self._deliver(token, o, Decision(Verdict.ANSWER, text=n.message, source=n.source), n.message)
-            if self.done:  # the answer cap stopped it before it went out, or a dry run previewed it
-                held = {"sent": None}
-                if not self.run.dry_run:
-                    self.turns.held(n.message)
-                    held["pending"] = n.message
-            else:
-                self._open.pop(token, None)
-                self.turns.sent(n.message)
-                effects += self._next_turn(n.message)
-        elif n.action == "finish":
-            effects = self._end(ExitCode.OK, f"completed ({n.why})")
-        elif n.action == "human":
-            effects = self._escalate(token, n.why)
-        else:
-            effects = self._end(n.code, n.why)
-        return ([] if recorded else [Record("turn_end", {**o.data["stop"], **self.turns.record(n), **held})]) + effects
 
     def _next_turn(self, prompt: str) -> list[Effect]:
         if self.alive:  # the last turn's process is still ending: the next one starts when it has
@@ -250,16 +234,16 @@ class HeadlessPilot:
         token = self._token()
         call_id = f.call_id or (self.last_call if self.last_call in self.running else None)
         self._open[token] = _Open("permission", q, {"key": f.key, "call_id": call_id, "described": describe(call).says_what})
-        out: list[Effect] = [Record("permission_request", {"tool_call": {"name": f.tool, "input": f.input, "id": f.call_id},
-                                                           "options": [{"optionId": c.key, "name": c.label, "kind": c.kind} for c in OPTIONS],
-                                                           "fingerprint": fingerprint(call)})]
+        out: list[Effect] = [Record(R.PermissionRequest(tool_call={"name": f.tool, "input": f.input, "id": f.call_id},
+                                                        options=[{"optionId": c.key, "name": c.label, "kind": c.kind} for c in OPTIONS],
+                                                        fingerprint=fingerprint(call)))]
         if self.done:
             return out + self._deny_open()
         return out + [Ask(token, q)]
 
     def _control(self, now: float, f: ControlAsked) -> list[Effect]:
         message = f"cursor-pilot does not serve {f.subtype or 'this request'}"
-        return [Record("headless_event", {"event": {"type": "control_request", "subtype": f.subtype}, "answered": message}),
+        return [Record(R.HeadlessEvent(event={"type": "control_request", "subtype": f.subtype}, answered=message)),
                 Unsupported(f.key, message)]
 
     def _decided(self, now: float, f: Decided) -> list[Effect]:
@@ -292,48 +276,26 @@ class HeadlessPilot:
         del self._open[token]
         return [*effects, Reply(o.data["key"], allow, message)]
 
-    def _judge_decided(self, token: int, o: _Open, d: Decision) -> list[Effect]:
-        if o.human is None:
-            return self._turn_next(token, o, self.turns.judged(d))
-        if d.verdict != Verdict.ANSWER or not d.text:
-            return self._need_human(token, o, d.why or "no answer")
-        return self._turn_next(token, o, Next("send", "a human said what to tell the agent", "continue", message=d.text, source=d.source),
-                               recorded=True)
-
     def _deliver(self, token: int, o: _Open, d: Decision, sent: str, extra: dict | None = None) -> list[Effect]:
         q = o.question
         assert q is not None
-        effects = deliver(self.tally, Answer(prompt=q.text, reply=sent, source=d.source, rule_id=q.source, kind=q.kind,
-                                             headline=_headline(q), counted=d.text or sent, extra={"channel": "headless", **(extra or {})}))
-        halt = halt_of(effects)
+        effects, halt = split(deliver(self.tally, Answer(prompt=q.text, reply=sent, source=d.source, rule_id=q.source, kind=q.kind,
+                                                         headline=headline(q), counted=d.text or sent,
+                                                         extra={"channel": "headless", **(extra or {})})))
         if halt is not None:
-            return effects[:-1] + self._halt(halt)
+            return [*effects, *self._halt(halt)]
         if o.kind != "turn_end":
-            self.turns.answered(_headline(q), sent, d.source, d.denied)
-        return list(effects)
-
-    def _need_human(self, token: int, o: _Open, why: str) -> list[Effect]:
-        return self._escalate(token, why, can_ask=o.human is None)
-
-    def _escalate(self, token: int, why: str, can_ask: bool = True) -> list[Effect]:
-        o = self._open[token]
-        q = o.question
-        assert q is not None
-        effects = escalate(self.run, rule_id=q.source, prompt=q.text, why=why, headline=_headline(q), can_ask=can_ask)
-        halt = halt_of(effects)
-        if halt is not None:
-            return effects[:-1] + self._halt(halt)
-        o.human = why
-        return [*effects, AskHuman(token, q, why)]
+            self.turns.answered(headline(q), sent, d.source, d.denied)
+        return [*effects]
 
     # -- the rest of the stream, and time -------------------------------------------------------------------------------
     def _other(self, now: float, f: Other) -> list[Effect]:
-        return [Record("headless_event", {"event": f.event})]
+        return [Record(R.HeadlessEvent(event=f.event))]
 
     def _not_json(self, now: float, f: NotJson) -> list[Effect]:
         self.not_json += 1
         self.noise = [*self.noise, f.line][-NOT_JSON_KEPT:]
-        return [Record("headless_not_json", {"line": f.line[:500]})] if self.not_json <= NOT_JSON_KEPT else []
+        return [Record(R.HeadlessNotJson(line=f.line[:500]))] if self.not_json <= NOT_JSON_KEPT else []
 
     def _spawn_failed(self, now: float, f: SpawnFailed) -> list[Effect]:
         self.alive = self.turn_open = False
@@ -348,19 +310,25 @@ class HeadlessPilot:
         if self.turn_open and not self._open and now - self.last_fact_at >= limit:
             said = "".join(self.said).strip()
             why = f"stuck: the agent said nothing for {now - self.last_fact_at:.0f}s in the middle of its turn"
-            effects = escalate(self.run, rule_id="headless.stuck", prompt=said[-500:], why=why, headline=gist(said) if said else "(nothing said)",
-                               can_ask=False)
-            return effects[:-1] + self._halt(halt_of(effects))
+            effects, halt = split(escalate(self.counts, rule_id="headless.stuck", prompt=said[-500:], why=why,
+                                           headline=gist(said) if said else "(nothing said)", can_ask=False))
+            return [*effects, *self._halt(halt)]
         return []
 
     def _interrupted(self, now: float, f: Interrupted) -> list[Effect]:
         return self._end(ExitCode.INTERRUPTED, "interrupted")
 
-    # -- the end ----------------------------------------------------------------------------------------------------------
-    def _halt(self, halt: Halt | None) -> list[Effect]:
-        assert halt is not None
-        return self._end(halt.code, halt.reason)
+    # -- what decide/agentpilot.py asks of this pilot ------------------------------------------------------------------------
+    def _shared(self, effects: list[Shared]) -> list[Effect]:
+        return [*effects]
 
+    def _ask_human(self, token: int, q: Question, why: str) -> Effect:
+        return AskHuman(token, q, why)
+
+    def _next_prompt(self, message: str) -> list[Effect]:
+        return self._next_turn(message)
+
+    # -- the end ----------------------------------------------------------------------------------------------------------
     def _end(self, code: ExitCode, reason: str) -> list[Effect]:
         """The one way a step ends: a permission still open is denied, a turn still running is stopped."""
         if self.done:
@@ -378,13 +346,7 @@ class HeadlessPilot:
         return self._tokens
 
 
-def _headline(q: Question) -> str:
-    if q.kind == Kind.TURN_END:
-        return gist(q.text)
-    return q.text.splitlines()[0][:120] if q.text else ""
-
-
-_HANDLERS = {
+_HANDLERS: dict[type, Callable[[HeadlessPilot, float, Any], list[Effect]]] = {
     Started: HeadlessPilot._started, SessionInit: HeadlessPilot._session, Said: HeadlessPilot._said, ToolUse: HeadlessPilot._tool_use,
     ToolDone: HeadlessPilot._tool_done, PermissionAsked: HeadlessPilot._permission, ControlAsked: HeadlessPilot._control,
     Result: HeadlessPilot._result, Other: HeadlessPilot._other, NotJson: HeadlessPilot._not_json, Exited: HeadlessPilot._exited,

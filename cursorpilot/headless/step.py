@@ -22,7 +22,8 @@ from cursorpilot.headless import facts, stream
 from cursorpilot.headless.pilot import HeadlessPilot, HeadlessPilotConfig
 from cursorpilot.program_env import last_words
 from cursorpilot.host import StepHost
-from cursorpilot.session import Job, RunSession, StepBase, StepResult
+from cursorpilot.run_context import RunContext
+from cursorpilot.steps import Job, StepBase, StepResult
 
 TICK = 0.1  # how often the loop looks at the clock and at interrupts
 STOP_GRACE = 3.0  # stdin closed, then SIGTERM, then SIGKILL, this long apart
@@ -35,18 +36,18 @@ class HeadlessConfig(StepBase):
 
 
 class HeadlessStep:
-    def __init__(self, config: HeadlessConfig, run: RunSession, sink: Sink):
-        self.config, self.run_, self.tx, self.sink = config, run, run.tx, sink
+    def __init__(self, config: HeadlessConfig, ctx: RunContext, sink: Sink):
+        self.config, self.ctx, self.tx, self.sink = config, ctx, ctx.tx, sink
         self.cwd = os.path.abspath(config.cwd or os.getcwd())
-        self.host = StepHost(run, config, sink, workers=2, name="headless-answerer", cwd=self.cwd)
+        self.host = StepHost(ctx, config, sink, workers=2, name="headless-answerer", cwd=self.cwd)
         self.decider, self.counts, self._pool, self._mark = self.host.decider, self.host.counts, self.host.pool, self.host.mark
         self.pilot = HeadlessPilot(HeadlessPilotConfig(
-            task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=run.allow, resume_session=config.session_id,
+            task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=ctx.allow, resume_session=config.session_id,
             max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns), self.counts)
         self.dialect = stream.dialect_of(config.command)
         suffix = f"-{config.index:02d}" if config.index > 1 else ""
-        self.stderr_path = run.log_dir / f"agent-stderr{suffix}.log"
-        self.guard = nativedeny.Guard(self.dialect if run.native_deny else None, run.log_dir / f"native-deny{suffix}", run.allow, self.cwd)
+        self.stderr_path = ctx.log_dir / f"agent-stderr{suffix}.log"
+        self.guard = nativedeny.Guard(self.dialect if ctx.native_deny else None, ctx.log_dir / f"native-deny{suffix}", ctx.allow, self.cwd)
         self._ended = asyncio.Event()
         self._tasks: set[asyncio.Task] = set()
         self._proc: asyncio.subprocess.Process | None = None
@@ -72,14 +73,14 @@ class HeadlessStep:
         if written:
             self.tx.emit("native_deny", step=self.config.index, agent=written.agent, file=written.file, deny=written.deny)
         self.feed(facts.Started())
-        seen = self.run_.interrupts
+        seen = self.ctx.interrupts
         while not self._ended.is_set():
             try:
                 await asyncio.wait_for(self._ended.wait(), TICK)
             except asyncio.TimeoutError:
                 pass
-            if self.run_.interrupts > seen:
-                seen = self.run_.interrupts
+            if self.ctx.interrupts > seen:
+                seen = self.ctx.interrupts
                 self.feed(facts.Interrupted())
             self.feed(facts.Tick())
         await self._stop()
@@ -90,7 +91,7 @@ class HeadlessStep:
 
     # -- facts in, effects out ----------------------------------------------------------------------------------------
     def feed(self, fact: facts.Fact) -> None:
-        self._apply(self.pilot.handle(self.run_.clock.monotonic(), fact))
+        self._apply(self.pilot.handle(self.ctx.clock.monotonic(), fact))
 
     def _apply(self, effects: list[facts.Effect]) -> None:
         for e in effects:
@@ -167,7 +168,7 @@ class HeadlessStep:
         words = last_words(self._tail.decode("utf-8", "replace").splitlines()) or ""
         self.tx.emit("program_exited", step=self.config.index, code=code, signal=None, last_words=words or None,
                      describe=f"exit code {code}" if code >= 0 else f"killed by signal {-code}")
-        self.feed(facts.Exited(code, self.run_.redactor.text(words)))
+        self.feed(facts.Exited(code, self.ctx.redactor.text(words)))
 
     async def _copy_stderr(self, source: asyncio.StreamReader) -> None:
         self._tail = b""
@@ -226,7 +227,7 @@ class HeadlessStep:
         """People are asked (cursorpilot/human: the terminal, the decision page, a notice), off the event loop; the first
         answer that passes the deny policy and names an option wins, and is checked like any other."""
         async with self._human:
-            d = await self.run_.humans.decide(q, why, self.config, self.decider.check, self._pool)
+            d = await self.ctx.humans.decide(q, why, self.config, self.decider.check, self._pool)
         self.feed(facts.Decided(token, d))
 
 

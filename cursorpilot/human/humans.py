@@ -25,6 +25,7 @@ from cursorpilot.human.asked import GONE, REFUSED, Result, asked
 from cursorpilot.human.race import Board, Offer, Pending
 from cursorpilot.human.terminal import LineReader
 from cursorpilot.human.tokens import Signer
+from cursorpilot import records as R
 
 ON_TIMEOUT = ("exit", "no")
 Check = Callable[[Question, Decision], Decision]  # decide.decider.Decider.check
@@ -69,7 +70,7 @@ class Humans:
         self.base = f"http://{c.link_host}:{port}"
         self.page = Page(c.sock, self.board, Hosts(c.link_host, port), self.clock.monotonic, self._expires)
         self.page.start()
-        self.tx.emit("decision_page", url=self.base + "/", public=c.public, notify=[_scheme(u) for u in c.notify] or None)
+        self.tx.write(R.DecisionPage(url=self.base + "/", public=c.public, notify=[_scheme(u) for u in c.notify] or None))
         if c.public:
             self.sink.note(f"the decision page listens beyond this machine ({self.base}/): anyone on that network who gets a "
                            "question's link can answer it")
@@ -85,7 +86,7 @@ class Humans:
         if page is not None:
             page.close()
             if page.refusals:
-                self.tx.emit("page_refusals", counts=dict(page.refusals))
+                self.tx.write(R.PageRefusals(counts=dict(page.refusals)))
 
     # -- asking ---------------------------------------------------------------------------------------------------------
     async def decide(self, q: Question, why: str, step, check: Check, pool: Executor) -> Decision | None:
@@ -97,7 +98,7 @@ class Humans:
             text = None
         if text is None:
             return None
-        self.tx.emit("human_reply", text=text)
+        self.tx.write(R.HumanReply(text=text))
         return check(q, Decision(Verdict.ANSWER, text=text, source="human"))
 
     def ask(self, q: Question, why: str, step, check: Check | None = None, shown: str | None = None) -> str | None:
@@ -114,8 +115,8 @@ class Humans:
         elif self.page is not None:
             self.sink.note(f"the decision page could not start ({self.page.error}): only the terminal can answer")
         channels = [name for name, on in (("terminal", self.reader is not None), ("page", link is not None)) if on]
-        self.tx.emit("human_asked", step=step.index, decision=pending.decision, prompt=a.headline(), why=a.why, rule_id=a.rule_id,
-                     secret=a.secret or None, channels=channels, timeout_s=timeout)
+        self.tx.write(R.HumanAsked(step=step.index, decision=pending.decision, prompt=a.headline(), why=a.why, rule_id=a.rule_id,
+                                   secret=a.secret or None, channels=channels, timeout_s=timeout))
         if not channels:
             self._unanswered(pending, step.index, "nobody can be asked: no terminal, and the decision page could not start")
             return None
@@ -156,8 +157,8 @@ class Humans:
             why_not = _refused(q, check, offer.text)
             if why_not:
                 pending.refuse(offer, why_not)
-                self.tx.emit("human_refused", step=step, decision=pending.decision, channel=offer.channel, why=why_not,
-                             status=REFUSED, text=offer.text, secret=pending.asked.secret or None)
+                self.tx.write(R.HumanRefused(step=step, decision=pending.decision, channel=offer.channel, why=why_not,
+                                             status=REFUSED, text=offer.text, secret=pending.asked.secret or None))
                 continue
             if pending.accept(offer):
                 self._answered(pending, offer, step)
@@ -179,8 +180,8 @@ class Humans:
         return None
 
     def _answered(self, pending: Pending, offer: Offer, step: int) -> None:
-        self.tx.emit("human_answered", step=step, decision=pending.decision, channel=offer.channel, by=offer.who or None,
-                     latency_s=round(offer.at - pending.asked_at, 3))
+        self.tx.write(R.HumanAnswered(step=step, decision=pending.decision, channel=offer.channel, by=offer.who or None,
+                                      latency_s=round(offer.at - pending.asked_at, 3)))
         if offer.channel == "page":  # (the terminal's answer is shown where it was typed; a timeout's, by _timed_out)
             by = f" ({offer.who})" if offer.who else ""
             self.sink.note(f"answered on the {offer.channel}{by} after {offer.at - pending.asked_at:.1f}s")
@@ -190,12 +191,12 @@ class Humans:
         it was told."""
         if offer.text is None or offer.result is None:
             return
-        self.tx.emit("human_refused", step=step, decision=pending.decision, channel=offer.channel, why=offer.result.message,
-                     status=offer.result.status, text=offer.text, secret=pending.asked.secret or None)
+        self.tx.write(R.HumanRefused(step=step, decision=pending.decision, channel=offer.channel, why=offer.result.message,
+                                     status=offer.result.status, text=offer.text, secret=pending.asked.secret or None))
 
     def _unanswered(self, pending: Pending, step: int, why: str) -> None:
-        self.tx.emit("human_unanswered", step=step, decision=pending.decision, why=why,
-                     waited_s=round(self.clock.monotonic() - pending.asked_at, 3))
+        self.tx.write(R.HumanUnanswered(step=step, decision=pending.decision, why=why,
+                                        waited_s=round(self.clock.monotonic() - pending.asked_at, 3)))
 
     # -- the channels' threads ------------------------------------------------------------------------------------------
     def _terminal(self, pending: Pending) -> None:
@@ -228,8 +229,8 @@ class Humans:
         within = f"\nAnswer within {self.config.timeout:g}s." if self.config.timeout else ""
         body = f"{a.why}\n\n{a.where()}\nQuestion: {a.headline()}{options}\n\nAnswer: {link}{within}"
         sent = notify.send(list(self.config.notify), title, body)
-        self.tx.emit("human_notified", decision=pending.decision, sent=[{"service": s.service, "ok": s.ok, "error": s.error or None}
-                                                                        for s in sent])
+        self.tx.write(R.HumanNotified(decision=pending.decision,
+                                      sent=[{"service": s.service, "ok": s.ok, "error": s.error or None} for s in sent]))
         failed = [s for s in sent if not s.ok]
         if failed:
             self.sink.note(f"the notice was not sent to {len(failed)} of {len(sent)} target(s): "

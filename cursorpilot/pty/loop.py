@@ -34,7 +34,8 @@ from cursorpilot.pty.screen import TerminalScreen
 from cursorpilot.pty.typist import KeysOut, KeyView, Send
 from cursorpilot.pty.view import RENDER_EVERY, ScreenView
 from cursorpilot.recording import SessionRecorder
-from cursorpilot.session import Job, RunSession, StepBase, StepResult
+from cursorpilot.run_context import RunContext
+from cursorpilot.steps import Job, StepBase, StepResult
 
 MAX_TICK = 0.05  # the longest the loop sleeps in select()
 ASK_POLL = 0.005  # how often a pending answer is looked at (the reply is typed this much late at most)
@@ -70,32 +71,32 @@ def drive(job: Job) -> StepResult:
 
 
 class PtyStep:
-    def __init__(self, step: StepConfig, run: RunSession, sink: Sink):
-        self.step, self.run_, self.sink, self.clock = step, run, sink, run.clock
-        self.host = StepHost(run, step, sink, workers=1, name="answerer", cwd=step.cwd)
+    def __init__(self, step: StepConfig, ctx: RunContext, sink: Sink):
+        self.step, self.ctx, self.sink, self.clock = step, ctx, sink, ctx.clock
+        self.host = StepHost(ctx, step, sink, workers=1, name="answerer", cwd=step.cwd)
         started_with_task = (step.send is None and os.path.basename(step.command[0]) in step.profile.commands
                              and step.profile.task.given(step.command))
         self.pilot = Pilot(PilotConfig(step.profile, step.send, step.expect_regex, step.max_answers, started_with_task,
-                                       echo_check=True, secrets=run.secrets, turns=step.turns), self.host.counts)
-        self.screen = TerminalScreen(run.cols, run.rows)
+                                       echo_check=True, secrets=ctx.secrets, turns=step.turns), self.host.counts)
+        self.screen = TerminalScreen(ctx.cols, ctx.rows)
         self.view = ScreenView(self.screen, self.clock.monotonic())
         self.driver: PtyDriver | None = None
         self._pending: _Pending | None = None
         self._kill_at: float | None = None  # when closing: SIGKILL then
         self._on_kill: Record | None = None  # ...and the record that says so
-        self._interrupts = self._interrupts_before = run.interrupts
+        self._interrupts = self._interrupts_before = ctx.interrupts
         self._last_c = None  # the last classification handed to the pilot (a turn end's message is read from it)
         self._last_mirror = 0.0
         self.t0 = self.clock.monotonic()
 
     # -- public ----------------------------------------------------------------------------------------------------------
     def run(self) -> StepResult:
-        run = self.run_
-        self.recorder = SessionRecorder(run.log_dir, self.clock, run.cols, run.rows, self.step.command, step=self.step.index,
-                                        redactor=run.redactor)
+        ctx = self.ctx
+        self.recorder = SessionRecorder(ctx.log_dir, self.clock, ctx.cols, ctx.rows, self.step.command, step=self.step.index,
+                                        redactor=ctx.redactor)
         try:
             env, hidden = self.host.env()
-            self.driver = PtyDriver(self.step.command, cwd=self.step.cwd, env=env, cols=run.cols, rows=run.rows)
+            self.driver = PtyDriver(self.step.command, cwd=self.step.cwd, env=env, cols=ctx.cols, rows=ctx.rows)
             self.view.watch = kernel.TtyWatch(self.driver.fd, kernel.slave_path(self.driver.fd), self.host.mark)
             self._feed(Started(self.driver.pid, tuple(self.step.command), tuple(hidden)))
             status = self._loop()
@@ -143,8 +144,8 @@ class PtyStep:
         # the terminal closed (EOF) a moment before the program is reaped: let it end by itself before any signal
         status = (self.driver.status() if not self.driver.alive()
                   else None if self.pilot.done else self.driver.wait(EXIT_GRACE)) or self.driver.terminate(STOP_GRACE)
-        last = last_words(self.screen.snapshot().lines, self.run_.cols) if status.code != 0 and not self.pilot.done else None
-        self._feed(Exited(status.code, status.signal, status.describe(), last and self.run_.redactor.text(last),
+        last = last_words(self.screen.snapshot().lines, self.ctx.cols) if status.code != 0 and not self.pilot.done else None
+        self._feed(Exited(status.code, status.signal, status.describe(), last and self.ctx.redactor.text(last),
                           tuple(self.screen.ignored.items())))
         return status
 
@@ -206,7 +207,7 @@ class PtyStep:
                 self._ask(e)
             elif isinstance(e, AskHuman):
                 q = ask.question(self.step.profile, e.c, self.screen.snapshot(), [], secret=e.secret)
-                self._submit(e.token, None, self.run_.humans.ask, q, e.why, self.step, self.host.decider.check, e.prompt)
+                self._submit(e.token, None, self.ctx.humans.ask, q, e.why, self.step, self.host.decider.check, e.prompt)
             elif isinstance(e, Send):
                 assert self.driver is not None
                 self.driver.write(e.data)
@@ -285,9 +286,9 @@ class PtyStep:
         return bool(lflag & termios.ICANON) and not lflag & termios.ECHO
 
     def _limits(self, now: float) -> None:
-        if self.run_.interrupts > self._interrupts:
-            self._interrupts = self.run_.interrupts
-            self._feed(Interrupted(self.run_.interrupts - self._interrupts_before))
+        if self.ctx.interrupts > self._interrupts:
+            self._interrupts = self.ctx.interrupts
+            self._feed(Interrupted(self.ctx.interrupts - self._interrupts_before))
         if self.step.deadline is not None and now > self.step.deadline:
             self._feed(Deadline(self.step.deadline_reason))
 

@@ -1,6 +1,6 @@
 """From a transcript to the report's content: one pass over the records, in bounded memory.
 
-The transcript is streamed (records.read): a 100 MB transcript costs its reading time, not its size in memory.
+The transcript is streamed (records_read.read): a 100 MB transcript costs its reading time, not its size in memory.
 What grows with a run is capped (Caps): the ledger keeps its first and last rows, texts are cut, the prompts shown
 have a budget; every cut is counted and said in the report's notes. The ledger is a small state machine over the
 records: what comes before an answer (the question seen, the rules, the model's request and reply, a denial) is
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from cursorpilot import records as R
+from cursorpilot.records_read import ReadStats, read
 from cursorpilot.report.model import Row, RowOutcome, SourceKind, Step, Turn
 
 T = TypeVar("T")
@@ -126,7 +127,7 @@ class Draft:
     """The report's content before the replay and the changes are added (render.py puts them together)."""
 
     caps: Caps
-    stats: R.ReadStats = field(default_factory=R.ReadStats)
+    stats: ReadStats = field(default_factory=ReadStats)
     first: R.Rec | None = None
     last: R.Rec | None = None
     started: R.RunStarted | None = None
@@ -153,7 +154,7 @@ class Builder:
         self.typing: Row | None = None  # the row whose keys are being typed
 
     def run(self, path: Path) -> Draft:
-        for rec in R.read(path, self.d.stats):
+        for rec in read(path, self.d.stats):
             self.feed(rec)
         return self.d
 

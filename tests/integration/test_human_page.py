@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from cursorpilot.clock import FakeClock, SystemClock
-from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.question import Choice, Kind, Question
 from cursorpilot.events import BaseSink
@@ -26,7 +26,7 @@ from cursorpilot.human.humans import HumanConfig, Humans
 from cursorpilot.human.page import bind
 from cursorpilot.providers.rules import RulesProvider
 from cursorpilot.redact import Redactor
-from cursorpilot.session import RunSession
+from cursorpilot.run_context import RunContext
 from cursorpilot.transcript import Transcript
 
 pytestmark = pytest.mark.timeout(60)
@@ -66,7 +66,7 @@ class Desk:
         self.clock = clock or SystemClock()
         redactor = Redactor(cwd=str(tmp_path))
         self.tx = Transcript(tmp_path / "transcript.jsonl", "run-1", self.clock, redactor)
-        run = RunSession(tx=self.tx, redactor=redactor, clock=self.clock, log_dir=tmp_path, run_id="run-1",
+        run = RunContext(tx=self.tx, redactor=redactor, clock=self.clock, log_dir=tmp_path, run_id="run-1",
                          provider=RulesProvider([], "none"), governing_prompt=Step().governing_prompt)
         self.decider = Decider(run, run.governing_prompt, str(tmp_path), None, PromptFiler(run, 1, "1/1", str(tmp_path), ""))
         self.sink = Shown()

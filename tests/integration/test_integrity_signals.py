@@ -12,7 +12,8 @@ import pytest
 
 from cursorpilot.events import NullSink
 from cursorpilot.providers.script import ScriptProvider
-from cursorpilot.runner import Runner, RunSpec, single_command_plan
+from cursorpilot.plan import single_command_plan
+from cursorpilot.runner import Runner, RunSpec
 
 pytestmark = pytest.mark.timeout(120)
 

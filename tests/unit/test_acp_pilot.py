@@ -70,7 +70,7 @@ def test_a_model_approves_a_shell_command_gemini_describes_by_its_title():
     assert of(out, Reply) == [Reply(1, {"outcome": {"outcome": "selected", "optionId": "proceed_once"}})]  # no standing permission: once
     [answer] = records(out, "answer")
     assert (answer["reply"], answer["option_kind"], answer["source"]) == ("Allow", "allow_once", "openai:gpt-4o-mini")
-    assert p.answers == 1 and p.run.answers == 1 and not p.done
+    assert p.answers == 1 and p.counts.answers == 1 and not p.done
 
 
 def test_a_call_that_says_nothing_is_not_approved_by_a_model_and_the_run_stops_without_a_human():
@@ -79,7 +79,7 @@ def test_a_call_that_says_nothing_is_not_approved_by_a_model_and_the_run_stops_w
     assert records(out, "escalation")[0]["why"].startswith("the agent did not say what it will run or change")
     assert of(out, Reply) == [Reply(7, {"outcome": {"outcome": "cancelled"}})]
     assert of(out, CancelTurn) and of(out, End) == [End(ExitCode.HUMAN_NEEDED, of(out, End)[0].reason)]
-    assert p.exit_code == ExitCode.HUMAN_NEEDED and p.run.escalations == 1
+    assert p.exit_code == ExitCode.HUMAN_NEEDED and p.counts.escalations == 1
 
 
 def test_the_users_own_rule_may_approve_a_call_that_says_nothing():
@@ -110,7 +110,7 @@ def test_a_humans_answer_that_names_no_option_escalates_once_more_and_ends():
     p = started(interactive=True)
     decide(p, p.handle(1.0, PermissionAsked(7, BARE, GEMINI)), "Allow")
     out = p.handle(5.0, Decided(7, Decision.escalate("the reply 'maybe' names none of the options", "human")))
-    assert not of(out, AskHuman) and of(out, End) and p.run.escalations == 2
+    assert not of(out, AskHuman) and of(out, End) and p.counts.escalations == 2
 
 
 def test_the_tool_loop_guard_stops_the_sixth_identical_call_without_asking():
@@ -261,7 +261,7 @@ def test_a_turn_in_which_nothing_happens_has_a_deadline_even_without_timeout():
     out = p.handle(5.0 + STUCK_AFTER, Tick())
     assert of(out, End) == [End(ExitCode.HUMAN_NEEDED, f"a human is needed (stuck: nothing happened for {STUCK_AFTER:.0f}s "
                                                        "in the middle of the agent's turn): Running the build.")]
-    assert of(out, CancelTurn) and records(out, "escalation")[0]["rule_id"] == "acp.stuck" and p.run.escalations == 1
+    assert of(out, CancelTurn) and records(out, "escalation")[0]["rule_id"] == "acp.stuck" and p.counts.escalations == 1
     deciding = started()
     deciding.handle(1.0, PermissionAsked(1, SHELL, GEMINI))
     assert deciding.handle(1.0 + 2 * STUCK_AFTER, Tick()) == []  # the pilot's own question: its deadlines are the decider's

@@ -14,7 +14,7 @@ def test_an_answer_is_counted_recorded_told_and_counted_for_the_loop_breaker():
     assert out == [Record("answer", {"rule_id": "generic.yes_no", "prompt": "Continue? [y/n]", "reply": "y", "source": "rules:go", "n": 5,
                                      "kind": "question", "channel": "pty"}),
                    Tell("answer", "y", "Continue? [y/n]", "rules:go"), Delivered("Continue? [y/n]", "y")]
-    assert tally.answers == 1 and tally.run.answers == 5 and halt_of(out) is None
+    assert tally.answers == 1 and tally.counts.answers == 5 and halt_of(out) is None
 
 
 def test_the_step_cap_and_the_run_cap_halt_before_anything_is_sent():

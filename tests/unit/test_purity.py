@@ -13,11 +13,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PURE = [
     "cursorpilot.pty.pilot", "cursorpilot.pty.facts", "cursorpilot.pty.keystrokes", "cursorpilot.pty.ask", "cursorpilot.pty.quiet", "cursorpilot.pty.answering",
-    "cursorpilot.pty.turnend", "cursorpilot.pty.typist", "cursorpilot.acp.pilot", "cursorpilot.acp.ask", "cursorpilot.acp.facts",
+    "cursorpilot.pty.turnend", "cursorpilot.pty.typist", "cursorpilot.acp.pilot", "cursorpilot.acp.ask", "cursorpilot.acp.facts", "cursorpilot.acp.workspace",
     "cursorpilot.headless.pilot", "cursorpilot.headless.facts", "cursorpilot.headless.stream",
-    "cursorpilot.detect.classifier", "cursorpilot.detect.menu", "cursorpilot.detect.snapshot", "cursorpilot.decide.question",
+    "cursorpilot.detect.classifier", "cursorpilot.detect.regions", "cursorpilot.detect.undecided", "cursorpilot.detect.menu", "cursorpilot.detect.snapshot", "cursorpilot.decide.question",
     "cursorpilot.decide.choices", "cursorpilot.decide.guards", "cursorpilot.decide.deliver", "cursorpilot.decide.yesno", "cursorpilot.decide.toolcalls",
-    "cursorpilot.decide.turns", "cursorpilot.decide.weigh", "cursorpilot.decide.accepts", "cursorpilot.decide.echo", "cursorpilot.machine", "cursorpilot.human.asked", "cursorpilot.human.html",
+    "cursorpilot.decide.turns", "cursorpilot.decide.agentpilot", "cursorpilot.acp.activity", "cursorpilot.decide.weigh", "cursorpilot.decide.accepts", "cursorpilot.decide.echo", "cursorpilot.machine", "cursorpilot.human.asked", "cursorpilot.human.html",
 ]
 STDLIB = {"__future__", "re", "dataclasses", "enum", "typing", "collections", "collections.abc", "functools", "itertools", "hashlib",
           "json", "math", "string", "html"}
@@ -28,6 +28,7 @@ LEANED_ON = {
     "cursorpilot.secret": "how a secret is shown (its length and a hash), told and named: text in, text out",
     "cursorpilot.decide.policy": "the deny policy: a function of a text and the working directory's path (os.path only, no file read)",
     "cursorpilot.detect.profiles": "the profile models the pilots read (loading them from files is the loop's business)",
+    "cursorpilot.records": "the transcript's record models a pilot builds its Record effects from (declarations: writing them is the loop's business)",
 }
 ALLOWED = STDLIB | set(PURE) | set(LEANED_ON)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cursorpilot.clock import FakeClock
-from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.question import Kind, Question, Verdict
 from cursorpilot.errors import BadInput
@@ -13,7 +13,7 @@ from cursorpilot.providers.base import AnswerRequest
 from cursorpilot.providers.rules import RuleEntry, RulesProvider, parse_answer, read_entries
 from cursorpilot.providers.script import ScriptProvider
 from cursorpilot.redact import Redactor
-from cursorpilot.session import RunSession
+from cursorpilot.run_context import RunContext
 from cursorpilot.transcript import Transcript
 
 SHAPE = "a rules file is a list of rules like: - {id: go, match: 'Continue\\?', reply: y}"
@@ -99,7 +99,7 @@ def test_answer_option_without_equals_or_with_a_bad_regex_is_bad_input():
 
 def decider(tmp_path, rules: RulesProvider) -> Decider:
     clock, redactor = FakeClock(), Redactor(env={})
-    run = RunSession(tx=Transcript(tmp_path / "t.jsonl", "r", clock, redactor), redactor=redactor, clock=clock, log_dir=tmp_path,
+    run = RunContext(tx=Transcript(tmp_path / "t.jsonl", "r", clock, redactor), redactor=redactor, clock=clock, log_dir=tmp_path,
                      run_id="r", provider=rules, governing_prompt="")
     return Decider(run, "", None, None, PromptFiler(run, 1, "1/1", None, ""))
 

@@ -10,7 +10,7 @@ import pytest
 
 from cursorpilot.clock import FakeClock
 from cursorpilot.decide.accepts import accepted, offered_keys
-from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.context import PromptParts, build
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.echo import echoed, own_lines
@@ -19,7 +19,7 @@ from cursorpilot.providers.base import AnswerRequest, Reply, Usage
 from cursorpilot.providers.local import is_local
 from cursorpilot.providers.schema import names_structured, reply_schema, schema_for
 from cursorpilot.redact import Redactor
-from cursorpilot.session import RunSession
+from cursorpilot.run_context import RunContext
 from cursorpilot.transcript import Transcript
 
 
@@ -158,7 +158,7 @@ class Scripted:
 
 def decider(tmp_path, provider) -> Decider:
     clock, redactor = FakeClock(), Redactor(env={})
-    run = RunSession(tx=Transcript(tmp_path / "t.jsonl", "r", clock, redactor), redactor=redactor, clock=clock, log_dir=tmp_path,
+    run = RunContext(tx=Transcript(tmp_path / "t.jsonl", "r", clock, redactor), redactor=redactor, clock=clock, log_dir=tmp_path,
                      run_id="r", provider=provider, governing_prompt="", allow=frozenset())
     governing = "Create the project with defaults."
     return Decider(run, governing, None, None, PromptFiler(run, 1, "1/1", None, governing))

@@ -11,7 +11,7 @@ import pytest
 
 from cursorpilot.acp.ask import permission_question
 from cursorpilot.clock import FakeClock
-from cursorpilot.decide.asking import PromptFiler
+from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide import weigh
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.policy import check_question
@@ -23,7 +23,7 @@ from cursorpilot.providers.rules import RuleEntry, RulesProvider
 from cursorpilot.pty.ask import question as pty_question
 from cursorpilot.pty.screen import TerminalScreen
 from cursorpilot.redact import Redactor
-from cursorpilot.session import RunSession
+from cursorpilot.run_context import RunContext
 from cursorpilot.transcript import Transcript
 
 YES_NO = (Choice("0", "Yes", number=1), Choice("1", "No", number=2))
@@ -33,7 +33,7 @@ ACP = ({"optionId": "ok", "name": "Allow", "kind": "allow_once"}, {"optionId": "
 def decider(tmp_path, reply: str, allow: frozenset[str] = frozenset()) -> Decider:
     clock, redactor = FakeClock(), Redactor(env={})
     rules = RulesProvider([RuleEntry(id="yes", match=".", reply=reply)], "test")
-    run = RunSession(tx=Transcript(tmp_path / "t.jsonl", "r", clock, redactor), redactor=redactor, clock=clock, log_dir=tmp_path,
+    run = RunContext(tx=Transcript(tmp_path / "t.jsonl", "r", clock, redactor), redactor=redactor, clock=clock, log_dir=tmp_path,
                      run_id="r", provider=rules, governing_prompt="", allow=allow)
     return Decider(run, "never delete anything", None, None, PromptFiler(run, 1, "1/1", None, ""))
 

@@ -1,75 +1,27 @@
 """What one run shares across its steps: the transcript, redaction, counters, limits, interrupts.
 
-The runner creates it; each step's loop reads and updates it.
+The runner creates it; each step's loop and the decision path read and update it. It sits below the decision path
+(decide/ imports it), so it imports nothing of decide/, of the channels or of the goal check.
 """
 
 from __future__ import annotations
 
 import signal
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cursorpilot.clock import Clock
-from cursorpilot.decide.turns import TurnConfig
-from cursorpilot.goalcheck import CHECK_TIMEOUT
 from cursorpilot.providers.base import Provider, Reply
 from cursorpilot.redact import Redactor
 from cursorpilot.transcript import Transcript
 
 
-@dataclass(slots=True, kw_only=True)
-class StepBase:
-    """What every interactive step has, whichever channel drives it."""
-
-    command: list[str]
-    governing_prompt: str
-    name: str = "command"
-    index: int = 1
-    total: int = 1
-    cwd: str | None = None
-    env: dict[str, str] = field(default_factory=dict)
-    max_answers: int | None = None  # this step's own cap
-    deadline: float | None = None  # monotonic; the earlier of the run's and the step's
-    deadline_reason: str = "timeout"
-    rules: Provider | None = None  # consulted before the run's provider when that is an LLM
-    done_when: str | None = None  # the goal check, run at each turn end (goalcheck.py)
-    check_timeout: float = CHECK_TIMEOUT
-    turns: TurnConfig = field(default_factory=TurnConfig)  # how turn ends are judged and bounded (decide/turns.py)
-
-
-@dataclass(slots=True, kw_only=True)
-class Job(StepBase):
-    """A plan step handed to the channel that drives it (cursorpilot/channels.py): what every interactive step has,
-    the plan's step itself, and what the run knows of it."""
-
-    step: Any  # the plan's Step (plan.py)
-    run: "RunSession"
-    sink: Any  # the events.Sink to tell (not imported here: the decision path imports this module)
-    profile: Any = None  # the detector profile, for a channel that reads a screen
-    session_id: str | None = None  # the session a previous attempt left (ACP resume)
-
-    def base(self) -> dict[str, Any]:
-        """The fields every step has, to build a channel's own config from."""
-        return {f.name: getattr(self, f.name) for f in fields(StepBase)}
-
-
-@dataclass(slots=True)
-class StepResult:
-    """How an interactive step ended, whichever channel drove it."""
-
-    exit_code: int
-    reason: str
-    child: int | None  # the program's exit code, when it exited by itself
-    answers: int = 0
-    text: str = ""  # what the program showed (scrollback and screen) or said (ACP messages), for expect checks
-    preview: dict | None = None  # dry run: what would have been answered
-    session_id: str | None = None  # ACP: the agent's session, for --resume
-    goal: str | None = None  # the step's last goal check: passed | failed (None: none ran)
-
-
 @dataclass
-class RunSession:
+class RunContext:
+    """What one run shares across its steps (its transcript, redaction, counters, limits, interrupts): the run as each
+    step's loop and the decision path see it. The runner makes one per run."""
+
     tx: Transcript
     redactor: Redactor
     clock: Clock

@@ -1,4 +1,5 @@
-"""Turning a detected prompt into a request for an LLM: context, redaction, and the prompt/answer files."""
+"""The prompt filer: each question turned into a request for a model (its context within the budget, redacted), and
+every prompt and answer filed under the run's prompts/step-NN/ (what a model was told is on disk, beside what it said)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ from cursorpilot.decide.context import build as build_prompt
 from cursorpilot.decide.question import Question
 from cursorpilot.envsnap import git_snapshot
 from cursorpilot.providers.base import QA, AnswerRequest, Reply
-from cursorpilot.session import RunSession
+from cursorpilot.run_context import RunContext
 
 
 class PromptFiler:
     """Builds each LLM prompt within the budget, redacts it, and files prompt and answer under prompts/step-NN/."""
 
-    def __init__(self, run: RunSession, step_index: int, step_label: str, cwd: str | None, governing_prompt: str):
+    def __init__(self, run: RunContext, step_index: int, step_label: str, cwd: str | None, governing_prompt: str):
         self.run = run
         self.folder = run.log_dir / "prompts" / f"step-{step_index:02d}"
         self.step_label = step_label

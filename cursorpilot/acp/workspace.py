@@ -1,0 +1,79 @@
+"""What an ACP agent may read, write and run through the client, PURE: the working directory bounds it, the deny policy
+refuses what it names, and a dry run reads but writes and runs nothing. acp/step.py does the reading, writing and
+running; the pilot asks these rules first and carries out what they say.
+
+Each rule returns the effects for the request (none: go ahead) and the deny policy's refusal, if that was the reason,
+for the pilot to tell the turn-end judge.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cursorpilot import records as R
+from cursorpilot.acp.facts import NOT_FOUND, REFUSED, CommandAsked, Effect, FileRead, FileWrite, Refuse, Reply
+from cursorpilot.decide.deliver import Record
+from cursorpilot.decide.policy import Denial
+from cursorpilot.decide.policy import check as check_policy
+
+# Agents that can't take ACP's resource-not-found for a missing file. Gemini CLI (0.61 and before) gets the client's
+# JSON-RPC error as a plain object, checks `String(err)` ("[object Object]") for "Resource not found", never maps it
+# to ENOENT, and fails every write_file of a new file ("Error checking existing file: Resource not found"). They get
+# an empty file instead, which is what their own ENOENT path makes of a missing one (google-gemini/gemini-cli#17588).
+MISSING_AS_EMPTY = frozenset({"gemini-cli"})
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """Where the agent works and what the plan lifted of the deny policy."""
+
+    cwd: str
+    allow: frozenset[str]
+    dry_run: bool = False
+
+
+def file_read(f: FileRead, b: Bounds, agent: str) -> list[Effect]:
+    if not f.inside:
+        return refuse(f.token, "fs/read_text_file", f.path, REFUSED, f"{f.path} is outside the working directory ({b.cwd})")
+    denial = check_policy(f"cat {f.path}", b.cwd, b.allow)
+    if denial is not None and denial.rule == "secrets_read":
+        return [denied(denial, "acp.fs_read"),
+                *refuse(f.token, "fs/read_text_file", f.path, REFUSED, f"reading {f.path} is refused by the deny policy ({denial.rule})")]
+    if f.exists:
+        return []
+    if agent in MISSING_AS_EMPTY:
+        return [Record(R.FsRead(path=f.path, chars=0, missing=True)), Reply(f.token, {"content": ""})]
+    return refuse(f.token, "fs/read_text_file", f.path, NOT_FOUND, f"Resource not found: {f.path}")
+
+
+def file_write(f: FileWrite, b: Bounds) -> tuple[list[Effect], Denial | None]:
+    if not f.inside:
+        return refuse(f.token, "fs/write_text_file", f.path, REFUSED, f"{f.path} is outside the working directory ({b.cwd})"), None
+    denial = check_policy(f"write {f.path}", b.cwd, b.allow)
+    if denial is not None:
+        return [denied(denial, "acp.fs_write"), *refuse(f.token, "fs/write_text_file", f.path, REFUSED,
+                                                       f"writing {f.path} is refused by the deny policy ({denial.rule})")], denial
+    if b.dry_run:
+        return [Record(R.WouldWrite(path=f.path, diff=f.diff)),
+                *refuse(f.token, "fs/write_text_file", f.path, REFUSED, "dry run: nothing is written")], None
+    return [], None
+
+
+def command(f: CommandAsked, b: Bounds) -> tuple[list[Effect], Denial | None]:
+    if not f.inside:
+        return refuse(f.token, "terminal/create", f.line, REFUSED, f"`{f.line}` would run outside the working directory ({b.cwd})"), None
+    denial = check_policy(f.line, b.cwd, b.allow)
+    if denial is not None:
+        return [denied(denial, "acp.terminal"),
+                *refuse(f.token, "terminal/create", f.line, REFUSED, f"`{f.line}` is refused by the deny policy ({denial.rule})")], denial
+    if b.dry_run:
+        return [Record(R.WouldRun(command=f.line)), *refuse(f.token, "terminal/create", f.line, REFUSED, "dry run: nothing is run")], None
+    return [], None
+
+
+def denied(denial: Denial, rule_id: str) -> Record:
+    return Record(R.PolicyDenied(policy_rule=denial.rule, evidence=denial.evidence, rule_id=rule_id, reply=None))
+
+
+def refuse(token: int, method: str, what: str, error: str, message: str) -> list[Effect]:
+    return [Record(R.AcpRefused(method=method, target=what, error=error, message=message)), Refuse(token, error, message, what)]

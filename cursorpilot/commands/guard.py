@@ -1,0 +1,40 @@
+"""One place where a command's errors become exit codes (errors.py): a user's mistake or a refusal is one line on
+stderr, never a traceback (unless --debug)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import typer
+
+from cursorpilot.errors import ExitCode, PilotError
+
+
+def guard(debug: bool, fn: Callable[[], int]) -> None:
+    """Run a command's body; its exit code, or its error as one line and the code the error names."""
+    from cursorpilot.ui import error_line
+
+    try:
+        code = fn()
+    except PilotError as exc:
+        if debug:
+            raise
+        error_line(str(exc))
+        raise typer.Exit(int(exc.exit_code)) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
+    except (typer.Exit, SystemExit):
+        raise
+    except OSError as exc:
+        import errno
+
+        if debug or exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+            raise
+        error_line(f"cannot write the run's records: {exc.strerror} ({exc.filename or 'log directory'}); what was written is kept")
+        raise typer.Exit(int(ExitCode.FAILED)) from None
+    except Exception as exc:  # noqa: BLE001 - one line for the user; the traceback with --debug
+        if debug:
+            raise
+        error_line(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)")
+        raise typer.Exit(int(ExitCode.FAILED)) from None
+    raise typer.Exit(code)
