@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from cursorpilot import records as R
 from cursorpilot.decide.deliver import Answer, Record, deliver, halt_of
 from cursorpilot.decide.question import Decision, Kind
 from cursorpilot.decide.turns import gist
@@ -66,9 +67,9 @@ class Answering:
             w.retries += 1
             enter = (Write(b"\r", 0.0, "<enter>"),)
             self.typist.schedule(enter, now)
-            return [Record("enter_retry", {"prompt_key": w.c.key, "attempt": w.retries}), *self._apply(Event.REPLY, shown), Type(enter)]
+            return [Record(R.EnterRetry(prompt_key=w.c.key, attempt=w.retries)), *self._apply(Event.REPLY, shown), Type(enter)]
         self._watch = None
-        return [Record("not_taken", {"prompt_key": w.c.key, "typed": w.typed, "enter_retries": w.retries}),
+        return [Record(R.NotTaken(prompt_key=w.c.key, typed=w.typed, enter_retries=w.retries)),
                 *self._ask(shown, Kind.UNDECIDED.value if shown.state == UNKNOWN else None, self._not_taken(w.typed), w.answer)]
 
     def _type_answer(self: Pilot, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,

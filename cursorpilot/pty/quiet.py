@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cursorpilot import records as R
 from cursorpilot.decide.deliver import Record
 from cursorpilot.decide.question import Decision, Kind
 from cursorpilot.detect.classifier import Classification
@@ -37,7 +38,7 @@ class QuietRules:
         out: list[Effect] = []
         if progress and self.starting:
             self.starting = False
-            out.append(Record("agent_started", {"rule_id": c.rule_id}))
+            out.append(Record(R.AgentStarted(rule_id=c.rule_id)))
         self.waits_in_a_row = 0
         stuck_after = self.profile.stuck_after_s
         if facts.quiet_for >= stuck_after:
@@ -79,8 +80,8 @@ class QuietRules:
         out: list[Effect] = []
         if self._busy_since is None:
             self._busy_since = now
-            out.append(Record("screen_state", {"state": "working", "rule_id": "kernel.busy", "prompt": c.block or None,
-                                               "evidence": "the kernel sees it busy, not waiting on its terminal", "error": None}))
+            out.append(Record(R.ScreenState(state="working", rule_id="kernel.busy", prompt=c.block or None,
+                                            evidence="the kernel sees it busy, not waiting on its terminal", error=None)))
         stuck_after = self.profile.stuck_after_s
         if facts.quiet_for >= stuck_after:
             return out + self._escalate(c, f"stuck: quiet for {stuck_after:g}s, busy and not waiting on its terminal")
@@ -101,8 +102,8 @@ class QuietRules:
         self.waited[a.c.key or ""] = now
         self.waits_in_a_row += 1
         self._wake_by(now)  # look again: the next judgement of this screen gets its deadline
-        return [Record("wait", {"rule_id": a.c.rule_id, "prompt": a.c.block, "source": d.source, "why": d.why,
-                                "waits_in_a_row": self.waits_in_a_row}), *self._apply(Event.NO_REPLY, a.c)]
+        return [Record(R.Wait(rule_id=a.c.rule_id, prompt=a.c.block, source=d.source, why=d.why,
+                              waits_in_a_row=self.waits_in_a_row)), *self._apply(Event.NO_REPLY, a.c)]
 
     def _asked_again(self: Pilot, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
         """A prompt answered before is on screen again after the program took the answer. On a screen that changed (an
@@ -117,7 +118,7 @@ class QuietRules:
                 self._wake_by(due)
                 return []
         self.answered.pop(c.key or "", None)
-        return [Record("asked_again", {"rule_id": c.rule_id, "prompt": c.block}), *self._ask(c, None, self._typed_before(c.key or ""))]
+        return [Record(R.AskedAgain(rule_id=c.rule_id, prompt=c.block)), *self._ask(c, None, self._typed_before(c.key or ""))]
 
     def _typed_before(self: Pilot, key: str) -> tuple[str, ...]:
         if key not in self._typed:

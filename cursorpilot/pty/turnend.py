@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from cursorpilot import records as R
 from cursorpilot.decide.deliver import Record
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
 from cursorpilot.decide.turns import CheckGoal, Next, TurnFacts
@@ -52,7 +53,7 @@ class TurnEnds:
             return []
         self.starting = False
         self.worked = True  # the composer came back and stayed: the task ran between two looks, and its turn ended
-        return [Record("agent_started", {"rule_id": c.rule_id, "unseen": True}), *self._turn_end(c)]
+        return [Record(R.AgentStarted(rule_id=c.rule_id, unseen=True)), *self._turn_end(c)]
 
     def _stopped(self: Pilot, c: Classification) -> bool:
         """Back at its composer after working, idle or asking something in prose: the agent's turn has ended."""
@@ -89,7 +90,7 @@ class TurnEnds:
         if d.verdict not in (Verdict.FAIL, Verdict.ESCALATE) and went_on:
             self.turns.turn -= 1  # the agent went on by itself while its turn was judged: that was no turn end
             self._wake = now
-            return [Record("reply_discarded", {"reason": "the agent went on while its turn end was judged", "prompt_key": a.c.key}),
+            return [Record(R.ReplyDiscarded(reason="the agent went on while its turn end was judged", prompt_key=a.c.key)),
                     *self._apply(Event.NO_REPLY, a.c)]
         return self._turn_next(now, self.turns.judged(d), modes)
 
@@ -104,8 +105,8 @@ class TurnEnds:
             if held and not self.run.dry_run:  # the answer cap stopped it before it went out: a resume sends it
                 self.turns.held(n.message or "")
                 held["pending"] = n.message
-            return [Record("turn_end", {**self.turns.record(n), **held}), *typed]
-        out: list[Effect] = [Record("turn_end", {**self.turns.record(n)})]
+            return [Record(R.TurnEnd(**{**self.turns.record(n), **held})), *typed]
+        out: list[Effect] = [Record(R.TurnEnd(**self.turns.record(n)))]
         if n.action == "finish":
             self.reason = f"completed ({n.why})"
             return out + self._apply(Event.FINISHED, t.c)
