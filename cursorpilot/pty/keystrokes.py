@@ -59,7 +59,7 @@ def keystrokes(c: Classification, d: Decision, modes: Modes, profile: Profile, *
     if c.state == Screen.QUESTION and not submit and re.fullmatch(r"[A-Za-z]{2,}", text.strip()):
         typed = f"<key:{text.strip()[0].lower()}>"  # a prompt that acts on one key gets one key: "yes" is y, not y-e-s
     mapped = keys_for(c.menu, text) if c.menu is not None else None
-    if mapped is not None:  # an option named by label or number: arrows from the highlighted row (or its number), then Enter
+    if c.menu is not None and mapped is not None:  # an option named by label or number: arrows from the highlighted row (or its number), then Enter
         typed, chosen = mapped
         submit_at = submit_row(c.menu)
         check = submit_at.label if submit_at is not None else None if c.menu.multi or c.menu.typed else chosen[0].label

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import assert_never
 
 from cursorpilot import records as R
-from cursorpilot.decide.deliver import Record, RunCounts, Tally, escalate, halt_of
+from cursorpilot.decide.deliver import Record, RunCounts, Tally, escalate, split
 from cursorpilot.decide.question import Decision, Kind, Verdict
 from cursorpilot.decide.turns import Turns, gist
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
@@ -282,11 +282,11 @@ class Pilot(Answering, QuietRules, TurnEnds):
     def _escalate(self, c: Classification, why: str, kind: str | None = None, shown: str | None = None) -> list[Effect]:
         """shown: what the human is shown, when not the prompt block (a turn end: the agent's last message)."""
         asked = shown or c.block
-        out: list[Effect] = list(escalate(self.run, rule_id=c.rule_id, prompt=asked, why=why,
-                                          headline=gist(asked) if kind == Kind.TURN_END else headline(asked)))
-        halt = halt_of(out)
+        shared, halt = split(escalate(self.run, rule_id=c.rule_id, prompt=asked, why=why,
+                                      headline=gist(asked) if kind == Kind.TURN_END else headline(asked)))
+        out: list[Effect] = list(shared)
         if halt is not None:
-            return out[:-1] + self._abort(halt.code, halt.reason)
+            return out + self._abort(halt.code, halt.reason)
         if self.state != State.AWAITING_INPUT:
             out += self._apply(Event.ESCALATE, c)
         self._token += 1
