@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 import structlog
 
 from cursorpilot import goalcheck, reaper
+from cursorpilot import records as R
 from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.deliver import Delivered, Record, RunCounts, Tell
@@ -27,7 +28,8 @@ from cursorpilot.program_env import program_env
 from cursorpilot.run_context import RunContext
 from cursorpilot.steps import StepBase
 
-STEP_RECORDS = ("answer", "would_send", "turn_end", "program_started", "program_exited", "terminal_ignored")  # with the step's number
+# written with the step's number
+STEP_RECORDS = (R.Answer, R.WouldSend, R.TurnEnd, R.ProgramStarted, R.ProgramExited, R.TerminalIgnored)
 LEFTOVERS_GRACE = 3.0  # what the program left running: SIGTERM, then SIGKILL after this long
 
 
@@ -54,13 +56,14 @@ class StepHost:
     def shared(self, e: object, before_answer: Callable[[], None] | None = None) -> bool:
         """Carry out an effect every pilot returns (True), or leave it to the loop (False)."""
         if isinstance(e, Record):
-            self.tx.emit(e.type, **({"step": self.step.index} if e.type in STEP_RECORDS else {}), **e.fields)
-            if e.type == "wait":
+            rec = e.rec  # (dispatched on the model, not its name: mypy knows each type and the fields read off it)
+            self.tx.write(R.numbered(rec, self.step.index) if isinstance(rec, STEP_RECORDS) else rec)
+            if isinstance(rec, R.Wait):
                 self.ctx.usage["waits"] += 1  # judged "nobody is asked": reported apart from answers
-            elif e.type == "turn_end" and "verdict" in e.fields:
+            elif isinstance(rec, R.TurnEnd) and "verdict" in e.fields:  # judged (a stop_reason alone is not)
                 self.ctx.turn_ended(self.step.index, e.fields)
-            elif e.type == "state":
-                self._log.debug("transition", trigger=e.fields["event"], before=e.fields["from"], after=e.fields["to"])
+            elif isinstance(rec, R.State):
+                self._log.debug("transition", trigger=rec.event, before=rec.from_, after=rec.to)
             return True
         if isinstance(e, Tell):
             if e.what == "answer":
@@ -86,6 +89,6 @@ class StepHost:
         self.pool.shutdown(wait=False, cancel_futures=True)
         ended = reaper.end_all(self.mark, grace=LEFTOVERS_GRACE)
         if ended:
-            self.tx.emit("descendants_ended", step=self.step.index, processes=[e.record() for e in ended])
+            self.tx.write(R.DescendantsEnded(step=self.step.index, processes=[e.record() for e in ended]))
             self.sink.note(f"ended {len(ended)} process(es) the program left running: "
                            + ", ".join(f"{e.pid} {e.command[:60]}" for e in ended))

@@ -3,8 +3,8 @@
 Writers build these models and hand them to the transcript (`tx.write(R.PolicyDenied(policy_rule=..., ...))`, or a
 pilot's `Record(R.Answer(...))` effect): mypy checks each field where it is written. This module is the one place that
 says which types exist and what they carry, so its readers (the report, the docs, the tests) can't drift from what is
-written; `records_read.py` reads transcripts through it and generates `docs/records.md` from it. (Writers not converted
-yet still call `tx.emit("<type>", **fields)`; `tests/unit/test_records.py` checks those against these declarations.)
+written; `records_read.py` reads transcripts through it and generates `docs/records.md` from it. There is no other way
+to write a record: neither the transcript nor a pilot's Record takes a type's name and a dict.
 
 Reading is forgiving, writing is checked: old transcripts may lack fields (every field but the common five is
 optional) and newer ones may carry fields this version does not know (kept, `extra="allow"`); a record whose
@@ -17,7 +17,7 @@ transcript check catch it), and its schema is built only when something reads wi
 its class definitions, not their validators (start-up time: every run writes through it).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -39,7 +39,7 @@ class Rec(BaseModel):
 
     if not TYPE_CHECKING:  # (mypy sees each model's own fields as its constructor's keywords)
         def __init__(self, **data: Any) -> None:
-            """Built, not validated; the fields written in the order they were given (as `emit(**fields)` did)."""
+            """Built, not validated; the fields written in the order they were given."""
             built = type(self).model_construct(**data)
             given = [_ALIASED.get(k, k) for k in data]
             values = built.__dict__
@@ -80,17 +80,25 @@ class _Omitted:
 OMIT: Any = _Omitted()  # a field left out of the record, not even written null: `changed=a.changed or R.OMIT`
 
 
+_R = TypeVar("_R", bound=Rec)
+
+
 def name_of(rec: Rec) -> str:
-    """The type a record model is written as."""
-    return NAMES[type(rec)]
+    """The type a record model is written as (a plain Rec, a type this version does not declare, as its own `type`)."""
+    return NAMES.get(type(rec)) or rec.type
 
 
 def body(rec: Rec) -> dict[str, Any]:
     """The fields a writer gave a record model, as written (`from`, not `from_`), in the order given (OMIT ones left out)."""
     fields = type(rec).model_fields
     given = rec.model_fields_set
-    out = {(fields[k].alias or k): v for k, v in rec.__dict__.items() if k in given and v is not OMIT}
+    out = {(fields[k].alias or k): v for k, v in rec.__dict__.items() if k in given and k not in COMMON and v is not OMIT}
     return {**out, **{k: v for k, v in (rec.model_extra or {}).items() if v is not OMIT}}
+
+
+def numbered(rec: _R, step: int) -> _R:
+    """The record with its step's number written first (a pilot does not know its step's number; its loop's host does)."""
+    return type(rec)(**{"step": step, **body(rec)})
 
 
 # -- the run ---------------------------------------------------------------------------------------------------------

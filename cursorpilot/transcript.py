@@ -37,15 +37,11 @@ class Transcript:
 
     def write(self, rec: Record) -> dict[str, Any]:
         """Write a record model declared in records.py (`tx.write(R.Kill(reason=..., signal="SIGKILL"))`): its type's
-        name and the fields given to it, checked by mypy where the model is built."""
+        name and the fields given to it, in the order given; mypy checks each field where the model is built."""
         from cursorpilot.records import body, name_of
 
-        return self.emit(name_of(rec), **body(rec))
-
-    def emit(self, type_: str, **fields: Any) -> dict[str, Any]:
-        """Write a record by its type's name and fields (the writers not converted to `write` yet)."""
         with self._lock:
-            return self._emit(type_, fields)
+            return self._emit(name_of(rec), body(rec))
 
     def _emit(self, type_: str, fields: dict[str, Any]) -> dict[str, Any]:
         self._seq += 1

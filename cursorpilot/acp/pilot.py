@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import assert_never
 
 from cursorpilot.acp import ask, workspace
 from cursorpilot.acp.activity import Activity
@@ -102,7 +102,43 @@ class AcpPilot(AgentPilot[Effect]):
     def handle(self, now: float, fact: Fact) -> list[Effect]:
         if not isinstance(fact, Tick):
             self.last_fact_at = now
-        return _HANDLERS[type(fact)](self, now, fact)
+        match fact:  # every fact has its rule: mypy says so (assert_never), and checks the fact each rule is given
+            case Started():
+                return self._started(now, fact)
+            case Tick():
+                return self._tick(now, fact)
+            case Interrupted():
+                return self._interrupted(now, fact)
+            case Initialized():
+                return self._initialized(now, fact)
+            case SessionOpened():
+                return self._session_opened(now, fact)
+            case Update():
+                return self._update(now, fact)
+            case NotJson():
+                return self._not_json(now, fact)
+            case PermissionAsked():
+                return self._permission(now, fact)
+            case FormAsked():
+                return self._form(now, fact)
+            case ExtensionAsked():
+                return self._extension(now, fact)
+            case Decided():
+                return self._decided(now, fact)
+            case TurnEnded():
+                return self._turn_ended(now, fact)
+            case GoalChecked():
+                return self._goal_checked(now, fact)
+            case CallFailed():
+                return self._call_failed(now, fact)
+            case FileRead():
+                return self._file_read(now, fact)
+            case FileWrite():
+                return self._file_write(now, fact)
+            case CommandAsked():
+                return self._command(now, fact)
+            case _:
+                assert_never(fact)
 
     def _started(self, now: float, f: Started) -> list[Effect]:
         self.started_at = now
@@ -387,13 +423,6 @@ class AcpPilot(AgentPilot[Effect]):
         return out
 
 
-_HANDLERS: dict[type, Callable[[AcpPilot, float, Any], list[Effect]]] = {
-    Started: AcpPilot._started, Tick: AcpPilot._tick, Interrupted: AcpPilot._interrupted, Initialized: AcpPilot._initialized,
-    SessionOpened: AcpPilot._session_opened, Update: AcpPilot._update, NotJson: AcpPilot._not_json,
-    PermissionAsked: AcpPilot._permission, FormAsked: AcpPilot._form, ExtensionAsked: AcpPilot._extension,
-    Decided: AcpPilot._decided, TurnEnded: AcpPilot._turn_ended, GoalChecked: AcpPilot._goal_checked, CallFailed: AcpPilot._call_failed,
-    FileRead: AcpPilot._file_read, FileWrite: AcpPilot._file_write, CommandAsked: AcpPilot._command,
-}
 _DECIDED: dict[str, Callable[[AcpPilot, int, _Open, Decision], list[Effect]]] = {
     "permission": AcpPilot._permission_decided, "form": AcpPilot._form_decided, "ask_question": AcpPilot._ask_question_decided,
     "plan": AcpPilot._plan_decided, "turn_end": AcpPilot._judge_decided,

@@ -14,6 +14,7 @@ import signal
 from dataclasses import dataclass
 
 from cursorpilot import __version__, nativedeny, reaper
+from cursorpilot import records as R
 from cursorpilot.acp import facts
 from cursorpilot.acp.pilot import AcpPilot, AcpPilotConfig
 from cursorpilot.acp.client import Client, dump, refusal
@@ -89,7 +90,7 @@ class AcpStep:
             hidden.append(name)
         written = self.guard.write()  # the deny policy in the agent's own list, before it starts
         if written:
-            self.tx.emit("native_deny", step=self.config.index, agent=written.agent, file=written.file, deny=written.deny)
+            self.tx.write(R.NativeDeny(step=self.config.index, agent=written.agent, file=written.file, deny=written.deny))
         env.update(self.guard.env())
         command = [*self.config.command, *([] if self.guard.agent == "claude" else self.guard.args())]
         try:
@@ -98,8 +99,8 @@ class AcpStep:
                 stderr=asyncio.subprocess.PIPE, cwd=self.cwd, env=env, start_new_session=True, limit=16 << 20)
         except OSError as exc:
             return ExitCode.USAGE, f"cannot start {self.config.command[0]!r}: {exc.strerror}", None
-        self.tx.emit("program_started", step=self.config.index, pid=proc.pid, command=command, channel="acp",
-                     hidden_env=hidden or None)
+        self.tx.write(R.ProgramStarted(step=self.config.index, pid=proc.pid, command=command, channel="acp",
+                                       hidden_env=hidden or None))
         assert proc.stdout is not None and proc.stdin is not None and proc.stderr is not None
         reader = asyncio.StreamReader(limit=16 << 20)
         wire = asyncio.create_task(pump(proc.stdout, reader, lambda line: self.feed(facts.NotJson(line))))
@@ -120,8 +121,8 @@ class AcpStep:
             self.terminals.kill_all()
         code, reason = self.pilot.exit_code, self.pilot.reason
         last = last_words(self.stderr.lines()) if code == ExitCode.FAILED and child != 0 else None
-        self.tx.emit("program_exited", step=self.config.index, code=child, signal=None, last_words=last,
-                     describe=f"exit code {child}" if child is not None and child >= 0 else f"killed by signal {-(child or 0)}")
+        self.tx.write(R.ProgramExited(step=self.config.index, code=child, signal=None, last_words=last,
+                                      describe=f"exit code {child}" if child is not None and child >= 0 else f"killed by signal {-(child or 0)}"))
         if last:
             reason = self.ctx.redactor.text(f"{reason}; its stderr ended: {last}")
         return code, reason, child
@@ -277,7 +278,7 @@ class AcpStep:
     async def _cancel(self) -> None:
         try:
             await asyncio.wait_for(self._conn.cancel(session_id=self.pilot.session_id), CANCEL_GRACE)
-            self.tx.emit("acp_cancel", session_id=self.pilot.session_id)
+            self.tx.write(R.AcpCancel(session_id=self.pilot.session_id))
         except Exception:  # noqa: BLE001 - the agent may be gone already
             pass
 
@@ -310,7 +311,7 @@ class AcpStep:
             raise refusal(facts.NOT_FOUND, f"Resource not found: {path}", path) from None
         except OSError as exc:
             raise refusal(facts.FAILED, f"cannot read {path}: {exc.strerror}", path) from None
-        self.tx.emit("fs_read", path=path, chars=len(text))
+        self.tx.write(R.FsRead(path=path, chars=len(text)))
         return text
 
     async def write_file(self, path: str, content: str) -> None:
@@ -325,7 +326,7 @@ class AcpStep:
             self.workspace.write(target, content)
         except OSError as exc:
             raise refusal(facts.FAILED, f"cannot write {path}: {exc.strerror}", path) from None
-        self.tx.emit("fs_write", path=path, diff=diff)
+        self.tx.write(R.FsWrite(path=path, diff=diff))
 
     async def run_command(self, command: str, args: list[str], env: dict[str, str], cwd: str | None, limit: int | None) -> Terminal:
         line = " ".join([command, *args])
@@ -338,14 +339,14 @@ class AcpStep:
             term = await self.terminals.start(line, [command, *args], str(where), full_env, limit)
         except OSError as exc:
             raise refusal(facts.FAILED, f"cannot start {command}: {exc.strerror}", line) from None
-        self.tx.emit("terminal_started", terminal_id=term.id, command=line)
+        self.tx.write(R.TerminalStarted(terminal_id=term.id, command=line))
         return term
 
     def terminal_done(self, term: Terminal) -> None:
         if not term.recorded and term.exit_code is not None:
             term.recorded = True
-            self.tx.emit("terminal_exited", terminal_id=term.id, command=term.line, exit_code=term.exit_code,
-                         output=term.text()[-4000:], truncated=term.truncated)
+            self.tx.write(R.TerminalExited(terminal_id=term.id, command=term.line, exit_code=term.exit_code,
+                                           output=term.text()[-4000:], truncated=term.truncated))
 
 
 def drive(job: Job) -> StepResult:

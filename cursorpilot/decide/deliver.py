@@ -20,22 +20,27 @@ from cursorpilot import records as R
 
 
 # -- effects both channels' loops carry out ----------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True, eq=False)
 class Record:
-    """A transcript record for the loop to write: `Record(R.Answer(...))`, a model declared in records.py (mypy checks
-    its fields where it is built), carried as its type's name and fields; `Record("answer", {...})` still works for the
-    writers not converted yet."""
+    """A transcript record for the loop to write: `Record(R.Answer(...))`, a model declared in records.py, so mypy checks
+    its fields where it is built. The loop dispatches on the model (`isinstance(e.rec, R.Wait)`); `type` and `fields`
+    are how it reads (and how tests compare it): its type's name and the fields given, as they are written."""
 
-    type: str
-    fields: dict
+    rec: Rec
 
-    def __init__(self, rec: Rec | str, fields: dict | None = None) -> None:
-        if isinstance(rec, str):
-            object.__setattr__(self, "type", rec)
-            object.__setattr__(self, "fields", {} if fields is None else fields)
-        else:
-            object.__setattr__(self, "type", name_of(rec))
-            object.__setattr__(self, "fields", body(rec))
+    @property
+    def type(self) -> str:
+        return name_of(self.rec)
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        return body(self.rec)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Record) and (self.type, self.fields) == (other.type, other.fields)
+
+    def __repr__(self) -> str:
+        return f"Record({self.type!r}, {self.fields!r})"
 
 
 @dataclass(frozen=True, slots=True)

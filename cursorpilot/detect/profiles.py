@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from enum import StrEnum
 from pathlib import Path
@@ -181,7 +182,7 @@ def _validation_line(path: Path, exc: ValidationError) -> str:
     return f"{path}: {loc}: {err['msg']}{more}"
 
 
-def _check_patterns(path: Path, rules: list[Rule], extra: list[tuple[str, str]] = ()) -> None:
+def _check_patterns(path: Path, rules: list[Rule], extra: Sequence[tuple[str, str]] = ()) -> None:
     for rule in rules:
         for pattern in [*rule.any, *rule.all, *rule.none, *([rule.start] if rule.start else [])]:
             try:
@@ -258,12 +259,11 @@ def _commands(name: str) -> list[str]:
 
 
 def load_profile(name: str, overlay: Path | None = None) -> Profile:
-    path = Path(name)
-    if not (path.suffix in (".yaml", ".yml", ".json") and path.exists()):
-        path = where(name)
-        if path is None:
-            known = ", ".join(available()) or f"none: {resources.folder('detectors')} is missing (a broken install)"
-            raise BadInput(f"unknown profile {name!r}; available: {known}")
+    given = Path(name)
+    path = given if given.suffix in (".yaml", ".yml", ".json") and given.exists() else where(name)
+    if path is None:
+        known = ", ".join(available()) or f"none: {resources.folder('detectors')} is missing (a broken install)"
+        raise BadInput(f"unknown profile {name!r}; available: {known}")
     profile = load_profile_file(path)
     return apply_overlay(profile, overlay) if overlay else profile
 

@@ -11,9 +11,8 @@ running is stopped.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import assert_never
 
 from cursorpilot.decide.agentpilot import AgentPilot, headline
 from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, deliver, escalate, split, unanswered
@@ -108,7 +107,41 @@ class HeadlessPilot(AgentPilot[Effect]):
     def handle(self, now: float, fact: Fact) -> list[Effect]:
         if not isinstance(fact, Tick):
             self.last_fact_at = now
-        return _HANDLERS[type(fact)](self, now, fact)
+        match fact:  # every fact has its rule: mypy says so (assert_never), and checks the fact each rule is given
+            case Started():
+                return self._started(now, fact)
+            case SessionInit():
+                return self._session(now, fact)
+            case Said():
+                return self._said(now, fact)
+            case ToolUse():
+                return self._tool_use(now, fact)
+            case ToolDone():
+                return self._tool_done(now, fact)
+            case PermissionAsked():
+                return self._permission(now, fact)
+            case ControlAsked():
+                return self._control(now, fact)
+            case Result():
+                return self._result(now, fact)
+            case Other():
+                return self._other(now, fact)
+            case NotJson():
+                return self._not_json(now, fact)
+            case Exited():
+                return self._exited(now, fact)
+            case SpawnFailed():
+                return self._spawn_failed(now, fact)
+            case Decided():
+                return self._decided(now, fact)
+            case GoalChecked():
+                return self._goal_checked(now, fact)
+            case Tick():
+                return self._tick(now, fact)
+            case Interrupted():
+                return self._interrupted(now, fact)
+            case _:
+                assert_never(fact)
 
     # -- turns ------------------------------------------------------------------------------------------------------------
     def _started(self, now: float, f: Started) -> list[Effect]:
@@ -346,10 +379,3 @@ class HeadlessPilot(AgentPilot[Effect]):
         return self._tokens
 
 
-_HANDLERS: dict[type, Callable[[HeadlessPilot, float, Any], list[Effect]]] = {
-    Started: HeadlessPilot._started, SessionInit: HeadlessPilot._session, Said: HeadlessPilot._said, ToolUse: HeadlessPilot._tool_use,
-    ToolDone: HeadlessPilot._tool_done, PermissionAsked: HeadlessPilot._permission, ControlAsked: HeadlessPilot._control,
-    Result: HeadlessPilot._result, Other: HeadlessPilot._other, NotJson: HeadlessPilot._not_json, Exited: HeadlessPilot._exited,
-    SpawnFailed: HeadlessPilot._spawn_failed, Decided: HeadlessPilot._decided, GoalChecked: HeadlessPilot._goal_checked,
-    Tick: HeadlessPilot._tick, Interrupted: HeadlessPilot._interrupted,
-}

@@ -14,6 +14,7 @@ import os
 import signal
 from dataclasses import dataclass
 
+from cursorpilot import records as R
 from cursorpilot import nativedeny
 from cursorpilot.decide.question import Question
 from cursorpilot.decide.turns import CheckGoal
@@ -71,7 +72,7 @@ class HeadlessStep:
     async def _main(self) -> None:
         written = self.guard.write()
         if written:
-            self.tx.emit("native_deny", step=self.config.index, agent=written.agent, file=written.file, deny=written.deny)
+            self.tx.write(R.NativeDeny(step=self.config.index, agent=written.agent, file=written.file, deny=written.deny))
         self.feed(facts.Started())
         seen = self.ctx.interrupts
         while not self._ended.is_set():
@@ -144,8 +145,8 @@ class HeadlessStep:
             self.feed(facts.SpawnFailed(f"cannot start {argv[0]!r}: {exc.strerror}"))
             return
         self._proc = proc
-        self.tx.emit("program_started", step=self.config.index, pid=proc.pid, command=argv, channel="headless", turn=self._turn,
-                     hidden_env=hidden or None)
+        self.tx.write(R.ProgramStarted(step=self.config.index, pid=proc.pid, command=argv, channel="headless", turn=self._turn,
+                                       hidden_env=hidden or None))
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         errors = asyncio.ensure_future(self._copy_stderr(proc.stderr))
         if first is not None:
@@ -166,8 +167,8 @@ class HeadlessStep:
             pass
         self._child = code
         words = last_words(self._tail.decode("utf-8", "replace").splitlines()) or ""
-        self.tx.emit("program_exited", step=self.config.index, code=code, signal=None, last_words=words or None,
-                     describe=f"exit code {code}" if code >= 0 else f"killed by signal {-code}")
+        self.tx.write(R.ProgramExited(step=self.config.index, code=code, signal=None, last_words=words or None,
+                                      describe=f"exit code {code}" if code >= 0 else f"killed by signal {-code}"))
         self.feed(facts.Exited(code, self.ctx.redactor.text(words)))
 
     async def _copy_stderr(self, source: asyncio.StreamReader) -> None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cursorpilot.decide.deliver import Answer, Record, deliver, halt_of
+from cursorpilot import records as R
+from cursorpilot.decide.deliver import Answer, Record, deliver, split
 from cursorpilot.decide.question import Decision, Kind
 from cursorpilot.decide.turns import gist
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
@@ -21,7 +22,9 @@ from cursorpilot.pty.facts import Effect, ScreenFacts, Type
 from cursorpilot.pty.keystrokes import Refused, keystrokes
 
 if TYPE_CHECKING:
-    from cursorpilot.pty.pilot import Pilot
+    from cursorpilot.pty.parts import PilotParts as _Part  # (mypy only: the Pilot's state and rules a part uses)
+else:
+    _Part = object
 
 RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
 
@@ -39,12 +42,12 @@ class _Watch:
     content: int | None = None  # the screen when the last key went out: until it changes, the program has not reacted
 
 
-class Answering:
+class Answering(_Part):
     """Pilot's rules for typing an answer and watching it taken (a mixin: the state is the Pilot's)."""
 
     __slots__ = ()
 
-    def _follow_watch(self: Pilot, now: float, c: Classification, facts: ScreenFacts) -> list[Effect] | None:
+    def _follow_watch(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect] | None:
         """None: the program took the answer, carry on with whatever it shows; else what to do meanwhile.
 
         Taken: the screen changed anywhere since the last key went out, or the kernel says the program left its terminal
@@ -66,12 +69,12 @@ class Answering:
             w.retries += 1
             enter = (Write(b"\r", 0.0, "<enter>"),)
             self.typist.schedule(enter, now)
-            return [Record("enter_retry", {"prompt_key": w.c.key, "attempt": w.retries}), *self._apply(Event.REPLY, shown), Type(enter)]
+            return [Record(R.EnterRetry(prompt_key=w.c.key, attempt=w.retries)), *self._apply(Event.REPLY, shown), Type(enter)]
         self._watch = None
-        return [Record("not_taken", {"prompt_key": w.c.key, "typed": w.typed, "enter_retries": w.retries}),
+        return [Record(R.NotTaken(prompt_key=w.c.key, typed=w.typed, enter_retries=w.retries)),
                 *self._ask(shown, Kind.UNDECIDED.value if shown.state == UNKNOWN else None, self._not_taken(w.typed), w.answer)]
 
-    def _type_answer(self: Pilot, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,
+    def _type_answer(self, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,
                      secret: bool = False, prompt: str | None = None) -> list[Effect]:
         """prompt: what was answered, when not the prompt block (a turn end: the agent's last message)."""
         try:
@@ -81,13 +84,12 @@ class Answering:
             return self._escalate(c, str(exc), kind)
         out: list[Effect] = [k.choice] if k.choice else []
         asked = prompt or c.block
-        delivered = deliver(self.tally, Answer(asked, k.shown, d.source, c.rule_id, kind or c.state,
-                                               gist(asked) if kind == Kind.TURN_END else headline(asked),
-                                               extra={"secret": True} if k.secret else {},
-                                               preview_extra={"keys": [w.label for w in k.writes]}, changed=d.changed))
-        halt = halt_of(delivered)
+        delivered, halt = split(deliver(self.tally, Answer(asked, k.shown, d.source, c.rule_id, kind or c.state,
+                                                           gist(asked) if kind == Kind.TURN_END else headline(asked),
+                                                           extra={"secret": True} if k.secret else {},
+                                                           preview_extra={"keys": [w.label for w in k.writes]}, changed=d.changed)))
         if halt is not None:
-            return out + delivered[:-1] + self._abort(halt.code, halt.reason)
+            return out + delivered + self._abort(halt.code, halt.reason)
         self._answered(c, k.shown, kind, d, asked)
         out += delivered
         out += self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
@@ -96,7 +98,7 @@ class Answering:
         self._watch = _Watch(c, k.submit, k.shown, d.text or "", float("inf"))
         return out
 
-    def _answered(self: Pilot, c: Classification, shown: str, kind: str | None, d: Decision, asked: str) -> None:
+    def _answered(self, c: Classification, shown: str, kind: str | None, d: Decision, asked: str) -> None:
         """What an answer leaves behind: the turn's ledger, the prompt answered (and on which screen), history's row."""
         if kind == Kind.TURN_END or d.source == "plan:send":
             self.turns.sent(shown)  # an instruction (the step's task typed, or the next one): a new turn begins

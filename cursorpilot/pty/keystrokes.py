@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from cursorpilot import records as R
 from cursorpilot.decide.deliver import Record
 from cursorpilot.decide.question import Decision, Kind
 from cursorpilot.detect.classifier import Classification, headline
@@ -58,12 +59,12 @@ def keystrokes(c: Classification, d: Decision, modes: Modes, profile: Profile, *
     if c.state == Screen.QUESTION and not submit and re.fullmatch(r"[A-Za-z]{2,}", text.strip()):
         typed = f"<key:{text.strip()[0].lower()}>"  # a prompt that acts on one key gets one key: "yes" is y, not y-e-s
     mapped = keys_for(c.menu, text) if c.menu is not None else None
-    if mapped is not None:  # an option named by label or number: arrows from the highlighted row (or its number), then Enter
+    if c.menu is not None and mapped is not None:  # an option named by label or number: arrows from the highlighted row (or its number), then Enter
         typed, chosen = mapped
         submit_at = submit_row(c.menu)
         check = submit_at.label if submit_at is not None else None if c.menu.multi or c.menu.typed else chosen[0].label
-        choice = Record("menu_choice", {"rule_id": c.rule_id, "reply": shown, "options": [o.label for o in chosen], "keys": typed,
-                                        "highlighted": None if c.menu.typed else c.menu.current.label, "multi": c.menu.multi})
+        choice = Record(R.MenuChoice(rule_id=c.rule_id, reply=shown, options=[o.label for o in chosen], keys=typed,
+                                     highlighted=None if c.menu.typed else c.menu.current.label, multi=c.menu.multi))
     elif c.menu is not None and not only_keys(text) and kind != Kind.UNDECIDED and not _free_text(profile, c):
         raise Refused(f"the reply {shown!r} names none of the options ({', '.join(o.label for o in c.menu.options)})")
     try:

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import assert_never
 
-from cursorpilot.decide.deliver import Record, RunCounts, Tally, escalate, halt_of
+from cursorpilot import records as R
+from cursorpilot.decide.deliver import Record, RunCounts, Tally, escalate, split
 from cursorpilot.decide.question import Decision, Kind, Verdict
 from cursorpilot.decide.turns import Turns, gist
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
@@ -33,7 +34,7 @@ from cursorpilot.pty.typist import HighlightMissed, KeyView, Typist
 from cursorpilot.secret import asks_secret
 
 STOP_GRACE = 3.0  # SIGINT (or the quit keys), then SIGKILL after this long
-_LATE = Record("kill", {"reason": "program did not exit in time", "signal": "SIGKILL"})
+_LATE = Record(R.Kill(reason="program did not exit in time", signal="SIGKILL"))
 
 
 @dataclass(slots=True)
@@ -114,11 +115,11 @@ class Pilot(Answering, QuietRules, TurnEnds):
         match fact:
             case Started(pid, command, hidden):
                 cfg = self.config
-                return [Record("program_started", {"pid": pid, "command": list(command), "profile": self.profile.name,
-                                                   "profile_hash": self.profile.digest(), "started_with_task": cfg.started_with_task or None,
-                                                   "hidden_env": list(hidden) or None}), *self._apply(Event.STARTED, None)]
+                return [Record(R.ProgramStarted(pid=pid, command=list(command), profile=self.profile.name,
+                                                profile_hash=self.profile.digest(), started_with_task=cfg.started_with_task or None,
+                                                hidden_env=list(hidden) or None)), *self._apply(Event.STARTED, None)]
             case Replied(data):
-                return [Record("terminal_reply", {"data": data.decode("utf-8", "replace"), "hex": data.hex()})]
+                return [Record(R.TerminalReply(data=data.decode("utf-8", "replace"), hex=data.hex()))]
             case ScreenFact(c, facts):
                 return self._screen(now, c, facts)
             case Decided(token, d, content, modes, current):
@@ -129,9 +130,9 @@ class Pilot(Answering, QuietRules, TurnEnds):
             case Typed(content):
                 return self._typed_out(now, content)
             case Exited(code, signal, describe, last, ignored):
-                out: list[Effect] = [Record("program_exited", {"code": code, "signal": signal, "describe": describe, "last_words": last})]
+                out: list[Effect] = [Record(R.ProgramExited(code=code, signal=signal, describe=describe, last_words=last))]
                 if ignored:
-                    out.append(Record("terminal_ignored", {"counts": dict(ignored)}))
+                    out.append(Record(R.TerminalIgnored(counts=dict(ignored))))
                 # why it ended is usually its last line: said where the user looks, not only in the recording
                 return out + self._exited(code, describe + (f"; it last showed: {last}" if last else ""))
             case Interrupted(count):
@@ -195,7 +196,7 @@ class Pilot(Answering, QuietRules, TurnEnds):
             if d.verdict != Verdict.ANSWER or d.text is None:
                 return self._abort(ExitCode.HUMAN_NEEDED, f"a human is needed ({d.why or 'escalated'}); none answered")
             shown = self._turn.message if a.kind == Kind.TURN_END and self._turn is not None else None
-            return [Record("human_reply", {"text": d.text, **({"secret": True} if a.secret else {})}),
+            return [Record(R.HumanReply(text=d.text, secret=True if a.secret else R.OMIT)),
                     *self._type_answer(now, a.c, d, self._modes, a.kind, a.secret, prompt=shown)]
         if d.verdict == Verdict.FAIL:
             return self._fail(d.why, a.c)
@@ -205,7 +206,7 @@ class Pilot(Answering, QuietRules, TurnEnds):
             return self._waited(now, a, d)
         if a.content != content and current is not None and not self._still_there(a.c, current):
             self._wake = now
-            return [Record("reply_discarded", {"reason": "the prompt changed while the answer was chosen", "prompt_key": a.c.key}),
+            return [Record(R.ReplyDiscarded(reason="the prompt changed while the answer was chosen", prompt_key=a.c.key)),
                     *self._apply(Event.NO_REPLY, a.c)]
         if a.not_taken is not None and d.text == a.not_taken and d.source.startswith("rules:"):  # told, the rules can't differ
             typed = self._typed.get(a.c.key or "", a.not_taken)
@@ -220,7 +221,7 @@ class Pilot(Answering, QuietRules, TurnEnds):
             if isinstance(e, HighlightMissed):
                 self._watch = None
                 c = Classification(state=Screen.MENU.value, rule_id=None, block=e.block)
-                out += [Record("menu_check_failed", {"expected": e.expected, "seen": e.seen}),
+                out += [Record(R.MenuCheckFailed(expected=e.expected, seen=e.seen)),
                         *self._escalate(c, f"the highlight did not reach {e.expected!r} (it is on {e.seen!r}); Enter not pressed")]
             else:
                 out.append(e)
@@ -247,7 +248,7 @@ class Pilot(Answering, QuietRules, TurnEnds):
     def _interrupted(self, count: int) -> list[Effect]:
         """Ctrl-C: the step stops (SIGINT to the program); a second one while it is being closed kills it."""
         out = [] if self.done else self._abort(ExitCode.INTERRUPTED, "interrupted")
-        return out + ([Record("kill", {"reason": "second interrupt"}), Kill()] if count >= 2 else [])
+        return out + ([Record(R.Kill(reason="second interrupt")), Kill()] if count >= 2 else [])
 
     # -- the rules -----------------------------------------------------------------------------------------------------
     def _wake_by(self, t: float) -> None:
@@ -281,11 +282,11 @@ class Pilot(Answering, QuietRules, TurnEnds):
     def _escalate(self, c: Classification, why: str, kind: str | None = None, shown: str | None = None) -> list[Effect]:
         """shown: what the human is shown, when not the prompt block (a turn end: the agent's last message)."""
         asked = shown or c.block
-        out: list[Effect] = list(escalate(self.run, rule_id=c.rule_id, prompt=asked, why=why,
-                                          headline=gist(asked) if kind == Kind.TURN_END else headline(asked)))
-        halt = halt_of(out)
+        shared, halt = split(escalate(self.run, rule_id=c.rule_id, prompt=asked, why=why,
+                                      headline=gist(asked) if kind == Kind.TURN_END else headline(asked)))
+        out: list[Effect] = list(shared)
         if halt is not None:
-            return out[:-1] + self._abort(halt.code, halt.reason)
+            return out + self._abort(halt.code, halt.reason)
         if self.state != State.AWAITING_INPUT:
             out += self._apply(Event.ESCALATE, c)
         self._token += 1
@@ -303,8 +304,8 @@ class Pilot(Answering, QuietRules, TurnEnds):
     def _apply(self, event: Event, c: Classification | None) -> list[Effect]:
         before = self.state
         self.state, actions = transition(self.state, event)
-        out: list[Effect] = [Record("state", {"event": event.value, "from": before.value, "to": self.state.value,
-                                              "rule_id": c.rule_id if c else None})]
+        out: list[Effect] = [Record(R.State(event=event.value, from_=before.value, to=self.state.value,
+                                            rule_id=c.rule_id if c else None))]
         for action in actions:
             if action in (Action.CLOSE, Action.STOP):
                 self._asking = None
@@ -320,8 +321,8 @@ class Pilot(Answering, QuietRules, TurnEnds):
         if keys:
             delay = max(self.profile.key_delay_ms / 1000, 0.3)
             self.typist.schedule(tuple(w for k in keys for w in to_writes(k, submit=False, key_delay=delay)), 0.0)
-            return [Close(True, self.profile.finish.close_timeout_s, Record("closing", {"how": "keys", "keys": list(keys)}), _LATE)]
-        return [Close(False, STOP_GRACE, Record("closing", {"how": "signal", "signal": "SIGINT"}), _LATE)]
+            return [Close(True, self.profile.finish.close_timeout_s, Record(R.Closing(how="keys", keys=list(keys))), _LATE)]
+        return [Close(False, STOP_GRACE, Record(R.Closing(how="signal", signal="SIGINT")), _LATE)]
 
     def _record_state(self, c: Classification) -> list[Effect]:
         if c.state == SETTLING:
@@ -332,5 +333,5 @@ class Pilot(Answering, QuietRules, TurnEnds):
             return []
         self._last = current
         self._busy_since = None  # a new state recorded: the kernel's "busy" is said again after it
-        return [Record("screen_state", {"state": state, "rule_id": c.rule_id, "prompt": c.block or None,
-                                        "evidence": c.evidence or None, "error": c.error})]
+        return [Record(R.ScreenState(state=state, rule_id=c.rule_id, prompt=c.block or None,
+                                     evidence=c.evidence or None, error=c.error))]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cursorpilot import records as R
 from cursorpilot.decide.deliver import Record
 from cursorpilot.decide.question import Decision, Kind
 from cursorpilot.detect.classifier import Classification
@@ -19,25 +20,28 @@ from cursorpilot.machine import Event
 from cursorpilot.pty.facts import Effect, ScreenFacts
 
 if TYPE_CHECKING:
-    from cursorpilot.pty.pilot import Pilot, _Asking
+    from cursorpilot.pty.pilot import _Asking
+    from cursorpilot.pty.parts import PilotParts as _Part  # (mypy only: the Pilot's state and rules a part uses)
+else:
+    _Part = object
 
 WAIT_BACKOFF_CAP = 60.0  # the longest a quiet unknown screen waits to be judged after WAIT answers in a row
 BUSY_LOOK = 0.25  # a quiet program the kernel sees busy is looked at this often: it may turn to its terminal any time
 
 
-class QuietRules:
+class QuietRules(_Part):
     """Pilot's rules for quiet screens (a mixin: the state is the Pilot's)."""
 
     __slots__ = ()
 
-    def _working(self: Pilot, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+    def _working(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
         rule = next((r for r in self.profile.rules if r.id == c.rule_id), None)
         progress = rule is None or rule.progress
         self.worked = self.worked or progress
         out: list[Effect] = []
         if progress and self.starting:
             self.starting = False
-            out.append(Record("agent_started", {"rule_id": c.rule_id}))
+            out.append(Record(R.AgentStarted(rule_id=c.rule_id)))
         self.waits_in_a_row = 0
         stuck_after = self.profile.stuck_after_s
         if facts.quiet_for >= stuck_after:
@@ -47,7 +51,7 @@ class QuietRules:
         self._wake_by(min(now + BUSY_LOOK, now + stuck_after - facts.quiet_for))
         return out
 
-    def _undecided(self: Pilot, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+    def _undecided(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
         """Quiet, no working marker, no rule: the screen gets a decision within `judge_after` (never silence), unless
         the kernel sees the program busy: then it is working (`_left_to_work`). A screen judged WAIT is judged again
         once the backoff has passed (each WAIT in a row doubles it) and, still unchanged after stuck_after_s, goes to a
@@ -73,21 +77,21 @@ class QuietRules:
         notes = self._not_taken(self._typed[key]) if key in self.answered and key in self._typed else ()
         return self._ask(judged, Kind.UNDECIDED.value, notes)
 
-    def _left_to_work(self: Pilot, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+    def _left_to_work(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
         """The kernel sees the program busy, not waiting on its terminal: it is working, whatever its still screen shows.
         Said once (`kernel.busy`), looked at again every BUSY_LOOK, and a human asked once quiet for stuck_after_s."""
         out: list[Effect] = []
         if self._busy_since is None:
             self._busy_since = now
-            out.append(Record("screen_state", {"state": "working", "rule_id": "kernel.busy", "prompt": c.block or None,
-                                               "evidence": "the kernel sees it busy, not waiting on its terminal", "error": None}))
+            out.append(Record(R.ScreenState(state="working", rule_id="kernel.busy", prompt=c.block or None,
+                                            evidence="the kernel sees it busy, not waiting on its terminal", error=None)))
         stuck_after = self.profile.stuck_after_s
         if facts.quiet_for >= stuck_after:
             return out + self._escalate(c, f"stuck: quiet for {stuck_after:g}s, busy and not waiting on its terminal")
         self._wake_by(min(now + BUSY_LOOK, now - facts.quiet_for + stuck_after))
         return out
 
-    def judge_after(self: Pilot, tty: str | None, asks: bool) -> float:
+    def judge_after(self, tty: str | None, asks: bool) -> float:
         """How long a screen no rule explains, of a program that may be waiting on its terminal, stays quiet before it
         is judged: the one deadline of never-silent (a busy one is working: `_left_to_work`)."""
         after = self.profile.undecided_after_s
@@ -97,14 +101,14 @@ class QuietRules:
             after = max(after, self.profile.undecided_after_s)
         return min(after * 2 ** min(self.waits_in_a_row, 6), max(WAIT_BACKOFF_CAP, after))
 
-    def _waited(self: Pilot, now: float, a: _Asking, d: Decision) -> list[Effect]:
+    def _waited(self, now: float, a: _Asking, d: Decision) -> list[Effect]:
         self.waited[a.c.key or ""] = now
         self.waits_in_a_row += 1
         self._wake_by(now)  # look again: the next judgement of this screen gets its deadline
-        return [Record("wait", {"rule_id": a.c.rule_id, "prompt": a.c.block, "source": d.source, "why": d.why,
-                                "waits_in_a_row": self.waits_in_a_row}), *self._apply(Event.NO_REPLY, a.c)]
+        return [Record(R.Wait(rule_id=a.c.rule_id, prompt=a.c.block, source=d.source, why=d.why,
+                              waits_in_a_row=self.waits_in_a_row)), *self._apply(Event.NO_REPLY, a.c)]
 
-    def _asked_again(self: Pilot, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+    def _asked_again(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
         """A prompt answered before is on screen again after the program took the answer. On a screen that changed (an
         error line above, a file gone from a listing) it is a new question, asked at once; on the very same screen (a
         program that clears its line and asks again in place), after undecided_after. Either way told what was typed
@@ -117,9 +121,9 @@ class QuietRules:
                 self._wake_by(due)
                 return []
         self.answered.pop(c.key or "", None)
-        return [Record("asked_again", {"rule_id": c.rule_id, "prompt": c.block}), *self._ask(c, None, self._typed_before(c.key or ""))]
+        return [Record(R.AskedAgain(rule_id=c.rule_id, prompt=c.block)), *self._ask(c, None, self._typed_before(c.key or ""))]
 
-    def _typed_before(self: Pilot, key: str) -> tuple[str, ...]:
+    def _typed_before(self, key: str) -> tuple[str, ...]:
         if key not in self._typed:
             return ()
         return (f"{self._typed[key]!r} was typed at this prompt before, and the program took it (its screen changed) and "

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from cursorpilot import records as R
 from cursorpilot.decide.deliver import Record
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
 from cursorpilot.decide.turns import CheckGoal, Next, TurnFacts
@@ -23,7 +24,10 @@ from cursorpilot.machine import Event
 from cursorpilot.pty.facts import Ask, Effect, ReadMessage, ScreenFacts, Type
 
 if TYPE_CHECKING:
-    from cursorpilot.pty.pilot import Pilot, _Asking
+    from cursorpilot.pty.pilot import _Asking
+    from cursorpilot.pty.parts import PilotParts as _Part  # (mypy only: the Pilot's state and rules a part uses)
+else:
+    _Part = object
 
 STARTING_GRACE = 20.0  # an agent given its task that shows only its idle composer this long has finished it unseen
 PROSE = ".prose_question"  # the classifier's id for an agent's closing question at its composer: a turn end that asks
@@ -38,12 +42,12 @@ class TurnEnd:
     closing: Question | None  # the question its last message asks, if any
 
 
-class TurnEnds:
+class TurnEnds(_Part):
     """Pilot's rules for turn ends (a mixin: the state is the Pilot's)."""
 
     __slots__ = ()
 
-    def _still_starting(self: Pilot, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+    def _still_starting(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
         """Given its task, the agent shows its idle composer: it has not started yet (or finished before we looked)."""
         if self.starting_since is None:
             self.starting_since = now
@@ -52,15 +56,15 @@ class TurnEnds:
             return []
         self.starting = False
         self.worked = True  # the composer came back and stayed: the task ran between two looks, and its turn ended
-        return [Record("agent_started", {"rule_id": c.rule_id, "unseen": True}), *self._turn_end(c)]
+        return [Record(R.AgentStarted(rule_id=c.rule_id, unseen=True)), *self._turn_end(c)]
 
-    def _stopped(self: Pilot, c: Classification) -> bool:
+    def _stopped(self, c: Classification) -> bool:
         """Back at its composer after working, idle or asking something in prose: the agent's turn has ended."""
         if not (self.worked and self.sent and self.profile.finish.mode == "idle"):
             return False
         return c.state == Screen.IDLE or (c.state == Screen.QUESTION and (c.rule_id or "").endswith(PROSE))
 
-    def _turn_end(self: Pilot, c: Classification) -> list[Effect]:
+    def _turn_end(self, c: Classification) -> list[Effect]:
         """The agent stopped: the loop checks the goal and the working tree, and reads its last message (GoalChecked)."""
         closing = Question(kind=c.state, text=c.block, key=c.key or "", source=c.rule_id or "screen") if c.state == Screen.QUESTION else None
         composer = replace(c, state=Screen.INPUT.value, submit=True)
@@ -70,7 +74,7 @@ class TurnEnds:
         return [*self._apply(Event.PROMPT, c), CheckGoal(self._token),
                 ReadMessage(self._token, c, self.turns.last_sent, self.turns.message)]
 
-    def _goal_checked(self: Pilot, now: float, token: int, facts: TurnFacts, message: str) -> list[Effect]:
+    def _goal_checked(self, now: float, token: int, facts: TurnFacts, message: str) -> list[Effect]:
         """What the turn end found: the facts decide, or the decision path is asked one question."""
         a, t = self._asking, self._turn
         if a is None or a.token != token or t is None:
@@ -83,17 +87,17 @@ class TurnEnds:
         q = self.turns.question(text=t.message, source=t.c.rule_id or "screen", closing=t.closing, multiline=t.c.multiline)
         return [Ask(token, a.c, Kind.TURN_END.value, question=q)]
 
-    def _turn_decided(self: Pilot, now: float, a: _Asking, d: Decision, content: int, current: Classification | None,
+    def _turn_decided(self, now: float, a: _Asking, d: Decision, content: int, current: Classification | None,
                       modes: Modes) -> list[Effect]:
         went_on = a.content != content and current is not None and not self._still_there(a.c, current)
         if d.verdict not in (Verdict.FAIL, Verdict.ESCALATE) and went_on:
             self.turns.turn -= 1  # the agent went on by itself while its turn was judged: that was no turn end
             self._wake = now
-            return [Record("reply_discarded", {"reason": "the agent went on while its turn end was judged", "prompt_key": a.c.key}),
+            return [Record(R.ReplyDiscarded(reason="the agent went on while its turn end was judged", prompt_key=a.c.key)),
                     *self._apply(Event.NO_REPLY, a.c)]
         return self._turn_next(now, self.turns.judged(d), modes)
 
-    def _turn_next(self: Pilot, now: float, n: Next, modes: Modes) -> list[Effect]:
+    def _turn_next(self, now: float, n: Next, modes: Modes) -> list[Effect]:
         """A turn end's outcome, carried out: close, type the next message into the composer, a human, or stop."""
         t = self._turn
         assert t is not None
@@ -104,8 +108,8 @@ class TurnEnds:
             if held and not self.run.dry_run:  # the answer cap stopped it before it went out: a resume sends it
                 self.turns.held(n.message or "")
                 held["pending"] = n.message
-            return [Record("turn_end", {**self.turns.record(n), **held}), *typed]
-        out: list[Effect] = [Record("turn_end", {**self.turns.record(n)})]
+            return [Record(R.TurnEnd(**{**self.turns.record(n), **held})), *typed]
+        out: list[Effect] = [Record(R.TurnEnd(**self.turns.record(n)))]
         if n.action == "finish":
             self.reason = f"completed ({n.why})"
             return out + self._apply(Event.FINISHED, t.c)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
+from cursorpilot import records as R
 from cursorpilot.decide.deliver import Record
 from cursorpilot.detect.menu import buttons, highlighted_row
 from cursorpilot.detect.menu import parse as parse_menu
@@ -92,7 +93,7 @@ class Typist:
                 if verdict == "skip":
                     self._check_until = None
                     self.queue.popleft()
-                    out.append(Record("enter_skipped", {"reason": "the program took the answer without Enter", "prompt": w.prompt}))
+                    out.append(Record(R.EnterSkipped(reason="the program took the answer without Enter", prompt=w.prompt)))
                     if not self.queue:
                         out.append(KeysOut())
                     continue
@@ -100,7 +101,7 @@ class Typist:
             self.queue.popleft()
             text = w.data.decode("utf-8", "replace")
             secret = w.secret or (text == w.label and view.no_echo)  # typed while echo is off: a secret, whoever chose it
-            out += [Send(w.data, secret), Record("keys_sent", {"keys": w.label, "data": text, "hex": w.data.hex(), "secret": secret or None})]
+            out += [Send(w.data, secret), Record(R.KeysSent(keys=w.label, data=text, hex=w.data.hex(), secret=secret or None))]
             self._typed_secret = secret
             if self.queue:
                 self.next_at = now + self.queue[0].delay
@@ -152,5 +153,5 @@ class Typist:
                 return "send"  # a masked field: the cursor moved on by the text's length (****)
         if self._wait_for(now, ECHO_WAIT):
             return "wait"
-        out.append(Record("echo_not_seen", {"text": w.echo, "waited_s": ECHO_WAIT, "secret": self._typed_secret or None}))
+        out.append(Record(R.EchoNotSeen(text=w.echo, waited_s=ECHO_WAIT, secret=self._typed_secret or None)))
         return "send"

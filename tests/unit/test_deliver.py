@@ -1,5 +1,6 @@
 """Handing an answer over and escalating, the rules both channels share: pure, milliseconds."""
 
+from cursorpilot import records as R
 from cursorpilot.decide.deliver import (Answer, Delivered, Halt, Record, RunCounts, Tally, Tell, deliver, escalate, halt_of,
                                         unanswered)
 from cursorpilot.errors import ExitCode
@@ -11,9 +12,10 @@ ANSWER = Answer(prompt="Continue? [y/n]", reply="y", source="rules:go", rule_id=
 def test_an_answer_is_counted_recorded_told_and_counted_for_the_loop_breaker():
     tally = Tally(RunCounts(answers=4))
     out = deliver(tally, ANSWER)
-    assert out == [Record("answer", {"rule_id": "generic.yes_no", "prompt": "Continue? [y/n]", "reply": "y", "source": "rules:go", "n": 5,
-                                     "kind": "question", "channel": "pty"}),
+    assert out == [Record(R.Answer(rule_id="generic.yes_no", prompt="Continue? [y/n]", reply="y", source="rules:go", n=5,
+                                   kind="question", channel="pty")),
                    Tell("answer", "y", "Continue? [y/n]", "rules:go"), Delivered("Continue? [y/n]", "y")]
+    assert list(out[0].fields) == ["rule_id", "prompt", "reply", "source", "n", "kind", "channel"]  # as written, in order
     assert tally.answers == 1 and tally.counts.answers == 5 and halt_of(out) is None
 
 
@@ -33,7 +35,7 @@ def test_a_dry_run_records_what_it_would_send_and_halts():
 def test_escalation_halts_when_nobody_can_be_asked_and_leaves_asking_to_the_pilot_otherwise():
     alone = RunCounts()
     out = escalate(alone, rule_id="r", prompt="Deploy?", why="no rule", headline="Deploy?")
-    assert out[0] == Record("escalation", {"rule_id": "r", "prompt": "Deploy?", "why": "no rule", "interactive": False})
+    assert out[0] == Record(R.Escalation(rule_id="r", prompt="Deploy?", why="no rule", interactive=False))
     assert out[-1] == Halt(ExitCode.HUMAN_NEEDED, "a human is needed (no rule): Deploy?") and alone.escalations == 1
     there = RunCounts(interactive=True)
     assert halt_of(escalate(there, rule_id="r", prompt="Deploy?", why="no rule", headline="Deploy?")) is None

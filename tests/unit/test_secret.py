@@ -10,7 +10,7 @@ import pytest
 
 from cursorpilot.clock import FakeClock
 from cursorpilot.errors import BadInput
-from cursorpilot.records import mask_secrets
+from cursorpilot.records import KeysSent, mask_secrets
 from cursorpilot.redact import Redactor
 from cursorpilot.secret import asks_secret, given, masked, names, resolve
 from cursorpilot.transcript import Transcript
@@ -34,8 +34,8 @@ def test_a_mask_holds_no_unkeyed_digest_a_guess_could_be_checked_against():
 
 def test_the_transcript_masks_a_secret_record_as_it_writes_text_and_hex_alike(tmp_path):
     tx = Transcript(tmp_path / "t.jsonl", "r", FakeClock(), Redactor(env={}))
-    tx.emit("keys_sent", keys="hunter2", data="hunter2", hex=b"hunter2".hex(), secret=True)
-    tx.emit("keys_sent", keys="<enter>", data="\r", hex="0d")
+    tx.write(KeysSent(keys="hunter2", data="hunter2", hex=b"hunter2".hex(), secret=True))
+    tx.write(KeysSent(keys="<enter>", data="\r", hex="0d"))
     tx.close()
     first, enter = map(json.loads, (tmp_path / "t.jsonl").read_text().splitlines())
     assert first["keys"] == first["data"] == first["hex"] == masked("hunter2")
