@@ -247,7 +247,7 @@ class Runner:
         if step.kind is StepKind.RUN:
             assert step.run is not None
             job = Job(command=list(step.run), governing_prompt="", name=step.name, index=n, total=total, cwd=cwd, env=step.env,
-                      deadline=deadline, deadline_reason=why, step=step, run=session, sink=self.sink)
+                      deadline=deadline, deadline_reason=why, step=step, ctx=session, sink=self.sink)
             result = channels.drive(step.kind, job)
             self.preview += [{"step": step.name, **row} for row in result.listed]
             return ExitCode(result.exit_code), result.reason, result.child
@@ -255,7 +255,7 @@ class Runner:
         rules, governing = self._rules_and_prompt(step)
         goal, check_timeout = self._goal(step)
         job = Job(command=self._command(step), governing_prompt=governing, name=step.name, index=n, total=total, cwd=cwd, env=step.env,
-                  max_answers=step.max_steps, deadline=deadline, deadline_reason=why, rules=rules, step=step, run=session,
+                  max_answers=step.max_steps, deadline=deadline, deadline_reason=why, rules=rules, step=step, ctx=session,
                   sink=self.sink, profile=self._profile(step), session_id=record.session_id, done_when=goal,
                   check_timeout=check_timeout, turns=self._turn_config(step, record))
         result = channels.drive(step.kind, job)

@@ -25,15 +25,15 @@ POLL = 0.02  # seconds between looks at a running command (for Ctrl-C and the de
 
 def drive(job: Job) -> StepResult:
     commands = list(job.step.run or [])
-    if job.run.dry_run:
+    if job.ctx.dry_run:
         for cmd in commands:
-            job.run.tx.write(R.WouldRun(step=job.index, command=cmd))
+            job.ctx.tx.write(R.WouldRun(step=job.index, command=cmd))
         rows = [{"kind": StepKind.RUN.value, "question": "-", "would_send": f"$ {cmd}", "source": "not run"} for cmd in commands]
         return StepResult(int(ExitCode.OK), "listed (dry run)", None, listed=rows)
-    out_dir = job.run.log_dir / "steps"
+    out_dir = job.ctx.log_dir / "steps"
     out_dir.mkdir(exist_ok=True)
     log_path = out_dir / f"{job.index:02d}-{slug(job.name)}.log"
-    env = reaper.marked_env({**os.environ, **job.env}, job.run.run_id)  # what they leave running ends with the run
+    env = reaper.marked_env({**os.environ, **job.env}, job.ctx.run_id)  # what they leave running ends with the run
     tolerated: list[str] = []
     with open(log_path, "ab") as log:
         for cmd in commands:
@@ -53,7 +53,7 @@ def _one(job: Job, cmd: str, env: dict[str, str], log, log_path: Path) -> tuple[
     log.flush()
     proc = subprocess.Popen(cmd, shell=True, cwd=job.cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, start_new_session=True)
-    run, seen = job.run, job.run.interrupts
+    run, seen = job.ctx, job.ctx.interrupts
     while proc.poll() is None:
         if run.interrupts > seen or (job.deadline is not None and run.clock.monotonic() > job.deadline):
             kill_group(proc)

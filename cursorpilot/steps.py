@@ -44,7 +44,7 @@ class Job(StepBase):
     the plan's step itself, and what the run knows of it."""
 
     step: Step  # the plan's step itself
-    run: RunContext  # the run it belongs to
+    ctx: RunContext  # the run it belongs to
     sink: Any  # the events.Sink to tell (events.py imports the human rung and the screen readers: kept out of the contract)
     profile: Any = None  # the detector profile, for a channel that reads a screen
     session_id: str | None = None  # the session a previous attempt left (ACP resume)

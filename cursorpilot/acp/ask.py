@@ -11,9 +11,19 @@ import hashlib
 import json
 
 from cursorpilot.decide.question import Choice, Kind, Question
+
 # a tool call as a question, the option a decision selects, a turn end that asks: shared with the headless channel
-from cursorpilot.decide.toolcalls import (UNDESCRIBED, Action, Outcome, describe, fingerprint, grants_standing_permission,  # noqa: F401
-                                          permission_question, permission_reply, turn_end_question)
+from cursorpilot.decide.toolcalls import (  # noqa: F401
+    UNDESCRIBED,
+    Action,
+    Outcome,
+    describe,
+    fingerprint,
+    grants_standing_permission,
+    permission_question,
+    permission_reply,
+    turn_end_question,
+)
 
 CANCELLED = {"outcome": {"outcome": "cancelled"}}
 

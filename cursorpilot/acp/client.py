@@ -16,13 +16,19 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from acp import RequestError
-from acp.schema import (CreateTerminalResponse, ReadTextFileResponse, RequestPermissionResponse, TerminalExitStatus,
-                        TerminalOutputResponse, WaitForTerminalExitResponse)
+from acp.schema import (
+    CreateTerminalResponse,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    TerminalExitStatus,
+    TerminalOutputResponse,
+    WaitForTerminalExitResponse,
+)
 
+from cursorpilot import records as R
 from cursorpilot.acp.facts import FAILED, NOT_FOUND, ExtensionAsked, Fact, FormAsked, PermissionAsked, Update
 from cursorpilot.acp.terminals import Terminal, Terminals, UnknownTerminal
 from cursorpilot.transcript import Transcript
-from cursorpilot import records as R
 
 RESOURCE_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32002, -32602, -32603
 

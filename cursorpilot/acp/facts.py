@@ -134,6 +134,17 @@ class CallFailed:
     message: str
     gone: bool  # the connection closed (the agent died), rather than an error reply
 
+    @property
+    def why(self) -> str:
+        """What failed, as the step's reason says it."""
+        if self.call == "pilot":
+            return f"cursor-pilot failed while serving the agent: {self.message}"
+        if self.call == "initialize":
+            return f"the agent ended before initialize ({self.message})" if self.gone else f"the agent answered initialize with an error: {self.message}"
+        if self.gone:
+            return f"the agent ended mid-turn ({self.message or 'connection closed'})"
+        return f"the agent answered with an error: {self.message}"
+
 
 @dataclass(frozen=True, slots=True)
 class Tick:

@@ -11,51 +11,31 @@ of the agent gets its "cancelled" and the turn, if one is open, is cancelled.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import assert_never
 
+from cursorpilot import records as R
 from cursorpilot.acp import ask, workspace
 from cursorpilot.acp.activity import Activity
 from cursorpilot.acp.facts import (STUCK_AFTER, AcpPilotConfig, Ask, AskHuman, CallFailed, CancelTurn, CommandAsked, Decided, Effect,
                                    End, ExtensionAsked, Fact, FileRead, FileWrite, FormAsked, GoalChecked, Initialized, Interrupted,
-                                   NotJson, OpenSession, PermissionAsked, Reply, SendPrompt, SessionOpened, Started, Tick,
-                                   TurnEnded, Update)
-
-__all__ = ["INIT_TIMEOUT", "STUCK_AFTER", "TOOL_FACTOR", "TOOL_LOOP_LIMIT", "AcpPilot", "AcpPilotConfig"]  # (the config lives in facts.py)
+                                   NotJson, OpenSession, PermissionAsked, Reply, SendPrompt, SessionOpened, Started, Tick, TurnEnded,
+                                   Update)
+from cursorpilot.acp.requests import Open, form_reply, plan_reply, question_answer
 from cursorpilot.decide.agentpilot import AgentPilot, headline
 from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, deliver, escalate, escalation, split, unanswered
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
 from cursorpilot.decide.turns import CheckGoal, Turns, gist
 from cursorpilot.errors import ExitCode
-from cursorpilot import records as R
 
 TOOL_LOOP_LIMIT = 5  # the same tool call requested more often than this stops the run
 INIT_TIMEOUT = 30.0  # an agent that has not answered initialize by then is not an ACP agent (npx may download first)
 TOOL_FACTOR = 2.0  # STUCK_AFTER (facts.py), twice as long while a tool call the agent announced has not finished (a build, a test run)
 NOT_JSON_RECORDED = 20  # lines on the agent's stdout that are not JSON-RPC: recorded up to this many
 
-
-@dataclass(slots=True)
-class _Open:
-    """A request of the agent (or the turn end) being decided."""
-
-    kind: str  # permission | form | ask_question | plan | turn_end
-    questions: list[tuple[str, Question]]  # ask_question has several, asked one by one
-    data: dict = field(default_factory=dict)  # the form's schema; whether the call says what it does
-    at: int = 0
-    answers: list[dict] = field(default_factory=list)
-    human: str | None = None  # why a human was asked (then their answer is the last word)
-
-    @property
-    def question(self) -> Question:
-        return self.questions[self.at][1]
-
-
-_CANCELLED: dict[str, dict] = {"permission": ask.CANCELLED, "form": {"action": "cancel"}}
-_GENERIC_CANCEL: dict = {"outcome": {"outcome": "cancelled"}}
+__all__ = ["INIT_TIMEOUT", "STUCK_AFTER", "TOOL_FACTOR", "TOOL_LOOP_LIMIT", "AcpPilot", "AcpPilotConfig"]  # (the config lives in facts.py)
 
 
 @dataclass(slots=True)
@@ -77,7 +57,7 @@ class AcpPilot(AgentPilot[Effect]):
     started_at: float = 0.0
     last_fact_at: float = 0.0  # when anything last happened (the agent spoke, a decision came back): the stuck clock
     rejected: str | None = None  # this turn, the last tool call the pilot itself rejected (what it was)
-    _open: dict[int, _Open] = field(default_factory=dict)
+    _open: dict[int, Open] = field(default_factory=dict)
     _own_token: int = 0  # questions the pilot asks itself (a turn end) get negative tokens; the agent's requests are positive
     turns: Turns = field(init=False)
 
@@ -229,7 +209,7 @@ class AcpPilot(AgentPilot[Effect]):
         seen = self.tool_calls[fp] = self.tool_calls.get(fp, 0) + 1
         out: list[Effect] = [Record(R.PermissionRequest(tool_call=f.tool_call, options=f.options, fingerprint=fp, seen=seen))]
         q = ask.permission_question(f.tool_call, f.options)
-        self._open[f.token] = _Open("permission", [("", q)], {"described": ask.describe(f.tool_call).says_what})
+        self._open[f.token] = Open("permission", [("", q)], {"described": ask.describe(f.tool_call).says_what})
         if self.done:
             return out + self._cancel_open()
         if seen > TOOL_LOOP_LIMIT:
@@ -243,7 +223,7 @@ class AcpPilot(AgentPilot[Effect]):
             return out + escalation(self.counts, rule_id="acp.elicitation", prompt=f.message,
                                     why="an elicitation the pilot can't fill (a URL to open)") + [Reply(f.token, {"action": "decline"})]
         q = ask.form_question(f.message, schema, f"acp.elicitation:{f.message}")
-        self._open[f.token] = _Open("form", [("", q)], {"schema": schema})
+        self._open[f.token] = Open("form", [("", q)], {"schema": schema})
         return out + (self._cancel_open() if self.done else [Ask(f.token, q)])
 
     def _extension(self, now: float, f: ExtensionAsked) -> list[Effect]:
@@ -254,9 +234,9 @@ class AcpPilot(AgentPilot[Effect]):
             questions = ask.ask_question_questions(f.params)
             if not questions:
                 return out + [Reply(f.token, {"outcome": {"outcome": "answered", "answers": []}})]
-            self._open[f.token] = _Open("ask_question", questions)
+            self._open[f.token] = Open("ask_question", questions)
         elif f.method == "cursor/create_plan":
-            self._open[f.token] = _Open("plan", [("", ask.plan_question(f.params))])
+            self._open[f.token] = Open("plan", [("", ask.plan_question(f.params))])
         else:
             return out + [Reply(f.token, {})]
         return out + (self._cancel_open() if self.done else [Ask(f.token, self._open[f.token].question)])
@@ -273,7 +253,7 @@ class AcpPilot(AgentPilot[Effect]):
             return self._end(ExitCode.FAILED, d.why)
         return _DECIDED[o.kind](self, f.token, o, d)
 
-    def _permission_decided(self, token: int, o: _Open, d: Decision) -> list[Effect]:
+    def _permission_decided(self, token: int, o: Open, d: Decision) -> list[Effect]:
         q = o.question
         outcome = ask.permission_reply(q, d, self.standing, o.data["described"])
         if outcome.reply is None:
@@ -285,21 +265,19 @@ class AcpPilot(AgentPilot[Effect]):
         return self._deliver(token, o, d, choice.label, outcome.reply,
                              {"option_id": choice.key, "option_kind": choice.kind, "policy_rule": d.denied})
 
-    def _form_decided(self, token: int, o: _Open, d: Decision) -> list[Effect]:
-        schema = o.data["schema"]
-        content = ask.form_content(schema, d.text) if d.verdict == Verdict.ANSWER and d.text is not None else None
-        if content is None:
+    def _form_decided(self, token: int, o: Open, d: Decision) -> list[Effect]:
+        filled = form_reply(o.data["schema"], d)
+        if filled is None:
             return self._need_human(token, o, d.why if d.verdict != Verdict.ANSWER and d.why else "the answer does not fit the form")
-        return self._deliver(token, o, d, json.dumps(content), {"action": "accept", "content": content})
+        return self._deliver(token, o, d, *filled)
 
-    def _ask_question_decided(self, token: int, o: _Open, d: Decision) -> list[Effect]:
+    def _ask_question_decided(self, token: int, o: Open, d: Decision) -> list[Effect]:
         qid, q = o.questions[o.at]
         if d.verdict != Verdict.ANSWER:
             return self._need_human(token, o, d.why or "no answer")
         if q.choices and not d.choices:
             return self._escalate(token, f"the reply {d.text!r} names none of the options", can_ask=False)
-        o.answers.append({"questionId": qid, "selectedOptionIds": [c.key for c in d.choices]} if q.choices
-                         else {"questionId": qid, "text": d.text})
+        o.answers.append(question_answer(qid, q, d))
         done = o.at + 1 == len(o.questions)
         out = self._deliver(token, o, d, d.text or "", {"outcome": {"outcome": "answered", "answers": o.answers}} if done else None)
         if done or self.done:
@@ -307,15 +285,12 @@ class AcpPilot(AgentPilot[Effect]):
         o.at, o.human = o.at + 1, None
         return out + [Ask(token, o.question)]
 
-    def _plan_decided(self, token: int, o: _Open, d: Decision) -> list[Effect]:
+    def _plan_decided(self, token: int, o: Open, d: Decision) -> list[Effect]:
         if d.verdict != Verdict.ANSWER or not d.choices:
             return self._need_human(token, o, d.why or "no answer")
-        if d.choices[0].key == "accept":
-            return self._deliver(token, o, d, "Accept", {"outcome": {"outcome": "accepted"}}, {"policy_rule": d.denied})
-        reason = f"refused by the deny policy ({d.denied})" if d.denied else d.text
-        return self._deliver(token, o, d, "Reject", {"outcome": {"outcome": "rejected", "reason": reason}}, {"policy_rule": d.denied})
+        return self._deliver(token, o, d, *plan_reply(d), {"policy_rule": d.denied})
 
-    def _deliver(self, token: int, o: _Open, d: Decision, sent: str, reply: dict | None = None, extra: dict | None = None) -> list[Effect]:
+    def _deliver(self, token: int, o: Open, d: Decision, sent: str, reply: dict | None = None, extra: dict | None = None) -> list[Effect]:
         """Hand the answer over (the shared rules: cap, dry run, counts, records); then the reply, if this was the last
         question of the request."""
         q = o.question
@@ -341,7 +316,7 @@ class AcpPilot(AgentPilot[Effect]):
             return [Record(R.TurnEnd(stop_reason=f.stop_reason, usage=f.usage)),
                     *self._end(ExitCode.HUMAN_NEEDED, "the turn was cancelled")]
         self._own_token -= 1  # the goal check and the working tree first (the loop runs them): GoalChecked follows
-        self._open[self._own_token] = _Open("turn_end", [], {"stop": {"stop_reason": f.stop_reason, "usage": f.usage}})
+        self._open[self._own_token] = Open("turn_end", [], {"stop": {"stop_reason": f.stop_reason, "usage": f.usage}})
         return [CheckGoal(self._own_token)]
 
     def _goal_checked(self, now: float, f: GoalChecked) -> list[Effect]:
@@ -368,17 +343,9 @@ class AcpPilot(AgentPilot[Effect]):
             return []
         if self._past_deadline(now):
             return self._end(ExitCode.LIMIT, self.config.deadline_reason)
-        if f.call == "pilot":
-            why = f"cursor-pilot failed while serving the agent: {f.message}"
-        elif f.call == "initialize":
-            why = f"the agent ended before initialize ({f.message})" if f.gone else f"the agent answered initialize with an error: {f.message}"
-        elif f.gone:
-            why = f"the agent ended mid-turn ({f.message or 'connection closed'})"
-        else:
-            why = f"the agent answered with an error: {f.message}"
         if f.call == "prompt":
             self.turn_open = False
-        return self._end(ExitCode.FAILED, why)
+        return self._end(ExitCode.FAILED, f.why)
 
     # -- the agent's file system and terminal (acp/workspace.py) -------------------------------------------------------
     def _bounds(self) -> workspace.Bounds:
@@ -418,12 +385,12 @@ class AcpPilot(AgentPilot[Effect]):
         return [*self._cancel_open(), *([CancelTurn()] if self.turn_open else []), End(code, reason)]
 
     def _cancel_open(self) -> list[Effect]:
-        out: list[Effect] = [Reply(token, _CANCELLED.get(o.kind, _GENERIC_CANCEL)) for token, o in self._open.items() if token > 0]
+        out: list[Effect] = [Reply(token, o.cancelled) for token, o in self._open.items() if token > 0]
         self._open.clear()
         return out
 
 
-_DECIDED: dict[str, Callable[[AcpPilot, int, _Open, Decision], list[Effect]]] = {
+_DECIDED: dict[str, Callable[[AcpPilot, int, Open, Decision], list[Effect]]] = {
     "permission": AcpPilot._permission_decided, "form": AcpPilot._form_decided, "ask_question": AcpPilot._ask_question_decided,
     "plan": AcpPilot._plan_decided, "turn_end": AcpPilot._judge_decided,
 }

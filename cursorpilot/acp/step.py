@@ -16,18 +16,18 @@ from dataclasses import dataclass
 from cursorpilot import __version__, nativedeny, reaper
 from cursorpilot import records as R
 from cursorpilot.acp import facts
-from cursorpilot.acp.pilot import AcpPilot, AcpPilotConfig
 from cursorpilot.acp.client import Client, dump, refusal
 from cursorpilot.acp.fs import Workspace
 from cursorpilot.acp.launchers import misread
+from cursorpilot.acp.pilot import AcpPilot, AcpPilotConfig
 from cursorpilot.acp.terminals import Terminal, Terminals
 from cursorpilot.acp.wire import StderrLog, pump
 from cursorpilot.decide.question import Question
 from cursorpilot.decide.turns import CheckGoal
 from cursorpilot.errors import ExitCode
 from cursorpilot.events import Sink
-from cursorpilot.program_env import last_words
 from cursorpilot.host import StepHost
+from cursorpilot.program_env import last_words
 from cursorpilot.run_context import RunContext
 from cursorpilot.steps import Job, StepBase, StepResult
 
@@ -352,4 +352,4 @@ class AcpStep:
 def drive(job: Job) -> StepResult:
     """The ACP channel's entry point (cursorpilot/channels.py): a plan's `acp:` step, its task the first prompt."""
     config = AcpConfig(**job.base(), task=job.step.acp, session_id=job.session_id)
-    return AcpStep(config, job.run, job.sink).run()
+    return AcpStep(config, job.ctx, job.sink).run()

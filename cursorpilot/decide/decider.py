@@ -46,9 +46,9 @@ def interpret(text: str) -> tuple[Verdict, str]:
 
 
 class Decider:
-    def __init__(self, run: RunContext, governing_prompt: str, cwd: str | None, rules: Provider | None, filer: PromptFiler):
-        self.run = run
-        self.tx = run.tx
+    def __init__(self, ctx: RunContext, governing_prompt: str, cwd: str | None, rules: Provider | None, filer: PromptFiler):
+        self.ctx = ctx
+        self.tx = ctx.tx
         self.governing_prompt = governing_prompt
         self.cwd = cwd
         self.rules = rules
@@ -60,7 +60,7 @@ class Decider:
 
     @property
     def provider(self) -> Provider:
-        return self.run.provider
+        return self.ctx.provider
 
     # -- what costs nothing ------------------------------------------------------------------------------------------
     def first(self, q: Question) -> Decision | None:
@@ -75,14 +75,14 @@ class Decider:
             reply = self.rules.answer(self._bare_request(q))
             self.tx.write(R.RulesChecked(hit=reply.text is not None, source=reply.source, prompt=q.text))
             if reply.text is not None:
-                self.run.usage["rule_hits"] += 1
+                self.ctx.usage["rule_hits"] += 1
                 return self.check(q, self._from_text(reply.text, reply.source, reply.secret, reply.matched))
         if not self.provider.needs_prompt:  # rules or the script as the run's provider: no prompt, no thread needed
             reply = self.provider.answer(self._bare_request(q))
             if judging and reply.text is None:
                 return Decision.escalate("no rule explains this screen, and it has been quiet: is it waiting for someone?", reply.source)
             if reply.text is not None and self.provider.name == "rules":
-                self.run.usage["rule_hits"] += 1  # the run's own rules answered: a rule hit like any other
+                self.ctx.usage["rule_hits"] += 1  # the run's own rules answered: a rule hit like any other
             return self.after(q, reply)
         return None
 
@@ -98,7 +98,7 @@ class Decider:
                 self.tx.write(R.RulesChecked(hit=reply.text is not None, source=reply.source, prompt=asked.text))
                 if reply.text is None:
                     continue
-                self.run.usage["rule_hits"] += 1
+                self.ctx.usage["rule_hits"] += 1
                 if as_rule:
                     return self.check(q, turns.parse(reply.text, reply.source, bare_is_continue=True))
                 return self.check(q, Decision(Verdict.ANSWER, text=reply.text, turn=turns.TurnVerdict.CONTINUE, source=reply.source,
@@ -111,7 +111,7 @@ class Decider:
         """Approvals are judged by their action (the command, the file, the diff), not by the scrollback above them."""
         if not q.approval:
             return None
-        denial = check_policy(q.action or q.text, self.cwd, self.run.allow)
+        denial = check_policy(q.action or q.text, self.cwd, self.ctx.allow)
         return None if denial is None else self._refuse(q, denial, None)
 
     def _refuse(self, q: Question, denial: Denial, on: str | None, changed: Decision | None = None, why: str = "") -> Decision:
@@ -128,8 +128,8 @@ class Decider:
             return Decision.escalate(f"denied by policy rule {denial.rule!r} and the prompt has no 'no' choice", f"policy:{denial.rule}")
         changes = f"{self._shown(q, changed)!r} ({changed.source}) -> {no[0]!r}" if changed is not None else ""
         if changes:
-            self.run.overrides.append(f"{' '.join((q.asked or q.text).split())[:80]}: {changes}")
-            self.run.usage["policy_changed"] += 1
+            self.ctx.overrides.append(f"{' '.join((q.asked or q.text).split())[:80]}: {changes}")
+            self.ctx.usage["policy_changed"] += 1
         return self.check(q, Decision(Verdict.ANSWER, text=no[0], choices=no[1], source=f"policy:{denial.rule}", denied=denial.rule,
                                       changed=changes))
 
@@ -151,7 +151,7 @@ class Decider:
 
     def _secret_notes(self, q: Question) -> tuple[str, ...]:
         """What the model is told of secrets: their names (never their values), and that a hidden prompt is not for guessing."""
-        given = ", ".join(f"<secret:{name}>" for name in sorted(self.run.secrets))
+        given = ", ".join(f"<secret:{name}>" for name in sorted(self.ctx.secrets))
         if q.secret:
             return ("What is typed here is not shown (a password, a passphrase, a token): never make one up, nor copy one from "
                     "the screen. " + (f"Type a secret by its name, and only where it fits: {given}." if given else
@@ -202,7 +202,7 @@ class Decider:
             return None
         if reply.text is None:
             return "is several lines, and the prompt takes one" if reply.reason.startswith("multi-line reply refused") else None
-        ours = own_lines(request.system, request.user, self.run.redactor.text(request.governing_prompt))
+        ours = own_lines(request.system, request.user, self.ctx.redactor.text(request.governing_prompt))
         return echoed(reply.text, request.prompt_block, ours, request.accepts)
 
     def after(self, q: Question, reply: Reply) -> Decision:
@@ -235,7 +235,7 @@ class Decider:
         for attempt in reply.attempts:
             failed = R.ProviderRetry if attempt.wait_s is not None else R.ProviderError
             self.tx.write(failed(error=attempt.error, wait_s=attempt.wait_s))
-        self.run.count_usage(reply)
+        self.ctx.count_usage(reply)
         self.tx.write(R.ProviderReply(
             source=reply.source, secret=secret or None, text=reply.text, wait=reply.wait, submit=reply.submit,
             turn=reply.turn, judged=reply.judged, raw=reply.raw, removed=list(reply.removed), reason=reply.reason,
@@ -269,7 +269,7 @@ class Decider:
             return d
         text = d.text  # (the replace()s below change only the choices)
         shown = self._shown(q, d)  # for records and messages
-        if d.denied is None and (denial := check_policy(text, self.cwd, self.run.allow)) is not None:
+        if d.denied is None and (denial := check_policy(text, self.cwd, self.ctx.allow)) is not None:
             evidence = denial.evidence if shown == d.text else masked(denial.evidence)
             self.tx.write(R.PolicyDenied(policy_rule=denial.rule, evidence=evidence, rule_id=q.source, reply=None, on="reply"))
             return Decision.escalate(f"the reply was denied by policy rule {denial.rule!r}", d.source)
@@ -314,7 +314,7 @@ class Decider:
         """A yes that approves an act the question names: granted by the plan's allow list (no trigger then), the user's
         rule that names the act, or the governing prompt's own sentence; else a Closer for the judge (decide/weigh.py)."""
         labels = tuple(c.label for c in d.choices)
-        denial = weigh.trigger(q, labels, self.run.allow)
+        denial = weigh.trigger(q, labels, self.ctx.allow)
         if denial is None:
             return None
         granted = ("your rule " + d.source.split(":", 1)[1]) if d.source.startswith("rules:") and weigh.rule_names_act(d.matched, denial) \

@@ -137,18 +137,18 @@ def deliver(tally: Tally, a: Answer) -> list[Effect]:
             Delivered(a.prompt, a.counted if a.counted is not None else a.reply)]
 
 
-def escalation(run: RunCounts, *, rule_id: str | None, prompt: str, why: str) -> list[Shared]:
+def escalation(counts: RunCounts, *, rule_id: str | None, prompt: str, why: str) -> list[Shared]:
     """Count, record and say that a human is needed; the caller goes on (a request it declines, say)."""
-    run.escalations += 1
-    return [Record(R.Escalation(rule_id=rule_id, prompt=prompt, why=why, interactive=run.interactive)),
+    counts.escalations += 1
+    return [Record(R.Escalation(rule_id=rule_id, prompt=prompt, why=why, interactive=counts.interactive)),
             Tell("note", f"needs a human: {why}")]
 
 
-def escalate(run: RunCounts, *, rule_id: str | None, prompt: str, why: str, headline: str, can_ask: bool = True) -> list[Effect]:
+def escalate(counts: RunCounts, *, rule_id: str | None, prompt: str, why: str, headline: str, can_ask: bool = True) -> list[Effect]:
     """Escalate: a Halt (exit 3) when nobody is at the terminal, in a dry run, or when asking can't help (can_ask
     False: a human already answered, a tool loop); otherwise the caller asks the human."""
-    out: list[Effect] = [*escalation(run, rule_id=rule_id, prompt=prompt, why=why)]
-    if not can_ask or not run.interactive or run.dry_run:
+    out: list[Effect] = [*escalation(counts, rule_id=rule_id, prompt=prompt, why=why)]
+    if not can_ask or not counts.interactive or counts.dry_run:
         out.append(Halt(ExitCode.HUMAN_NEEDED, f"a human is needed ({why}): {headline}"))
     return out
 

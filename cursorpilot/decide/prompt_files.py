@@ -17,9 +17,9 @@ from cursorpilot.run_context import RunContext
 class PromptFiler:
     """Builds each LLM prompt within the budget, redacts it, and files prompt and answer under prompts/step-NN/."""
 
-    def __init__(self, run: RunContext, step_index: int, step_label: str, cwd: str | None, governing_prompt: str):
-        self.run = run
-        self.folder = run.log_dir / "prompts" / f"step-{step_index:02d}"
+    def __init__(self, ctx: RunContext, step_index: int, step_label: str, cwd: str | None, governing_prompt: str):
+        self.ctx = ctx
+        self.folder = ctx.log_dir / "prompts" / f"step-{step_index:02d}"
         self.step_label = step_label
         self.cwd = cwd
         self.governing_prompt = governing_prompt
@@ -41,7 +41,7 @@ class PromptFiler:
             question=q.text,
             live=live,
             earlier=list(q.earlier),
-            environment="" if self.run.no_upload else git_snapshot(self.cwd),
+            environment="" if self.ctx.no_upload else git_snapshot(self.cwd),
             history=history,
             options=q.describe_choices(),
             multiline=q.multiline,
@@ -50,22 +50,22 @@ class PromptFiler:
             check_output=q.check_output,
             accepts=request.accepts,
         )
-        built = build_prompt(parts, budget=self.run.context_tokens)
+        built = build_prompt(parts, budget=self.ctx.context_tokens)
         self._notes = q.notes
         system, user = self.fill_text(built.system, built.user)
         return replace(request, system=system, user=user)
 
     def fill_text(self, system: str, user: str, what: str = "prompt") -> tuple[str, str]:
         """A prompt built elsewhere (a yes weighed: what="weigh"), redacted, counted and filed; returns what is sent."""
-        system, user = self.run.redactor.text(system), self.run.redactor.text(user)
+        system, user = self.ctx.redactor.text(system), self.ctx.redactor.text(user)
         self.count += 1
         self.last_tokens = estimate_tokens(system) + estimate_tokens(user)
-        self.run.usage["questions_to_llm"] += 1
-        self.run.usage["prompt_tokens_est"] += self.last_tokens
+        self.ctx.usage["questions_to_llm"] += 1
+        self.ctx.usage["prompt_tokens_est"] += self.last_tokens
         self.folder.mkdir(parents=True, exist_ok=True)
         prompt_file = self.folder / f"{self.count:03d}-{what}.md"
         prompt_file.write_text(f"<!-- system -->\n{system}\n<!-- user -->\n{user}\n", encoding="utf-8")
-        self.last_file = str(prompt_file.relative_to(self.run.log_dir))
+        self.last_file = str(prompt_file.relative_to(self.ctx.log_dir))
         self._answer_file = self.folder / f"{self.count:03d}-answer.md"
         return system, user
 
@@ -75,10 +75,10 @@ class PromptFiler:
         live = request.screen.splitlines()
         while live and not live[-1].strip():
             live.pop()
-        built = build_again(self.governing_prompt, live, previous, why, request.accepts, budget=self.run.context_tokens,
+        built = build_again(self.governing_prompt, live, previous, why, request.accepts, budget=self.ctx.context_tokens,
                             notes=self._notes)
-        system, user = self.run.redactor.text(built.system), self.run.redactor.text(built.user)
-        self.run.usage["prompt_tokens_est"] += built.tokens
+        system, user = self.ctx.redactor.text(built.system), self.ctx.redactor.text(built.user)
+        self.ctx.usage["prompt_tokens_est"] += built.tokens
         self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / f"{self.count:03d}-again-prompt.md").write_text(f"<!-- system -->\n{system}\n<!-- user -->\n{user}\n", encoding="utf-8")
         return replace(request, system=system, user=user)
@@ -90,5 +90,5 @@ class PromptFiler:
             f"source: {reply.source}\n{f'verdict: {reply.turn}' + chr(10) if reply.turn else ''}answer: {reply.text!r}\nraw: {reply.raw!r}\n"
             f"removed: {list(reply.removed)!r}\nreason: {reply.reason}\n"
         )
-        self._answer_file.write_text(self.run.redactor.text(body), encoding="utf-8")
+        self._answer_file.write_text(self.ctx.redactor.text(body), encoding="utf-8")
         self._answer_file = None

@@ -235,4 +235,4 @@ class HeadlessStep:
 def drive(job: Job) -> StepResult:
     """The headless channel's entry point (cursorpilot/channels.py): a plan's `headless:` step, its task the first prompt."""
     config = HeadlessConfig(**job.base(), task=job.step.headless, session_id=job.session_id)
-    return HeadlessStep(config, job.run, job.sink).run()
+    return HeadlessStep(config, job.ctx, job.sink).run()

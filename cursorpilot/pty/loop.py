@@ -67,7 +67,7 @@ def drive(job: Job) -> StepResult:
     """The screen channel's entry point (channels.py)."""
     step = job.step
     config = StepConfig(**job.base(), profile=job.profile, send=step.send, expect_regex=step.expect.regex if step.expect else None)
-    return PtyStep(config, job.run, job.sink).run()
+    return PtyStep(config, job.ctx, job.sink).run()
 
 
 class PtyStep:

@@ -34,7 +34,7 @@ class PilotParts:
     """The Pilot as its parts see it (pty/pilot.py says what each field means)."""
 
     config: PilotConfig
-    run: RunCounts
+    counts: RunCounts
     state: State
     reason: str
     worked: bool

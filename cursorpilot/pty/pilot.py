@@ -50,7 +50,7 @@ class _Asking:
 @dataclass(slots=True)
 class Pilot(Answering, QuietRules, TurnEnds):
     config: PilotConfig
-    run: RunCounts
+    counts: RunCounts
     state: State = State.INIT
     exit_code: ExitCode = ExitCode.OK
     reason: str = ""
@@ -82,7 +82,7 @@ class Pilot(Answering, QuietRules, TurnEnds):
     def __post_init__(self) -> None:
         self.sent = self.config.send is None
         self.starting = self.config.started_with_task
-        self.tally = Tally(self.run, self.config.max_answers)
+        self.tally = Tally(self.counts, self.config.max_answers)
         self.turns = Turns(self.config.turns)
 
     @property
@@ -282,7 +282,7 @@ class Pilot(Answering, QuietRules, TurnEnds):
     def _escalate(self, c: Classification, why: str, kind: str | None = None, shown: str | None = None) -> list[Effect]:
         """shown: what the human is shown, when not the prompt block (a turn end: the agent's last message)."""
         asked = shown or c.block
-        shared, halt = split(escalate(self.run, rule_id=c.rule_id, prompt=asked, why=why,
+        shared, halt = split(escalate(self.counts, rule_id=c.rule_id, prompt=asked, why=why,
                                       headline=gist(asked) if kind == Kind.TURN_END else headline(asked)))
         out: list[Effect] = list(shared)
         if halt is not None:
@@ -317,7 +317,7 @@ class Pilot(Answering, QuietRules, TurnEnds):
         SIGINT; SIGKILL if it has not exited after the grace."""
         self.typist.clear()
         self._watch = None
-        keys = tuple(self.profile.finish.close) if graceful and not self.run.dry_run else ()
+        keys = tuple(self.profile.finish.close) if graceful and not self.counts.dry_run else ()
         if keys:
             delay = max(self.profile.key_delay_ms / 1000, 0.3)
             self.typist.schedule(tuple(w for k in keys for w in to_writes(k, submit=False, key_delay=delay)), 0.0)

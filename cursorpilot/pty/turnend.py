@@ -105,7 +105,7 @@ class TurnEnds(_Part):
             typed = self._type_answer(now, t.c, Decision(Verdict.ANSWER, text=n.message, source=n.source), modes, Kind.TURN_END.value,
                                       prompt=t.message)
             held: dict = {} if any(isinstance(e, Type) for e in typed) else {"sent": None}
-            if held and not self.run.dry_run:  # the answer cap stopped it before it went out: a resume sends it
+            if held and not self.counts.dry_run:  # the answer cap stopped it before it went out: a resume sends it
                 self.turns.held(n.message or "")
                 held["pending"] = n.message
             return [Record(R.TurnEnd(**{**self.turns.record(n), **held})), *typed]

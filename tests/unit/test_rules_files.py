@@ -123,13 +123,13 @@ def test_rule_answers_count_as_rule_hits_when_rules_are_the_provider(tmp_path):
     d = decider(tmp_path, RulesProvider([RuleEntry(id="one", match="Go", reply="1")], "test"))
     d.first(Question(kind=Kind.INPUT, text="Go>", key="k", source="r"))
     d.first(Question(kind=Kind.INPUT, text="Stop>", key="k2", source="r"))
-    assert d.run.usage["rule_hits"] == 1 and d.run.usage["llm_calls"] == 0
+    assert d.ctx.usage["rule_hits"] == 1 and d.ctx.usage["llm_calls"] == 0
 
 
 def test_script_provider_does_not_count_as_rule_hits(tmp_path):
     d = decider(tmp_path, ScriptProvider(["a"]))  # type: ignore[arg-type]
     d.first(Question(kind=Kind.INPUT, text="Go>", key="k", source="r"))
-    assert d.run.usage["rule_hits"] == 0
+    assert d.ctx.usage["rule_hits"] == 0
 
 
 def test_at_a_turn_end_only_rules_of_kind_turn_end_read_the_agents_message_and_any_rule_its_closing_question(tmp_path):
