@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Protocol
 
 
@@ -18,7 +18,7 @@ class SystemClock:
         return time.monotonic()
 
     def utcnow(self) -> datetime:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
 
 
 class FakeClock:
@@ -31,7 +31,7 @@ class FakeClock:
         return self.now
 
     def utcnow(self) -> datetime:
-        return datetime.fromtimestamp(self.now, timezone.utc)
+        return datetime.fromtimestamp(self.now, UTC)
 
     def advance(self, seconds: float) -> None:
         self.now += seconds

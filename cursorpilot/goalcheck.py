@@ -30,11 +30,11 @@ def turn_facts(command: str | None, cwd: str | None, env: dict[str, str], mark: 
     if command:
         try:
             check = run_check(command, cwd, reaper.marked_env({**os.environ, **env}, mark), run.redactor.text, timeout)
-        except Exception as exc:  # noqa: BLE001 - a check that breaks is a check that did not pass
+        except Exception as exc:
             check = Check(command, None, "", f"failed to run: {type(exc).__name__}: {exc}")
     try:
         fingerprint = tree(cwd, run.log_dir)
-    except Exception:  # noqa: BLE001 - no fingerprint: the breaker does not compare trees
+    except Exception:
         fingerprint = None
     return TurnFacts(check, fingerprint, run.cost_usd)
 

@@ -125,7 +125,7 @@ def learn(asked: list[Asked]) -> Learned:
         replies.setdefault(row[1], set()).add(row[2])
     rules: dict[tuple[str, str, str | None], RuleEntry] = {}
     previous, step = "", None
-    for a, row in zip(asked, shaped):
+    for a, row in zip(asked, shaped, strict=True):  # one shaped row per answer, None or not
         if a.step != step:
             previous, step = "", a.step  # after: holds within a step
         if row is None:  # another answerer's (a rule of another file, a model): no after: can name it

@@ -119,7 +119,7 @@ class Step(BaseModel):
     _d = field_validator("done_when", mode="before")(lambda cls, v: {"run": v} if isinstance(v, str) else v)
 
     @model_validator(mode="after")
-    def _one_kind(self) -> "Step":
+    def _one_kind(self) -> Step:
         kinds = [k for k in StepKind if getattr(self, k) is not None]
         if len(kinds) != 1:
             raise ValueError(f"a step needs exactly one of {', '.join(StepKind)} (found: {', '.join(kinds) or 'none'})")

@@ -89,7 +89,7 @@ def repair(path: Path) -> int:
     return int(last.get("seq", 0))
 
 
-def read_transcript(path: Path) -> list["Record"]:
+def read_transcript(path: Path) -> list[Record]:
     """Parse a transcript into typed records (cursorpilot/records.py); a last line torn by a crash is dropped, anything
     else torn is an error. (The report streams with records_read.read instead, and forgives more.)"""
     lines = path.read_text(encoding="utf-8").splitlines()

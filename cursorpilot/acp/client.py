@@ -52,14 +52,14 @@ def _served(method: str):
 
     def wrap(fn):
         @functools.wraps(fn)
-        async def serve(self: "Client", *args, **kwargs):
+        async def serve(self: Client, *args, **kwargs):
             try:
                 return await fn(self, *args, **kwargs)
             except RequestError:
                 raise
             except UnknownTerminal as exc:
                 raise RequestError(RESOURCE_NOT_FOUND, f"Resource not found: no terminal {exc.args[0]}", {"uri": exc.args[0]}) from None
-            except Exception as exc:  # noqa: BLE001 - whatever it is, the agent gets an answer and the run goes on
+            except Exception as exc:
                 self.step.tx.write(R.AcpClientError(method=method, error=f"{type(exc).__name__}: {exc}"))
                 raise RequestError(INTERNAL_ERROR, f"{method} failed: {exc}", {"details": str(exc)}) from None
 

@@ -116,7 +116,7 @@ class AcpStep:
             wire.cancel()
             try:
                 await asyncio.wait_for(errors, 1.0)  # the rest of its stderr, for the last words
-            except (asyncio.TimeoutError, asyncio.CancelledError, OSError):  # its log failing changes nothing here
+            except (TimeoutError, asyncio.CancelledError, OSError):  # its log failing changes nothing here
                 pass
             self.terminals.kill_all()
         code, reason = self.pilot.exit_code, self.pilot.reason
@@ -133,7 +133,7 @@ class AcpStep:
         while not self._ended.is_set():
             try:
                 await asyncio.wait_for(self._ended.wait(), TICK)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             if self.ctx.interrupts > seen:
                 seen = self.ctx.interrupts
@@ -157,7 +157,7 @@ class AcpStep:
             if proc.stdin and not proc.stdin.is_closing():
                 proc.stdin.close()
             return await asyncio.wait_for(proc.wait(), STOP_GRACE)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             for sig in (signal.SIGTERM, signal.SIGKILL):
                 try:
                     os.killpg(proc.pid, sig)
@@ -165,7 +165,7 @@ class AcpStep:
                     break
                 try:
                     return await asyncio.wait_for(proc.wait(), STOP_GRACE)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     continue
         return proc.returncode
 
@@ -245,7 +245,7 @@ class AcpStep:
                 protocol_version=1,
                 client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True),
                 client_info=Implementation(name="cursor-pilot", version=__version__))
-        except Exception as exc:  # noqa: BLE001 - the agent died or refused: the pilot says which
+        except Exception as exc:
             self._failed("initialize", exc)
             return
         caps = init.agent_capabilities
@@ -260,7 +260,7 @@ class AcpStep:
                 session_id = load
             else:
                 session_id = (await self._conn.new_session(cwd=self.cwd, mcp_servers=[], **meta)).session_id
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self._failed("session", exc)
             return
         self.feed(facts.SessionOpened(session_id, loaded=load is not None))
@@ -270,7 +270,7 @@ class AcpStep:
 
         try:
             result = await self._conn.prompt(session_id=self.pilot.session_id, prompt=[text_block(text)])
-        except Exception as exc:  # noqa: BLE001 - an agent's error reply (RequestError) or its death ends the step, with its words
+        except Exception as exc:
             self._failed("prompt", exc)
             return
         self.feed(facts.TurnEnded(result.stop_reason, dump(getattr(result, "usage", None))))
@@ -279,7 +279,7 @@ class AcpStep:
         try:
             await asyncio.wait_for(self._conn.cancel(session_id=self.pilot.session_id), CANCEL_GRACE)
             self.tx.write(R.AcpCancel(session_id=self.pilot.session_id))
-        except Exception:  # noqa: BLE001 - the agent may be gone already
+        except Exception:
             pass
 
     async def _check_goal(self, token: int) -> None:

@@ -40,7 +40,7 @@ class StderrLog:
         self.tail = b""
 
     async def copy(self, source: asyncio.StreamReader) -> None:
-        with open(self.path, "ab") as fh:
+        with open(self.path, "ab") as fh:  # noqa: ASYNC230 (a local log, opened once per agent: no wait worth a thread)
             while chunk := await source.read(65536):
                 fh.write(chunk)
                 fh.flush()

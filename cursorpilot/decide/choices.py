@@ -51,8 +51,8 @@ def find(offered: list[Offered], wanted: str) -> int | None:
         if len(kinds) == 1:
             return kinds[0]
     for word in (w, *_SYNONYMS.get(w, ())):  # "yes" to a menu that says "Allow once", "no" to one that says "Deny"
-        for test in (lambda i: offered[i].label.lower().startswith(word), lambda i: word in full[i]):
-            hits = [i for i in range(len(offered)) if test(i)]
+        starts = [i for i in range(len(offered)) if offered[i].label.lower().startswith(word)]
+        for hits in (starts, [i for i in range(len(offered)) if word in full[i]]):
             if len(hits) == 1:
                 return hits[0]
             if hits and word in CONFIRM_WORDS and all(re.match(rf"{re.escape(word)}\b", offered[i].label.lower()) for i in hits):

@@ -182,7 +182,7 @@ class Decider:
     def _answer(self, request: AnswerRequest) -> Reply:
         try:
             return self.provider.answer(request)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             return Reply(text=None, source=self.provider.name, reason=f"provider error: {exc}")
 
     @staticmethod

@@ -70,7 +70,7 @@ class Question:
     earlier: tuple[str, ...] = ()  # older output, oldest first
     notes: tuple[str, ...] = ()  # facts for the model: "the previous request was denied by policy rule delete"
     secret: bool = False  # what is typed here is not shown (echo off), or the prompt asks for a password: masked wherever kept
-    closing: "Question | None" = None  # a turn end whose last message asks something: that question, as rules know it
+    closing: Question | None = None  # a turn end whose last message asks something: that question, as rules know it
     check: str = ""  # a turn end: the goal check's result in a line ("`pytest -q` exited 1: not met")
     check_output: tuple[str, ...] = ()  # ...and the end of its output (untrusted, like terminal text)
 
@@ -116,5 +116,5 @@ class Decision:
     changed: str = ""  # the deny policy changed the answer: "'y' (openai:m) -> 'n'", said wherever it is shown
 
     @staticmethod
-    def escalate(why: str, source: str = "") -> "Decision":
+    def escalate(why: str, source: str = "") -> Decision:
         return Decision(Verdict.ESCALATE, why=why, source=source)

@@ -62,7 +62,7 @@ class Rule(BaseModel):
     description: str = ""
 
     @model_validator(mode="after")
-    def _check(self) -> "Rule":
+    def _check(self) -> Rule:
         if not self.any and not self.all:
             raise ValueError("a rule needs 'any' or 'all' patterns")
         if self.kind == ScreenState.ERROR and not self.error:
@@ -163,7 +163,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml where PyYAML 
 
 def _read(path: Path) -> dict:
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)  # noqa: S506 - a safe loader
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
     except FileNotFoundError:
         raise BadInput(f"{path}: detector file not found") from None
     except yaml.YAMLError as exc:

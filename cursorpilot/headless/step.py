@@ -78,7 +78,7 @@ class HeadlessStep:
         while not self._ended.is_set():
             try:
                 await asyncio.wait_for(self._ended.wait(), TICK)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             if self.ctx.interrupts > seen:
                 seen = self.ctx.interrupts
@@ -163,7 +163,7 @@ class HeadlessStep:
         code = await proc.wait()
         try:
             await asyncio.wait_for(errors, 1.0)
-        except (asyncio.TimeoutError, asyncio.CancelledError, OSError):
+        except (TimeoutError, asyncio.CancelledError, OSError):
             pass
         self._child = code
         words = last_words(self._tail.decode("utf-8", "replace").splitlines()) or ""
@@ -173,7 +173,7 @@ class HeadlessStep:
 
     async def _copy_stderr(self, source: asyncio.StreamReader) -> None:
         self._tail = b""
-        with open(self.stderr_path, "ab") as fh:
+        with open(self.stderr_path, "ab") as fh:  # noqa: ASYNC230 (a local log, opened once per turn: no wait worth a thread)
             while chunk := await source.read(65536):
                 fh.write(chunk)
                 fh.flush()
@@ -212,7 +212,7 @@ class HeadlessStep:
             try:
                 await asyncio.wait_for(proc.wait(), STOP_GRACE)
                 return
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 continue
 
     # -- deciding, the goal check ---------------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ def send(urls: list[str], title: str, body: str) -> list[Sent]:
         with apprise.LogCapture(level=apprise.logging.WARNING) as log:
             try:
                 ok = bool(a.notify(title=title, body=body))
-            except Exception as exc:  # noqa: BLE001 - a plugin that raises is a notice not sent, said so
+            except Exception as exc:
                 ok, error = False, f"{type(exc).__name__}: {exc}"
             if not ok and not error:
                 lines = [line.split(" - ", 2)[-1] for line in log.getvalue().splitlines() if line.strip()]

@@ -140,7 +140,7 @@ class Page:
             runner = web.AppRunner(app, access_log=None, handle_signals=False)
             loop.run_until_complete(runner.setup())
             loop.run_until_complete(web.SockSite(runner, self.sock).start())
-        except Exception as exc:  # noqa: BLE001 - the run goes on without a page, and says so
+        except Exception as exc:
             self.error = f"{type(exc).__name__}: {exc}"
             self._ready.set()
             return

@@ -111,7 +111,7 @@ class _Screen(pyte.Screen):
                 self._cells.clear()
             cells = self._cells[cursor.attrs] = _Cells(cursor.attrs)
         x = cursor.x
-        self.buffer[cursor.y].update(zip(range(x, x + len(data)), map(cells.__getitem__, data)))
+        self.buffer[cursor.y].update(zip(range(x, x + len(data)), map(cells.__getitem__, data), strict=True))
         cursor.x = x + len(data)
         self.dirty.add(cursor.y)
 

@@ -217,7 +217,7 @@ class PtyDriver:
             self._child.ptyproc.delayafterclose = 0
         try:
             self._child.close(force=True)
-        except Exception:  # noqa: BLE001 - closing must never mask the real outcome
+        except Exception:
             pass
 
     def _record_status(self) -> None:

@@ -123,7 +123,7 @@ class TerminalScreen:
         try:
             if len(text) < FAST_MIN_CHARS or not self._fast(text):
                 self._stream.feed(text)
-        except Exception as exc:  # noqa: BLE001 - no byte a program prints may crash the pilot; pyte resets its parser
+        except Exception as exc:
             self._screen.ignored[f"parser error: {type(exc).__name__}"] += 1
 
     def _filtered(self, text: str) -> str:

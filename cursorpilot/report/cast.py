@@ -5,8 +5,8 @@ Mapping: a step's cast counts from its recorder's start, the transcript from the
 keys_sent record is one input event of the cast, written together, so the first of each pins the offset exactly;
 a step that typed nothing falls back to its program_started (a few milliseconds after the recorder began).
 That one-for-one pairing also says which input events were a secret: those are masked here, whatever the
-recorder wrote, and the output events pass the report's redactor (a recorder before redaction wrote them in clear). Steps follow each other after a short gap with a reset and a banner. The joined cast is capped
-(Caps.cast_bytes): past it the replay stops, and says where.
+recorder wrote, and the output events pass the report's redactor (a recorder before redaction wrote them in clear). Steps
+follow each other after a short gap with a reset and a banner. The joined cast is capped (Caps.cast_bytes): past it the replay stops, and says where.
 """
 
 from __future__ import annotations

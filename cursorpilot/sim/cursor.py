@@ -269,7 +269,8 @@ class CursorSim:
             sys.stdout.write("\nAuthentication required to use Cursor Agent. Please run 'cursor-agent login' to authenticate.\n")
             raise Quit(1)
         lines = {
-            "usage_limit": ["  Error: You've hit your usage limit", "    Get Cursor Pro for more Agent usage, unlimited Tab, and more.", "    spendLimitHit: false"],
+            "usage_limit": ["  Error: You've hit your usage limit", "    Get Cursor Pro for more Agent usage, unlimited Tab, and more.",
+                            "    spendLimitHit: false"],
             "connection": ["  Error: Connection failed"],
         }[kind]
         self.turns += 1
