@@ -46,6 +46,7 @@ def run_check(command: str, cwd: str | None, env: dict[str, str], redact: Callab
                                 stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as exc:
         return Check(command, None, "", f"could not start: {exc.strerror or exc}")
+    code: int | None
     try:
         out, _ = proc.communicate(timeout=timeout)
         code, error = proc.returncode, ""
@@ -57,7 +58,7 @@ def run_check(command: str, cwd: str | None, env: dict[str, str], redact: Callab
         out, _ = proc.communicate()
         code, error = None, f"timed out after {timeout:g}s"
     if code is not None and code < 0:
-        code, error = None, f"killed by signal {-code}"
+        error, code = f"killed by signal {-code}", None
     text = (out or b"").decode("utf-8", "replace")[-OUTPUT_KEPT:]
     return Check(command, code, redact(text), error)
 

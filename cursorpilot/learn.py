@@ -121,10 +121,11 @@ def learn(asked: list[Asked]) -> Learned:
             reply = f"<secret:{names[a.reply]}>"
         shaped.append((a, pattern(a.prompt), reply))
     replies: dict[str, set[str]] = {}
-    for row in filter(None, shaped):
-        replies.setdefault(row[1], set()).add(row[2])
+    for _, match, reply in filter(None, shaped):
+        replies.setdefault(match, set()).add(reply)
     rules: dict[tuple[str, str, str | None], RuleEntry] = {}
-    previous, step = "", None
+    previous: str | None = ""
+    step = None
     for a, row in zip(asked, shaped, strict=True):  # one shaped row per answer, None or not
         if a.step != step:
             previous, step = "", a.step  # after: holds within a step

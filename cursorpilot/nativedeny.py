@@ -110,8 +110,9 @@ class Guard:
 
     def write(self) -> Written | None:
         """Write the list; what was written, for the transcript (None: nothing to write)."""
-        entries = deny_list(self.agent, self.allow) if self.agent in LISTS else []
-        if not entries:
+        agent = self.agent
+        entries = deny_list(agent, self.allow) if agent in LISTS else []
+        if agent is None or not entries:
             return None
         if self.agent == "claude":
             self.path = self.base.with_suffix(".claude-settings.json")
@@ -126,7 +127,7 @@ class Guard:
         else:
             self.path = self.base.with_suffix(".gemini-policy.toml")
             self.path.write_text(gemini_policy(self.allow), encoding="utf-8")
-        return Written(self.agent, str(self.path) if self._private is None else None, entries)
+        return Written(agent, str(self.path) if self._private is None else None, entries)
 
     def settings_arg(self) -> str | None:
         """Claude Code's settings file (`--settings`)."""

@@ -88,7 +88,7 @@ class Redactor:
 
     def __init__(self, extra_values: Iterable[str] = (), env: dict[str, str] | None = None, cwd: str | None = None,
                  secrets: Iterable[str] = ()):
-        env = os.environ if env is None else env
+        env = dict(os.environ) if env is None else env
         values = {v for v in extra_values if v and len(v) >= 6} | {v for v in secrets if len(v) >= SECRET_MIN}
         values |= {env[k] for k in PROVIDER_KEY_VARS if len(env.get(k, "")) >= 6}
         values |= {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= 8 and not v.startswith("/") and " " not in v}

@@ -12,6 +12,7 @@ import asyncio
 import os
 import signal
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cursorpilot import __version__, nativedeny, reaper
 from cursorpilot import records as R
@@ -30,6 +31,9 @@ from cursorpilot.host import StepHost
 from cursorpilot.program_env import last_words
 from cursorpilot.run_context import RunContext
 from cursorpilot.steps import Job, StepBase, StepResult
+
+if TYPE_CHECKING:
+    from acp import ClientSideConnection
 
 TICK = 0.1  # how often the loop looks at the clock and at interrupts while it waits
 CANCEL_GRACE = 2.0  # after session/cancel, how long the agent may take to end its turn
@@ -61,7 +65,7 @@ class AcpStep:
         suffix = f"-{config.index:02d}" if config.index > 1 else ""
         self.guard = nativedeny.Guard(nativedeny.agent_of(config.command) if ctx.native_deny else None,
                                       ctx.log_dir / f"native-deny{suffix}", ctx.allow, self.cwd)
-        self._conn = None
+        self._conn: ClientSideConnection | None = None  # (the SDK is imported when the agent starts)
         self._ended = asyncio.Event()
         self._waiting: dict[int, asyncio.Future] = {}  # the agent's requests, by token, until the pilot answers them
         self._tokens = 0
@@ -71,6 +75,12 @@ class AcpStep:
         self._human = asyncio.Lock()  # one question at a time at the terminal
 
     # -- public -------------------------------------------------------------------------------------------------------
+    @property
+    def conn(self) -> ClientSideConnection:
+        """The connection to the agent, once it started (every request goes after that)."""
+        assert self._conn is not None, "the agent has not been started"
+        return self._conn
+
     def run(self) -> StepResult:
         try:
             code, reason, child = asyncio.run(self._main())
@@ -241,7 +251,7 @@ class AcpStep:
         from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
 
         try:
-            init = await self._conn.initialize(
+            init = await self.conn.initialize(
                 protocol_version=1,
                 client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True),
                 client_info=Implementation(name="cursor-pilot", version=__version__))
@@ -256,10 +266,10 @@ class AcpStep:
         meta = {"claudeCode": {"options": {"extraArgs": {"settings": self.guard.settings_arg()}}}} if self.guard.settings_arg() else {}
         try:
             if load is not None:
-                await self._conn.load_session(cwd=self.cwd, session_id=load, mcp_servers=[], **meta)
+                await self.conn.load_session(cwd=self.cwd, session_id=load, mcp_servers=[], **meta)
                 session_id = load
             else:
-                session_id = (await self._conn.new_session(cwd=self.cwd, mcp_servers=[], **meta)).session_id
+                session_id = (await self.conn.new_session(cwd=self.cwd, mcp_servers=[], **meta)).session_id
         except Exception as exc:
             self._failed("session", exc)
             return
@@ -269,7 +279,7 @@ class AcpStep:
         from acp import text_block
 
         try:
-            result = await self._conn.prompt(session_id=self.pilot.session_id, prompt=[text_block(text)])
+            result = await self.conn.prompt(session_id=self.pilot.session_id, prompt=[text_block(text)])
         except Exception as exc:
             self._failed("prompt", exc)
             return
@@ -277,7 +287,7 @@ class AcpStep:
 
     async def _cancel(self) -> None:
         try:
-            await asyncio.wait_for(self._conn.cancel(session_id=self.pilot.session_id), CANCEL_GRACE)
+            await asyncio.wait_for(self.conn.cancel(session_id=self.pilot.session_id), CANCEL_GRACE)
             self.tx.write(R.AcpCancel(session_id=self.pilot.session_id))
         except Exception:
             pass
@@ -351,5 +361,6 @@ class AcpStep:
 
 def drive(job: Job) -> StepResult:
     """The ACP channel's entry point (cursorpilot/channels.py): a plan's `acp:` step, its task the first prompt."""
+    assert job.step.acp is not None  # (the registry hands this channel its own steps only)
     config = AcpConfig(**job.base(), task=job.step.acp, session_id=job.session_id)
     return AcpStep(config, job.ctx, job.sink).run()

@@ -234,5 +234,6 @@ class HeadlessStep:
 
 def drive(job: Job) -> StepResult:
     """The headless channel's entry point (cursorpilot/channels.py): a plan's `headless:` step, its task the first prompt."""
+    assert job.step.headless is not None  # (the registry hands this channel its own steps only)
     config = HeadlessConfig(**job.base(), task=job.step.headless, session_id=job.session_id)
     return HeadlessStep(config, job.ctx, job.sink).run()

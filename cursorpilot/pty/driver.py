@@ -81,7 +81,9 @@ class PtyDriver:
             why = executable.problem(path) or exc.strerror or str(exc)
             raise BadInput(f"cannot start {argv[0]!r}: {why}") from None
         self._child.delaybeforesend = None
-        self.fd: int = self._child.child_fd
+        fd = self._child.child_fd
+        assert fd is not None  # (a spawned child has its pty)
+        self.fd: int = fd
         self.pid: int = self._child.pid
         self._eof = False
         self._status: ExitStatus | None = None
@@ -214,7 +216,7 @@ class PtyDriver:
 
     def close(self) -> None:
         if self._status is not None:  # reaped already: ptyprocess's 0.1 s "give the kernel time" would buy nothing
-            self._child.ptyproc.delayafterclose = 0
+            self._child.ptyproc.delayafterclose = 0  # type: ignore[attr-defined]  # (types-pexpect leaves out spawn.ptyproc)
         try:
             self._child.close(force=True)
         except Exception:

@@ -62,7 +62,7 @@ def foreground_group(master_fd: int) -> int | None:
 
 
 def _group_members(pgid: int) -> list[int]:
-    members = []
+    members: list[int] = []
     try:
         entries = os.listdir("/proc")
     except OSError:

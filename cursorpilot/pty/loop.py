@@ -85,7 +85,6 @@ class PtyStep:
         self._kill_at: float | None = None  # when closing: SIGKILL then
         self._on_kill: Record | None = None  # ...and the record that says so
         self._interrupts = self._interrupts_before = ctx.interrupts
-        self._last_c = None  # the last classification handed to the pilot (a turn end's message is read from it)
         self._last_mirror = 0.0
         self.t0 = self.clock.monotonic()
 
@@ -144,7 +143,7 @@ class PtyStep:
         # the terminal closed (EOF) a moment before the program is reaped: let it end by itself before any signal
         status = (self.driver.status() if not self.driver.alive()
                   else None if self.pilot.done else self.driver.wait(EXIT_GRACE)) or self.driver.terminate(STOP_GRACE)
-        last = last_words(self.screen.snapshot().lines, self.ctx.cols) if status.code != 0 and not self.pilot.done else None
+        last = last_words(list(self.screen.snapshot().lines), self.ctx.cols) if status.code != 0 and not self.pilot.done else None
         self._feed(Exited(status.code, status.signal, status.describe(), last and self.ctx.redactor.text(last),
                           tuple(self.screen.ignored.items())))
         return status
@@ -165,6 +164,10 @@ class PtyStep:
             self.driver.write(replies)
             self._feed(Replied(replies))
         self.view.fed(len(chunk), self.clock.monotonic())
+
+    def _mirror_before_answer(self) -> None:
+        if self.sink.wants_screen:
+            self._mirror(self.clock.monotonic())
 
     def _mirror(self, now: float) -> None:
         """The screen for the person watching (a live mirror, or the rows a CI log has not shown yet)."""
@@ -188,7 +191,6 @@ class PtyStep:
         if tty == kernel.READING and c.state == SETTLING:
             self.view.look_at = now + 0.01
         judged = undecided(self.step.profile, snap, self.pilot.answered_to) if c.state == UNKNOWN else None
-        self._last_c = c
         self._feed(Screen(c, ScreenFacts(snap.text(), self.view.version, quiet, tty, self._modes(), judged, self._no_echo())))
 
     def _modes(self) -> Modes:
@@ -201,7 +203,7 @@ class PtyStep:
 
     def _do(self, effects: list[Effect]) -> None:
         for e in effects:
-            if self.host.shared(e, before_answer=lambda: self.sink.wants_screen and self._mirror(self.clock.monotonic())):
+            if self.host.shared(e, before_answer=self._mirror_before_answer):
                 continue
             if isinstance(e, Ask):
                 self._ask(e)

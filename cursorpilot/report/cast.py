@@ -49,7 +49,9 @@ def join(d: Draft, log_dir: Path, redactor: Redactor | None = None) -> Joined:
     budget = d.caps.cast_bytes
     lines: list[str] = []
     cols = rows = 0
-    offset, casts, offsets, cut, where = 0.0, [], {}, False, ""
+    offset, cut, where = 0.0, False, ""
+    casts: list = []
+    offsets: dict = {}
     for s in sorted(d.steps.values(), key=lambda s: s.n):
         path = cast_path(log_dir, s.n)
         if s.channel != "pty" or not path.is_file():

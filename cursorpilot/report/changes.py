@@ -72,7 +72,8 @@ def _from_transcript(d: Draft, why: str) -> Changes:
 
 
 def _name_status(out: str) -> list[tuple[str, str, str | None]]:
-    parts, out_list, i = out.split("\0"), [], 0
+    parts, i = out.split("\0"), 0
+    out_list: list[tuple[str, str, str | None]] = []
     while i < len(parts) and parts[i]:
         status = parts[i]
         if status[:1] in "RC":
@@ -86,7 +87,8 @@ def _name_status(out: str) -> list[tuple[str, str, str | None]]:
 
 def _numstat(out: str) -> dict[str, tuple[int | None, int | None]]:
     """path -> (added, removed); binary files are (None, None). Renames name the new path."""
-    counts, parts, i = {}, out.split("\0"), 0
+    parts, i = out.split("\0"), 0
+    counts: dict[str, tuple[int | None, int | None]] = {}
     while i < len(parts) and parts[i]:
         added, removed, path = (parts[i].split("\t", 2) + ["", ""])[:3]
         if not path:  # a rename: the old and new paths follow
