@@ -81,10 +81,10 @@ class PtyDriver:
             why = executable.problem(path) or exc.strerror or str(exc)
             raise BadInput(f"cannot start {argv[0]!r}: {why}") from None
         self._child.delaybeforesend = None
-        fd = self._child.child_fd
-        assert fd is not None  # (a spawned child has its pty)
+        fd, pid = self._child.child_fd, self._child.pid
+        assert fd is not None and pid is not None  # (a spawned child has its pty and its pid)
         self.fd: int = fd
-        self.pid: int = self._child.pid
+        self.pid: int = pid
         self._eof = False
         self._status: ExitStatus | None = None
         os.set_blocking(self.fd, False)  # read() never blocks outside select()
