@@ -8,7 +8,6 @@ taken: Enter is re-sent on it, then it is judged again, told what was typed. A s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cursorpilot import records as R
@@ -19,6 +18,7 @@ from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, hea
 from cursorpilot.keys import Modes, Write
 from cursorpilot.machine import Event, State
 from cursorpilot.pty.facts import Effect, ScreenFacts, Type
+from cursorpilot.pty.held import Watch
 from cursorpilot.pty.keystrokes import Refused, keystrokes
 
 if TYPE_CHECKING:
@@ -27,19 +27,6 @@ else:
     _Part = object
 
 RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
-
-
-@dataclass(slots=True)
-class _Watch:
-    """After an answer: did the program take it? The facts say so (`_follow_watch`), never stillness."""
-
-    c: Classification  # the prompt as it was answered
-    submit: bool
-    typed: str  # what was typed (a secret as its mask): the note when the screen stays exactly as it was
-    answer: str  # the answer as decided (a secret in clear, here only: never recorded), to tell a repeat
-    due: float
-    retries: int = 0
-    content: int | None = None  # the screen when the last key went out: until it changes, the program has not reacted
 
 
 class Answering(_Part):
@@ -95,7 +82,7 @@ class Answering(_Part):
         out += self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
         self.typist.schedule(tuple(k.writes), now)
         out.append(Type(tuple(k.writes)))
-        self._watch = _Watch(c, k.submit, k.shown, d.text or "", float("inf"))
+        self._watch = Watch(c, k.submit, k.shown, d.text or "", float("inf"))
         return out
 
     def _answered(self, c: Classification, shown: str, kind: str | None, d: Decision, asked: str) -> None:

@@ -23,10 +23,8 @@ if TYPE_CHECKING:
     from cursorpilot.errors import ExitCode
     from cursorpilot.keys import Modes
     from cursorpilot.machine import Event, State
-    from cursorpilot.pty.answering import _Watch
     from cursorpilot.pty.facts import Effect, PilotConfig
-    from cursorpilot.pty.pilot import _Asking
-    from cursorpilot.pty.turnend import TurnEnd
+    from cursorpilot.pty.held import Asking, TurnEnd, Watch
     from cursorpilot.pty.typist import Typist
 
 
@@ -48,8 +46,8 @@ class PilotParts:
     tally: Tally
     turns: Turns
     answered_to: int | None
-    _asking: _Asking | None
-    _watch: _Watch | None
+    _asking: Asking | None
+    _watch: Watch | None
     _token: int
     _wake: float | None
     _modes: Modes
@@ -74,7 +72,7 @@ class PilotParts:
     def _ask(self, c: Classification, kind: str | None, notes: tuple[str, ...] = (), not_taken: str | None = None) -> list[Effect]: ...
 
     @abstractmethod
-    def _asking_for(self, token: int, c: Classification, kind: str | None, not_taken: str | None = None) -> _Asking: ...
+    def _asking_for(self, token: int, c: Classification, kind: str | None, not_taken: str | None = None) -> Asking: ...
 
     @staticmethod
     @abstractmethod

@@ -27,24 +27,15 @@ from cursorpilot.machine import TERMINAL, Action, Event, State, transition
 from cursorpilot.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, Interrupted, KeyDue,
                                    Kill, PilotConfig, Replied, ScreenFacts, Started, Typed)
 from cursorpilot.pty.facts import Screen as ScreenFact
-from cursorpilot.pty.answering import RETRY_GAPS, Answering, _Watch
+from cursorpilot.pty.answering import RETRY_GAPS, Answering
 from cursorpilot.pty.quiet import QuietRules
-from cursorpilot.pty.turnend import TurnEnd, TurnEnds
+from cursorpilot.pty.held import Asking, TurnEnd, Watch
+from cursorpilot.pty.turnend import TurnEnds
 from cursorpilot.pty.typist import HighlightMissed, KeyView, Typist
 from cursorpilot.secret import asks_secret
 
 STOP_GRACE = 3.0  # SIGINT (or the quit keys), then SIGKILL after this long
 _LATE = Record(R.Kill(reason="program did not exit in time", signal="SIGKILL"))
-
-
-@dataclass(slots=True)
-class _Asking:
-    token: int
-    c: Classification
-    content: int
-    kind: str | None
-    secret: bool = False
-    not_taken: str | None = None  # asked again because this answer was not taken (the screen stayed as it was)
 
 
 @dataclass(slots=True)
@@ -62,8 +53,8 @@ class Pilot(Answering, QuietRules, TurnEnds):
     waited: dict[str, float] = field(default_factory=dict)  # undecided screens judged WAIT, and when
     waits_in_a_row: int = 0
     typist: Typist = field(default_factory=Typist)
-    _asking: _Asking | None = None
-    _watch: _Watch | None = None
+    _asking: Asking | None = None
+    _watch: Watch | None = None
     _token: int = 0
     _last: tuple[str, str | None] | None = None
     _wake: float | None = None
@@ -267,8 +258,8 @@ class Pilot(Answering, QuietRules, TurnEnds):
         a PIN… by its words (a TUI that draws `****` itself leaves echo on)."""
         return self._echo_off or (c.state in (Screen.INPUT, UNKNOWN) and asks_secret(c.block, dialog=c.state == UNKNOWN))
 
-    def _asking_for(self, token: int, c: Classification, kind: str | None, not_taken: str | None = None) -> _Asking:
-        return _Asking(token, c, self._content, kind, self._secret(c), not_taken)
+    def _asking_for(self, token: int, c: Classification, kind: str | None, not_taken: str | None = None) -> Asking:
+        return Asking(token, c, self._content, kind, self._secret(c), not_taken)
 
     def _ask(self, c: Classification, kind: str | None, notes: tuple[str, ...] = (), not_taken: str | None = None) -> list[Effect]:
         self._token += 1

@@ -18,9 +18,9 @@ from cursorpilot.decide.question import Decision, Kind
 from cursorpilot.detect.classifier import Classification
 from cursorpilot.machine import Event
 from cursorpilot.pty.facts import Effect, ScreenFacts
+from cursorpilot.pty.held import Asking
 
 if TYPE_CHECKING:
-    from cursorpilot.pty.pilot import _Asking
     from cursorpilot.pty.parts import PilotParts as _Part  # (mypy only: the Pilot's state and rules a part uses)
 else:
     _Part = object
@@ -101,7 +101,7 @@ class QuietRules(_Part):
             after = max(after, self.profile.undecided_after_s)
         return min(after * 2 ** min(self.waits_in_a_row, 6), max(WAIT_BACKOFF_CAP, after))
 
-    def _waited(self, now: float, a: _Asking, d: Decision) -> list[Effect]:
+    def _waited(self, now: float, a: Asking, d: Decision) -> list[Effect]:
         self.waited[a.c.key or ""] = now
         self.waits_in_a_row += 1
         self._wake_by(now)  # look again: the next judgement of this screen gets its deadline

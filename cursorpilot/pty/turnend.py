@@ -9,7 +9,7 @@ close it, type the next message into its composer, ask a human, or stop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from cursorpilot import records as R
@@ -22,24 +22,15 @@ from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes
 from cursorpilot.machine import Event
 from cursorpilot.pty.facts import Ask, Effect, ReadMessage, ScreenFacts, Type
+from cursorpilot.pty.held import Asking, TurnEnd
 
 if TYPE_CHECKING:
-    from cursorpilot.pty.pilot import _Asking
     from cursorpilot.pty.parts import PilotParts as _Part  # (mypy only: the Pilot's state and rules a part uses)
 else:
     _Part = object
 
 STARTING_GRACE = 20.0  # an agent given its task that shows only its idle composer this long has finished it unseen
 PROSE = ".prose_question"  # the classifier's id for an agent's closing question at its composer: a turn end that asks
-
-
-@dataclass(slots=True)
-class TurnEnd:
-    """An agent that stopped, while its turn end is judged."""
-
-    c: Classification  # its composer, as a field the next message is typed into
-    message: str  # its last message (read off the screen: GoalChecked)
-    closing: Question | None  # the question its last message asks, if any
 
 
 class TurnEnds(_Part):
@@ -87,7 +78,7 @@ class TurnEnds(_Part):
         q = self.turns.question(text=t.message, source=t.c.rule_id or "screen", closing=t.closing, multiline=t.c.multiline)
         return [Ask(token, a.c, Kind.TURN_END.value, question=q)]
 
-    def _turn_decided(self, now: float, a: _Asking, d: Decision, content: int, current: Classification | None,
+    def _turn_decided(self, now: float, a: Asking, d: Decision, content: int, current: Classification | None,
                       modes: Modes) -> list[Effect]:
         went_on = a.content != content and current is not None and not self._still_there(a.c, current)
         if d.verdict not in (Verdict.FAIL, Verdict.ESCALATE) and went_on:
