@@ -1,5 +1,6 @@
 """The rules of a headless step, driven with made-up facts: no agent, no asyncio, no files, milliseconds."""
 
+from cursorpilot import records as R
 from cursorpilot.decide.deliver import Record, RunCounts
 from cursorpilot.decide.question import Decision, Verdict
 from cursorpilot.decide.turns import CheckGoal, Check, TurnFacts
@@ -76,7 +77,8 @@ def test_a_result_ends_the_turn_and_continue_resumes_the_session_once_the_proces
     out = p.handle(3.2, Decided(ask.token, Decision(Verdict.ANSWER, text="No README.", turn="continue", source="rules:readme")))
     assert not of(out, StartTurn) and p.pending == "No README."  # its process is still ending
     assert records(out, "turn_end")[0]["verdict"] == "continue"
-    assert p.handle(3.3, Exited(0)) == [StartTurn("No README.", "s1")]
+    assert p.handle(3.3, Exited(0)) == [Record(R.ProgramExited(code=0, signal=None, last_words=None, describe="exit code 0")),
+                                        StartTurn("No README.", "s1")]  # its exit recorded first, then the next turn
     (goal,) = of(p.handle(4.0, Result("s1", "OK.")), CheckGoal)
     p.handle(4.1, Exited(0))
     (ask,) = of(p.handle(4.2, GoalChecked(goal.token, TurnFacts(None))), Ask)
