@@ -29,7 +29,7 @@ from cursorpilot.run_context import RunContext
 from cursorpilot.steps import StepBase
 
 # written with the step's number
-STEP_RECORDS = (R.Answer, R.WouldSend, R.TurnEnd, R.ProgramStarted, R.ProgramExited, R.TerminalIgnored)
+STEP_RECORDS = (R.Answer, R.WouldSend, R.TurnEnd, R.ProgramStarted, R.ProgramExited, R.TerminalIgnored, R.NativeDeny)
 LEFTOVERS_GRACE = 3.0  # what the program left running: SIGTERM, then SIGKILL after this long
 
 

@@ -25,10 +25,8 @@ from acp.schema import (
     WaitForTerminalExitResponse,
 )
 
-from cursorpilot import records as R
-from cursorpilot.acp.facts import FAILED, NOT_FOUND, ExtensionAsked, Fact, FormAsked, PermissionAsked, Update
+from cursorpilot.acp.facts import FAILED, NOT_FOUND, ExtensionAsked, Fact, FormAsked, PermissionAsked, ServeFailed, Update
 from cursorpilot.acp.terminals import Terminal, Terminals, UnknownTerminal
-from cursorpilot.transcript import Transcript
 
 RESOURCE_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32002, -32602, -32603
 
@@ -60,7 +58,7 @@ def _served(method: str):
             except UnknownTerminal as exc:
                 raise RequestError(RESOURCE_NOT_FOUND, f"Resource not found: no terminal {exc.args[0]}", {"uri": exc.args[0]}) from None
             except Exception as exc:
-                self.step.tx.write(R.AcpClientError(method=method, error=f"{type(exc).__name__}: {exc}"))
+                self.step.feed(ServeFailed(method, f"{type(exc).__name__}: {exc}"))  # the pilot records it
                 raise RequestError(INTERNAL_ERROR, f"{method} failed: {exc}", {"details": str(exc)}) from None
 
         return serve
@@ -72,7 +70,6 @@ class Served(Protocol):
     """What the client hands the agent's requests to: the ACP step's loop (acp/step.py), known here only by what it
     does, so that the client and the loop don't import each other."""
 
-    tx: Transcript
     terminals: Terminals
 
     async def ask(self, fact_for: Callable[[int], Fact]) -> dict: ...

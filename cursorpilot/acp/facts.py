@@ -36,8 +36,35 @@ class AcpPilotConfig:
 
 # -- facts -------------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
+class DenyListWritten:
+    """The deny policy went into the agent's own deny list before it started (nativedeny.py)."""
+
+    agent: str
+    file: str | None  # None: a private copy of the user's configuration
+    deny: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Started:
-    pass
+    """The agent's process started."""
+
+    pid: int = 0
+    command: tuple[str, ...] = ()
+    hidden_env: tuple[str, ...] = ()  # the environment's names kept from it (CI=true and the like)
+
+
+@dataclass(frozen=True, slots=True)
+class Exited:
+    """The agent's process ended (the step is over): its exit code (negative: a signal) and the last it said on stderr,
+    redacted."""
+
+    code: int | None
+    last_words: str = ""
+
+    @property
+    def describe(self) -> str:
+        """The exit, as the transcript says it."""
+        return f"exit code {self.code}" if self.code is not None and self.code >= 0 else f"killed by signal {-(self.code or 0)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +142,41 @@ class CommandAsked:
 
 
 @dataclass(frozen=True, slots=True)
+class FileWasRead:
+    """A read the pilot let through was done: this many characters went to the agent."""
+
+    path: str
+    chars: int
+
+
+@dataclass(frozen=True, slots=True)
+class FileWritten:
+    """A write the pilot let through was done."""
+
+    path: str
+    diff: str
+
+
+@dataclass(frozen=True, slots=True)
+class CommandStarted:
+    """A command the pilot let through runs, in the agent's terminal `terminal_id`."""
+
+    terminal_id: str
+    line: str
+
+
+@dataclass(frozen=True, slots=True)
+class CommandExited:
+    """A command run for the agent ended (told once): its exit code and all of its output kept."""
+
+    terminal_id: str
+    line: str
+    exit_code: int
+    output: str
+    truncated: bool  # its output outgrew the terminal's limit: the start is gone
+
+
+@dataclass(frozen=True, slots=True)
 class TurnEnded:
     stop_reason: str
     usage: dict | None = None
@@ -159,8 +221,25 @@ class Interrupted:
     pass
 
 
-Fact = (Started | Initialized | SessionOpened | Update | NotJson | PermissionAsked | FormAsked | ExtensionAsked | Decided
-        | FileRead | FileWrite | CommandAsked | TurnEnded | GoalChecked | CallFailed | Tick | Interrupted)
+@dataclass(frozen=True, slots=True)
+class CancelSent:
+    """session/cancel reached the agent (CancelTurn's outcome)."""
+
+    session_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ServeFailed:
+    """Serving a request of the agent failed in a way nobody foresaw (acp/client.py): the agent got an Internal error."""
+
+    method: str
+    error: str  # the exception, as "Type: message"
+
+
+Done = FileWasRead | FileWritten | CommandStarted | CommandExited  # what the agent read, wrote and ran (acp/workspace.py records it)
+Fact = (DenyListWritten | Started | Exited | Initialized | SessionOpened | Update | NotJson | PermissionAsked | FormAsked | ExtensionAsked
+        | Decided | FileRead | FileWrite | CommandAsked | Done | TurnEnded | GoalChecked | CallFailed | Tick | Interrupted | CancelSent
+        | ServeFailed)
 
 
 # -- effects (besides the shared Record, Tell, Delivered) ----------------------------------------------------------------

@@ -1,12 +1,13 @@
 """The rules of an ACP step, PURE: facts and `now` in, effects out (pty/pilot.py's cut; acp/step.py does the I/O).
 
-Facts: the agent initialized, a session opened, the agent streamed an update or asked something (a permission, a form,
-Cursor's questions, a file to read or write, a command to run), a decision came back, a turn ended, a call failed,
-the clock moved. Effects: record this, decide that question, ask a human, reply to the agent or refuse its request,
-send the next prompt, cancel the turn, end the step. Here live the rules of an ACP run: the first prompt, which
-option a decision selects and when a model may approve, when a run escalates or stops, what a turn end leads to,
-what the agent may read, write and run. A step ends one way only: an `End` effect, after which every open request
-of the agent gets its "cancelled" and the turn, if one is open, is cancelled.
+Facts: the agent started, initialized, opened a session, streamed an update or asked something (a permission, a form,
+Cursor's questions, a file to read or write, a command to run), a decision came back, what it asked was done, a turn
+ended, a call failed, the clock moved, the agent ended. Effects: record this (every record of the step is one of
+these), decide that question, ask a human, reply to the agent or refuse its request, send the next prompt, cancel the
+turn, end the step. Here live the rules of an ACP run: the first prompt, which option a decision selects and when a
+model may approve, when a run escalates or stops, what a turn end leads to, what the agent may read, write and run.
+A step ends one way only: an `End` effect, after which every open request of the agent gets its "cancelled" and the
+turn, if one is open, is cancelled.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from typing import assert_never
 from cursorpilot import records as R
 from cursorpilot.acp import ask, workspace
 from cursorpilot.acp.activity import Activity
-from cursorpilot.acp.facts import (STUCK_AFTER, AcpPilotConfig, Ask, AskHuman, CallFailed, CancelTurn, CommandAsked, Decided, Effect,
-                                   End, ExtensionAsked, Fact, FileRead, FileWrite, FormAsked, GoalChecked, Initialized, Interrupted,
-                                   NotJson, OpenSession, PermissionAsked, Reply, SendPrompt, SessionOpened, Started, Tick, TurnEnded,
-                                   Update)
+from cursorpilot.acp.facts import (STUCK_AFTER, AcpPilotConfig, Ask, AskHuman, CallFailed, CancelSent, CancelTurn, CommandAsked,
+                                   CommandExited, CommandStarted, Decided, DenyListWritten, Effect, End, Exited, ExtensionAsked, Fact,
+                                   FileRead, FileWasRead, FileWrite, FileWritten, FormAsked, GoalChecked, Initialized, Interrupted,
+                                   NotJson, OpenSession, PermissionAsked, Reply, SendPrompt, ServeFailed, SessionOpened, Started, Tick,
+                                   TurnEnded, Update)
 from cursorpilot.acp.requests import Open, form_reply, plan_reply, question_answer
 from cursorpilot.decide.agentpilot import AgentPilot, headline
 from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, deliver, escalate, escalation, split, unanswered
@@ -83,12 +85,16 @@ class AcpPilot(AgentPilot[Effect]):
         if not isinstance(fact, Tick):
             self.last_fact_at = now
         match fact:  # every fact has its rule: mypy says so (assert_never), and checks the fact each rule is given
+            case DenyListWritten():
+                return [Record(R.NativeDeny(agent=fact.agent, file=fact.file, deny=list(fact.deny)))]
             case Started():
                 return self._started(now, fact)
+            case Exited():
+                return self._exited(now, fact)
             case Tick():
                 return self._tick(now, fact)
             case Interrupted():
-                return self._interrupted(now, fact)
+                return self._end(ExitCode.INTERRUPTED, "interrupted")
             case Initialized():
                 return self._initialized(now, fact)
             case SessionOpened():
@@ -111,18 +117,28 @@ class AcpPilot(AgentPilot[Effect]):
                 return self._goal_checked(now, fact)
             case CallFailed():
                 return self._call_failed(now, fact)
-            case FileRead():
-                return self._file_read(now, fact)
-            case FileWrite():
-                return self._file_write(now, fact)
-            case CommandAsked():
-                return self._command(now, fact)
+            case FileRead() | FileWrite() | CommandAsked():
+                return self._asked(fact)
+            case FileWasRead() | FileWritten() | CommandStarted() | CommandExited():
+                return [workspace.done(fact)]
+            case CancelSent():
+                return [Record(R.AcpCancel(session_id=fact.session_id))]
+            case ServeFailed():
+                return [Record(R.AcpClientError(method=fact.method, error=fact.error))]
             case _:
                 assert_never(fact)
 
     def _started(self, now: float, f: Started) -> list[Effect]:
         self.started_at = now
-        return []
+        return [Record(R.ProgramStarted(pid=f.pid, command=list(f.command), channel="acp", hidden_env=list(f.hidden_env) or None))]
+
+    def _exited(self, now: float, f: Exited) -> list[Effect]:
+        """The agent's process ended, after the step. When the step failed and so did the agent, the last it said on
+        stderr is the likeliest why (not signed in, a missing key): the reason ends with it."""
+        last = f.last_words if self.exit_code == ExitCode.FAILED and f.code != 0 and f.last_words else None
+        if last:
+            self.reason = f"{self.reason}; its stderr ended: {last}"
+        return [Record(R.ProgramExited(code=f.code, signal=None, last_words=last, describe=f.describe))]
 
     def _tick(self, now: float, f: Tick) -> list[Effect]:
         if self.done:
@@ -157,9 +173,6 @@ class AcpPilot(AgentPilot[Effect]):
 
     def _past_deadline(self, now: float) -> bool:
         return self.config.deadline is not None and now >= self.config.deadline
-
-    def _interrupted(self, now: float, f: Interrupted) -> list[Effect]:
-        return self._end(ExitCode.INTERRUPTED, "interrupted")
 
     def _initialized(self, now: float, f: Initialized) -> list[Effect]:
         if self.done:
@@ -348,22 +361,11 @@ class AcpPilot(AgentPilot[Effect]):
         return self._end(ExitCode.FAILED, f.why)
 
     # -- the agent's file system and terminal (acp/workspace.py) -------------------------------------------------------
-    def _bounds(self) -> workspace.Bounds:
-        return workspace.Bounds(self.config.cwd, self.config.allow, self.counts.dry_run)
-
-    def _file_read(self, now: float, f: FileRead) -> list[Effect]:
-        return workspace.file_read(f, self._bounds(), self.agent_name)
-
-    def _file_write(self, now: float, f: FileWrite) -> list[Effect]:
-        effects, denial = workspace.file_write(f, self._bounds())
+    def _asked(self, f: FileRead | FileWrite | CommandAsked) -> list[Effect]:
+        """A write or a command the policy refuses is told to the turn-end judge too."""
+        effects, denial = workspace.asked(f, workspace.Bounds(self.config.cwd, self.config.allow, self.counts.dry_run), self.agent_name)
         if denial is not None:
-            self.turns.answered(f"write {f.path}", "refused", "policy", denial.rule)
-        return effects
-
-    def _command(self, now: float, f: CommandAsked) -> list[Effect]:
-        effects, denial = workspace.command(f, self._bounds())
-        if denial is not None:
-            self.turns.answered(f.line, "refused", "policy", denial.rule)
+            self.turns.answered(f.line if isinstance(f, CommandAsked) else f"write {f.path}", "refused", "policy", denial.rule)
         return effects
 
     # -- what decide/agentpilot.py asks of this pilot ------------------------------------------------------------------------

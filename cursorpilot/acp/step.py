@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cursorpilot import __version__, nativedeny, reaper
-from cursorpilot import records as R
 from cursorpilot.acp import facts
 from cursorpilot.acp.client import Client, dump, refusal
 from cursorpilot.acp.fs import Workspace
@@ -50,7 +49,6 @@ class AcpStep:
     def __init__(self, config: AcpConfig, ctx: RunContext, sink: Sink):
         self.config = config
         self.ctx = ctx
-        self.tx = ctx.tx
         self.sink = sink
         self.cwd = os.path.abspath(config.cwd or os.getcwd())
         self.host = StepHost(ctx, config, sink, workers=2, name="acp-answerer", cwd=self.cwd)
@@ -100,7 +98,7 @@ class AcpStep:
             hidden.append(name)
         written = self.guard.write()  # the deny policy in the agent's own list, before it starts
         if written:
-            self.tx.write(R.NativeDeny(step=self.config.index, agent=written.agent, file=written.file, deny=written.deny))
+            self.feed(facts.DenyListWritten(written.agent, written.file, tuple(written.deny)))
         env.update(self.guard.env())
         command = [*self.config.command, *([] if self.guard.agent == "claude" else self.guard.args())]
         try:
@@ -109,15 +107,13 @@ class AcpStep:
                 stderr=asyncio.subprocess.PIPE, cwd=self.cwd, env=env, start_new_session=True, limit=16 << 20)
         except OSError as exc:
             return ExitCode.USAGE, f"cannot start {self.config.command[0]!r}: {exc.strerror}", None
-        self.tx.write(R.ProgramStarted(step=self.config.index, pid=proc.pid, command=command, channel="acp",
-                                       hidden_env=hidden or None))
+        self.feed(facts.Started(proc.pid, tuple(command), tuple(hidden)))
         assert proc.stdout is not None and proc.stdin is not None and proc.stderr is not None
         reader = asyncio.StreamReader(limit=16 << 20)
         wire = asyncio.create_task(pump(proc.stdout, reader, lambda line: self.feed(facts.NotJson(line))))
         errors = asyncio.create_task(self.stderr.copy(proc.stderr))
         self._conn = connect_to_agent(Client(self), proc.stdin, reader, use_unstable_protocol=True)
         try:
-            self.feed(facts.Started())
             self._spawn(self._initialize())
             await self._until_ended()
             await self._wind_down()
@@ -129,13 +125,11 @@ class AcpStep:
             except (TimeoutError, asyncio.CancelledError, OSError):  # its log failing changes nothing here
                 pass
             self.terminals.kill_all()
-        code, reason = self.pilot.exit_code, self.pilot.reason
-        last = last_words(self.stderr.lines()) if code == ExitCode.FAILED and child != 0 else None
-        self.tx.write(R.ProgramExited(step=self.config.index, code=child, signal=None, last_words=last,
-                                      describe=f"exit code {child}" if child is not None and child >= 0 else f"killed by signal {-(child or 0)}"))
-        if last:
-            reason = self.ctx.redactor.text(f"{reason}; its stderr ended: {last}")
-        return code, reason, child
+        reason = self.pilot.reason
+        self.feed(facts.Exited(child, self.ctx.redactor.text(last_words(self.stderr.lines()) or "")))
+        if self.pilot.reason != reason:  # it took the agent's last words on stderr: the whole reason is redacted, as they were
+            reason = self.ctx.redactor.text(self.pilot.reason)
+        return self.pilot.exit_code, reason, child
 
     async def _until_ended(self) -> None:
         """Wait for the pilot to end the step, telling it the time (deadline, initialize timeout) and interrupts."""
@@ -288,7 +282,7 @@ class AcpStep:
     async def _cancel(self) -> None:
         try:
             await asyncio.wait_for(self.conn.cancel(session_id=self.pilot.session_id), CANCEL_GRACE)
-            self.tx.write(R.AcpCancel(session_id=self.pilot.session_id))
+            self.feed(facts.CancelSent(self.pilot.session_id))
         except Exception:
             pass
 
@@ -321,7 +315,7 @@ class AcpStep:
             raise refusal(facts.NOT_FOUND, f"Resource not found: {path}", path) from None
         except OSError as exc:
             raise refusal(facts.FAILED, f"cannot read {path}: {exc.strerror}", path) from None
-        self.tx.write(R.FsRead(path=path, chars=len(text)))
+        self.feed(facts.FileWasRead(path, len(text)))
         return text
 
     async def write_file(self, path: str, content: str) -> None:
@@ -336,7 +330,7 @@ class AcpStep:
             self.workspace.write(target, content)
         except OSError as exc:
             raise refusal(facts.FAILED, f"cannot write {path}: {exc.strerror}", path) from None
-        self.tx.write(R.FsWrite(path=path, diff=diff))
+        self.feed(facts.FileWritten(path, diff))
 
     async def run_command(self, command: str, args: list[str], env: dict[str, str], cwd: str | None, limit: int | None) -> Terminal:
         line = " ".join([command, *args])
@@ -349,14 +343,13 @@ class AcpStep:
             term = await self.terminals.start(line, [command, *args], str(where), full_env, limit)
         except OSError as exc:
             raise refusal(facts.FAILED, f"cannot start {command}: {exc.strerror}", line) from None
-        self.tx.write(R.TerminalStarted(terminal_id=term.id, command=line))
+        self.feed(facts.CommandStarted(term.id, line))
         return term
 
     def terminal_done(self, term: Terminal) -> None:
         if not term.recorded and term.exit_code is not None:
             term.recorded = True
-            self.tx.write(R.TerminalExited(terminal_id=term.id, command=term.line, exit_code=term.exit_code,
-                                           output=term.text()[-4000:], truncated=term.truncated))
+            self.feed(facts.CommandExited(term.id, term.line, term.exit_code, term.text(), term.truncated))
 
 
 def drive(job: Job) -> StepResult:

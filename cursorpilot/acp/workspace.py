@@ -3,15 +3,18 @@ refuses what it names, and a dry run reads but writes and runs nothing. acp/step
 running; the pilot asks these rules first and carries out what they say.
 
 Each rule returns the effects for the request (none: go ahead) and the deny policy's refusal, if that was the reason,
-for the pilot to tell the turn-end judge.
+for the pilot to tell the turn-end judge. What was then done (read, written, run) comes back as a fact, and `done`
+says how the transcript keeps it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import assert_never
 
 from cursorpilot import records as R
-from cursorpilot.acp.facts import NOT_FOUND, REFUSED, CommandAsked, Effect, FileRead, FileWrite, Refuse, Reply
+from cursorpilot.acp.facts import (NOT_FOUND, REFUSED, CommandAsked, CommandExited, CommandStarted, Done, Effect, FileRead, FileWasRead,
+                                   FileWrite, FileWritten, Refuse, Reply)
 from cursorpilot.decide.deliver import Record
 from cursorpilot.decide.policy import Denial
 from cursorpilot.decide.policy import check as check_policy
@@ -21,6 +24,7 @@ from cursorpilot.decide.policy import check as check_policy
 # to ENOENT, and fails every write_file of a new file ("Error checking existing file: Resource not found"). They get
 # an empty file instead, which is what their own ENOENT path makes of a missing one (google-gemini/gemini-cli#17588).
 MISSING_AS_EMPTY = frozenset({"gemini-cli"})
+OUTPUT_KEPT = 4000  # characters of a command's output the transcript keeps: its end, where a failure says why
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +34,20 @@ class Bounds:
     cwd: str
     allow: frozenset[str]
     dry_run: bool = False
+
+
+def asked(f: FileRead | FileWrite | CommandAsked, b: Bounds, agent: str) -> tuple[list[Effect], Denial | None]:
+    """The rule for what the agent asks to read, write or run: its effects, and the policy's refusal of a write or a
+    command, for the turn-end judge."""
+    match f:
+        case FileRead():
+            return file_read(f, b, agent), None
+        case FileWrite():
+            return file_write(f, b)
+        case CommandAsked():
+            return command(f, b)
+        case _:
+            assert_never(f)
 
 
 def file_read(f: FileRead, b: Bounds, agent: str) -> list[Effect]:
@@ -77,3 +95,19 @@ def denied(denial: Denial, rule_id: str) -> Record:
 
 def refuse(token: int, method: str, what: str, error: str, message: str) -> list[Effect]:
     return [Record(R.AcpRefused(method=method, target=what, error=error, message=message)), Refuse(token, error, message, what)]
+
+
+def done(f: Done) -> Record:
+    """What the agent read, wrote and ran through the client, as the transcript keeps it."""
+    match f:
+        case FileWasRead():
+            return Record(R.FsRead(path=f.path, chars=f.chars))
+        case FileWritten():
+            return Record(R.FsWrite(path=f.path, diff=f.diff))
+        case CommandStarted():
+            return Record(R.TerminalStarted(terminal_id=f.terminal_id, command=f.line))
+        case CommandExited():
+            return Record(R.TerminalExited(terminal_id=f.terminal_id, command=f.line, exit_code=f.exit_code,
+                                           output=f.output[-OUTPUT_KEPT:], truncated=f.truncated))
+        case _:
+            assert_never(f)

@@ -89,16 +89,39 @@ class NotJson:
 
 # -- facts about the run ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
+class DenyListWritten:
+    """The deny policy went into the agent's own deny list before its first turn (nativedeny.py)."""
+
+    agent: str
+    file: str | None  # None: a private copy of the user's configuration
+    deny: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Started:
     pass
 
 
 @dataclass(frozen=True, slots=True)
+class Spawned:
+    """The turn's process started (StartTurn's outcome)."""
+
+    pid: int = 0
+    command: tuple[str, ...] = ()
+    hidden_env: tuple[str, ...] = ()  # the environment's names kept from it (CI=true and the like)
+
+
+@dataclass(frozen=True, slots=True)
 class Exited:
-    """The turn's process ended; its exit code (negative: a signal) and the last it said on stderr."""
+    """The turn's process ended; its exit code (negative: a signal) and the last it said on stderr, redacted."""
 
     code: int | None
     last_words: str = ""
+
+    @property
+    def describe(self) -> str:
+        """The exit, as the transcript says it."""
+        return f"exit code {self.code}" if self.code is not None and self.code >= 0 else f"killed by signal {-(self.code or 0)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,8 +151,8 @@ class Interrupted:
     pass
 
 
-Fact = (SessionInit | Said | ToolUse | ToolDone | PermissionAsked | ControlAsked | Result | Other | NotJson | Started | Exited
-        | SpawnFailed | Decided | GoalChecked | Tick | Interrupted)
+Fact = (SessionInit | Said | ToolUse | ToolDone | PermissionAsked | ControlAsked | Result | Other | NotJson | DenyListWritten | Started
+        | Spawned | Exited | SpawnFailed | Decided | GoalChecked | Tick | Interrupted)
 
 
 # -- effects (besides the shared Record, Tell, Delivered, CheckGoal) ------------------------------------------------------

@@ -21,9 +21,9 @@ from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdic
 from cursorpilot.decide.toolcalls import describe, fingerprint, permission_question, permission_reply, turn_end_question
 from cursorpilot.decide.turns import CheckGoal, TurnConfig, Turns, gist
 from cursorpilot.errors import ExitCode
-from cursorpilot.headless.facts import (Ask, AskHuman, ControlAsked, Decided, Effect, End, EndInput, Exited, Fact, GoalChecked,
-                                        Interrupted, NotJson, Other, PermissionAsked, Reply, Result, Said, SessionInit, SpawnFailed,
-                                        Started, StartTurn, StopAgent, Tick, ToolDone, ToolUse, Unsupported)
+from cursorpilot.headless.facts import (Ask, AskHuman, ControlAsked, Decided, DenyListWritten, Effect, End, EndInput, Exited, Fact,
+                                        GoalChecked, Interrupted, NotJson, Other, PermissionAsked, Reply, Result, Said, SessionInit, Spawned,
+                                        SpawnFailed, Started, StartTurn, StopAgent, Tick, ToolDone, ToolUse, Unsupported)
 from cursorpilot.headless.stream import classify
 from cursorpilot import records as R
 
@@ -89,6 +89,7 @@ class HeadlessPilot(AgentPilot[Effect]):
     not_json: int = 0
     last_fact_at: float = 0.0
     pending: str | None = None  # the next prompt, waiting for the last turn's process to end
+    turn_number: int = 0  # turns started: each runs a process of its own
     _open: dict[int, _Open] = field(default_factory=dict)
     _tokens: int = 0
 
@@ -108,8 +109,13 @@ class HeadlessPilot(AgentPilot[Effect]):
         if not isinstance(fact, Tick):
             self.last_fact_at = now
         match fact:  # every fact has its rule: mypy says so (assert_never), and checks the fact each rule is given
+            case DenyListWritten():
+                return [Record(R.NativeDeny(agent=fact.agent, file=fact.file, deny=list(fact.deny)))]
             case Started():
                 return self._started(now, fact)
+            case Spawned():
+                return [Record(R.ProgramStarted(pid=fact.pid, command=list(fact.command), channel="headless", turn=self.turn_number,
+                                                hidden_env=list(fact.hidden_env) or None))]
             case SessionInit():
                 return self._session(now, fact)
             case Said():
@@ -152,6 +158,7 @@ class HeadlessPilot(AgentPilot[Effect]):
         self.said, self.message, self.self_rejected, self.noise = [], [], [], []
         self.running.clear()
         self.turn_open = self.alive = True
+        self.turn_number += 1
         return [StartTurn(prompt, resume)]
 
     def _session(self, now: float, f: SessionInit) -> list[Effect]:
@@ -244,7 +251,12 @@ class HeadlessPilot(AgentPilot[Effect]):
         return self._start_turn(prompt, self.session_id)
 
     def _exited(self, now: float, f: Exited) -> list[Effect]:
+        """The turn's process ended: recorded, with the last it said on stderr; what it means for the turn follows."""
         self.alive = False
+        return [Record(R.ProgramExited(code=f.code, signal=None, last_words=f.last_words or None, describe=f.describe)),
+                *self._process_ended(f)]
+
+    def _process_ended(self, f: Exited) -> list[Effect]:
         if self.done:
             return []
         if self.turn_open:  # it ended without a result: the turn failed; its own words say why, where they can

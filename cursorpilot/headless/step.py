@@ -14,7 +14,6 @@ import os
 import signal
 from dataclasses import dataclass
 
-from cursorpilot import records as R
 from cursorpilot import nativedeny
 from cursorpilot.decide.question import Question
 from cursorpilot.decide.turns import CheckGoal
@@ -38,7 +37,7 @@ class HeadlessConfig(StepBase):
 
 class HeadlessStep:
     def __init__(self, config: HeadlessConfig, ctx: RunContext, sink: Sink):
-        self.config, self.ctx, self.tx, self.sink = config, ctx, ctx.tx, sink
+        self.config, self.ctx, self.sink = config, ctx, sink
         self.cwd = os.path.abspath(config.cwd or os.getcwd())
         self.host = StepHost(ctx, config, sink, workers=2, name="headless-answerer", cwd=self.cwd)
         self.decider, self.counts, self._pool, self._mark = self.host.decider, self.host.counts, self.host.pool, self.host.mark
@@ -54,7 +53,6 @@ class HeadlessStep:
         self._proc: asyncio.subprocess.Process | None = None
         self._turn_task: asyncio.Task | None = None
         self._requests: dict[str, dict] = {}  # the agent's open requests, by key, for the answer's shape
-        self._turn = 0
         self._child: int | None = None
         self._tail = b""
         self._human = asyncio.Lock()
@@ -72,7 +70,7 @@ class HeadlessStep:
     async def _main(self) -> None:
         written = self.guard.write()
         if written:
-            self.tx.write(R.NativeDeny(step=self.config.index, agent=written.agent, file=written.file, deny=written.deny))
+            self.feed(facts.DenyListWritten(written.agent, written.file, tuple(written.deny)))
         self.feed(facts.Started())
         seen = self.ctx.interrupts
         while not self._ended.is_set():
@@ -133,7 +131,6 @@ class HeadlessStep:
 
     # -- one turn: one process ------------------------------------------------------------------------------------------
     async def _run_turn(self, prompt: str, resume: str | None) -> None:
-        self._turn += 1
         argv, first = stream.turn_argv(self.dialect, self.config.command, prompt, resume, self.cwd, self.guard.settings_arg())
         env, hidden = self.host.env()
         env.update(self.guard.env())
@@ -145,8 +142,7 @@ class HeadlessStep:
             self.feed(facts.SpawnFailed(f"cannot start {argv[0]!r}: {exc.strerror}"))
             return
         self._proc = proc
-        self.tx.write(R.ProgramStarted(step=self.config.index, pid=proc.pid, command=argv, channel="headless", turn=self._turn,
-                                       hidden_env=hidden or None))
+        self.feed(facts.Spawned(proc.pid, tuple(argv), tuple(hidden)))
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         errors = asyncio.ensure_future(self._copy_stderr(proc.stderr))
         if first is not None:
@@ -167,8 +163,6 @@ class HeadlessStep:
             pass
         self._child = code
         words = last_words(self._tail.decode("utf-8", "replace").splitlines()) or ""
-        self.tx.write(R.ProgramExited(step=self.config.index, code=code, signal=None, last_words=words or None,
-                                      describe=f"exit code {code}" if code >= 0 else f"killed by signal {-code}"))
         self.feed(facts.Exited(code, self.ctx.redactor.text(words)))
 
     async def _copy_stderr(self, source: asyncio.StreamReader) -> None:

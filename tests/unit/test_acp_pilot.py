@@ -1,10 +1,13 @@
 """The rules of an ACP step, driven with made-up facts: no agent, no asyncio, no files, milliseconds."""
 
-from cursorpilot.acp.facts import (NOT_FOUND, REFUSED, Ask, AskHuman, CallFailed, CancelTurn, CommandAsked, Decided, End,
-                                   ExtensionAsked, FileRead, FileWrite, FormAsked, GoalChecked, Initialized, Interrupted, NotJson,
-                                   OpenSession, PermissionAsked, Refuse, Reply, SendPrompt, SessionOpened, Started, Tick, TurnEnded,
+from cursorpilot.acp.facts import (NOT_FOUND, REFUSED, Ask, AskHuman, CallFailed, CancelSent, CancelTurn, CommandAsked, CommandExited,
+                                   CommandStarted, Decided, DenyListWritten, End, Exited, ExtensionAsked, FileRead, FileWasRead,
+                                   FileWrite, FileWritten, FormAsked, GoalChecked, Initialized, Interrupted, NotJson, OpenSession,
+                                   PermissionAsked, Refuse, Reply, SendPrompt, ServeFailed, SessionOpened, Started, Tick, TurnEnded,
                                    Update)
 from cursorpilot.acp.pilot import INIT_TIMEOUT, STUCK_AFTER, TOOL_FACTOR, TOOL_LOOP_LIMIT, AcpPilot, AcpPilotConfig
+from cursorpilot.acp.workspace import OUTPUT_KEPT
+from cursorpilot import records as R
 from cursorpilot.decide.deliver import Record, RunCounts
 from cursorpilot.decide.question import Decision, Verdict
 from cursorpilot.decide.turns import CheckGoal, TurnFacts
@@ -341,3 +344,52 @@ def test_a_call_the_agents_own_deny_list_refused_is_the_policys_denial_and_the_j
     decide(p, p.handle(1.4, PermissionAsked(3, {**call, "toolCallId": "t3"}, CODEX)), "No, and tell Codex what to do differently",
            source="policy:delete")
     assert not records(p.handle(1.5, Update({"sessionUpdate": "tool_call_update", "toolCallId": "t3", "status": "failed"})), "policy_denied")
+
+
+# -- every record of the step is the pilot's: the loop tells what happened, the pilot says what is kept --------------------
+def test_the_agents_start_its_deny_list_and_a_cancel_sent_are_recorded_by_the_pilot():
+    p = AcpPilot(AcpPilotConfig(task="t", governing_prompt="", cwd=CWD, native=True), RunCounts())
+    assert p.handle(0.0, DenyListWritten("claude", None, ("Bash(rm:*)", "Read(./.env)"))) == [
+        Record(R.NativeDeny(agent="claude", file=None, deny=["Bash(rm:*)", "Read(./.env)"]))]
+    assert p.handle(0.0, Started(4242, ("claude-agent-acp",), ("CI", "IS_SANDBOX"))) == [
+        Record(R.ProgramStarted(pid=4242, command=["claude-agent-acp"], channel="acp", hidden_env=["CI", "IS_SANDBOX"]))]
+    assert records(AcpPilot(AcpPilotConfig(task="t", governing_prompt="", cwd=CWD), RunCounts()).handle(0.0, Started(7, ("a",))),
+                   "program_started") == [{"pid": 7, "command": ["a"], "channel": "acp", "hidden_env": None}]  # nothing hidden: null
+    assert p.handle(1.0, CancelSent("s9")) == [Record(R.AcpCancel(session_id="s9"))]
+    assert p.handle(1.0, ServeFailed("terminal/create", "ValueError: bad")) == [
+        Record(R.AcpClientError(method="terminal/create", error="ValueError: bad"))]
+
+
+def test_what_the_agent_read_wrote_and_ran_is_recorded_with_the_end_of_a_commands_output():
+    p = started()
+    assert p.handle(1.0, FileWasRead(f"{CWD}/a.ts", 120)) == [Record(R.FsRead(path=f"{CWD}/a.ts", chars=120))]
+    assert p.handle(1.0, FileWritten(f"{CWD}/a.ts", "+x\n")) == [Record(R.FsWrite(path=f"{CWD}/a.ts", diff="+x\n"))]
+    assert p.handle(1.0, CommandStarted("1", "npm test")) == [Record(R.TerminalStarted(terminal_id="1", command="npm test"))]
+    output = "boot\n" + "." * OUTPUT_KEPT + "\nFAIL: 1 test\n"
+    [exited] = records(p.handle(2.0, CommandExited("1", "npm test", 1, output, truncated=True)), "terminal_exited")
+    assert list(exited) == ["terminal_id", "command", "exit_code", "output", "truncated"]  # the order it is written in
+    assert exited["output"] == output[-OUTPUT_KEPT:] and exited["output"].endswith("FAIL: 1 test\n") and exited["truncated"] is True
+    assert records(p.handle(2.0, CommandExited("2", "true", 0, "", False)), "terminal_exited")[0]["output"] == ""
+    assert not p.done and p.answers == 0  # recorded, nothing more
+
+
+def test_the_agents_exit_is_recorded_and_its_last_words_end_the_reason_only_when_both_failed():
+    p = started()
+    p.handle(1.0, CallFailed("prompt", "connection closed", gone=True))
+    assert p.handle(2.0, Exited(1, "Error: not signed in. Run: agent login")) == [Record(R.ProgramExited(
+        code=1, signal=None, last_words="Error: not signed in. Run: agent login", describe="exit code 1"))]
+    assert p.exit_code == ExitCode.FAILED and p.reason.endswith("; its stderr ended: Error: not signed in. Run: agent login")
+    # the mirrors: a step that ended well, an agent that exited 0, an agent that said nothing, a signal, no exit status
+    ok = started()
+    ok.handle(1.0, Interrupted())
+    assert records(ok.handle(2.0, Exited(1, "bye")), "program_exited") == [
+        {"code": 1, "signal": None, "last_words": None, "describe": "exit code 1"}] and ok.reason == "interrupted"
+    for code, words, describe in ((0, "all good", "exit code 0"), (1, "", "exit code 1"), (-9, "x", "killed by signal 9"),
+                                  (None, "x", "killed by signal 0")):
+        q = started()
+        q.handle(1.0, CallFailed("prompt", "boom", gone=False))
+        reason = q.reason
+        [rec] = records(q.handle(2.0, Exited(code, words)), "program_exited")
+        assert rec["describe"] == describe
+        told = code != 0 and words  # (an agent without an exit status was ended by the loop: it failed too)
+        assert (rec["last_words"], q.reason) == ((words, f"{reason}; its stderr ended: {words}") if told else (None, reason))

@@ -1,12 +1,13 @@
 """The rules of a headless step, driven with made-up facts: no agent, no asyncio, no files, milliseconds."""
 
+from cursorpilot import records as R
 from cursorpilot.decide.deliver import Record, RunCounts
 from cursorpilot.decide.question import Decision, Verdict
 from cursorpilot.decide.turns import CheckGoal, Check, TurnFacts
 from cursorpilot.errors import ExitCode
-from cursorpilot.headless.facts import (Ask, AskHuman, ControlAsked, Decided, End, EndInput, Exited, GoalChecked, Interrupted, NotJson,
-                                        Other, PermissionAsked, Reply, Result, Said, SessionInit, SpawnFailed, Started, StartTurn, StopAgent,
-                                        Tick, ToolDone, ToolUse, Unsupported)
+from cursorpilot.headless.facts import (Ask, AskHuman, ControlAsked, Decided, DenyListWritten, End, EndInput, Exited, GoalChecked,
+                                        Interrupted, NotJson, Other, PermissionAsked, Reply, Result, Said, SessionInit, Spawned, SpawnFailed,
+                                        Started, StartTurn, StopAgent, Tick, ToolDone, ToolUse, Unsupported)
 from cursorpilot.headless.pilot import STUCK_AFTER, TOOL_LOOP_LIMIT, HeadlessPilot, HeadlessPilotConfig
 
 CWD = "/work/project"
@@ -76,7 +77,8 @@ def test_a_result_ends_the_turn_and_continue_resumes_the_session_once_the_proces
     out = p.handle(3.2, Decided(ask.token, Decision(Verdict.ANSWER, text="No README.", turn="continue", source="rules:readme")))
     assert not of(out, StartTurn) and p.pending == "No README."  # its process is still ending
     assert records(out, "turn_end")[0]["verdict"] == "continue"
-    assert p.handle(3.3, Exited(0)) == [StartTurn("No README.", "s1")]
+    assert p.handle(3.3, Exited(0)) == [Record(R.ProgramExited(code=0, signal=None, last_words=None, describe="exit code 0")),
+                                        StartTurn("No README.", "s1")]  # its exit recorded first, then the next turn
     (goal,) = of(p.handle(4.0, Result("s1", "OK.")), CheckGoal)
     p.handle(4.1, Exited(0))
     (ask,) = of(p.handle(4.2, GoalChecked(goal.token, TurnFacts(None))), Ask)
@@ -184,3 +186,28 @@ def test_deadline_interrupt_stuck_and_a_program_that_cant_start():
     out = s.handle(STUCK_AFTER + 1, Tick())
     assert of(out, End)[0].code == ExitCode.HUMAN_NEEDED and records(out, "escalation")[0]["rule_id"] == "headless.stuck"
     assert of(started().handle(0.5, SpawnFailed("cannot start 'claude': No such file")), End)[0].code == ExitCode.USAGE
+
+
+# -- every record of the step is the pilot's: the loop tells what happened, the pilot says what is kept --------------------
+def test_the_deny_list_and_each_turns_process_are_recorded_by_the_pilot_numbered_by_turn():
+    p = HeadlessPilot(HeadlessPilotConfig(task="t", governing_prompt="", cwd=CWD), RunCounts())
+    assert p.handle(0.0, DenyListWritten("cursor", None, ("Shell(rm)",))) == [
+        Record(R.NativeDeny(agent="cursor", file=None, deny=["Shell(rm)"]))]
+    p.handle(0.0, Started())
+    assert p.handle(0.1, Spawned(41, ("cursor-agent", "-p", "t"), ("CI",))) == [
+        Record(R.ProgramStarted(pid=41, command=["cursor-agent", "-p", "t"], channel="headless", turn=1, hidden_env=["CI"]))]
+    out = p.handle(1.0, Result("s1", "Done?"))
+    (ask,) = of(p.handle(1.1, GoalChecked(of(out, CheckGoal)[0].token, TurnFacts(None))), Ask)
+    p.handle(1.2, Decided(ask.token, Decision(Verdict.ANSWER, text="Go on.", turn="continue", source="rules:x")))
+    assert of(p.handle(1.3, Exited(0)), StartTurn) == [StartTurn("Go on.", "s1")]
+    assert records(p.handle(1.4, Spawned(42, ("cursor-agent",))), "program_started") == [
+        {"pid": 42, "command": ["cursor-agent"], "channel": "headless", "turn": 2, "hidden_env": None}]  # nothing hidden: null
+
+
+def test_a_turns_exit_is_recorded_before_what_it_means_and_after_the_step_ended_too():
+    p = started()
+    out = p.handle(1.0, Exited(1, "Error: [REDACTED] is not valid"))  # (the loop redacts the words before it tells them)
+    assert out[0] == Record(R.ProgramExited(code=1, signal=None, last_words="Error: [REDACTED] is not valid", describe="exit code 1"))
+    assert of(out, End) and p.done
+    assert records(p.handle(2.0, Exited(-15)), "program_exited") == [
+        {"code": -15, "signal": None, "last_words": None, "describe": "killed by signal 15"}]  # the step is over: still recorded
