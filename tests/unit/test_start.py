@@ -93,15 +93,13 @@ PROBE = textwrap.dedent("""
         seen.setdefault("modules", sorted(sys.modules))
         child = spawn(*a, **k)
         seen.setdefault("pid", child.pid)
+        with open(os.environ["PROBE_OUT"], "w") as f:
+            json.dump(seen, f)
         return child
     driver._spawn = watched
     sys.argv = ["cursor-pilot", *sys.argv[1:]]
-    try:
-        from cursorpilot.start import main
-        main()
-    finally:
-        with open(os.environ["PROBE_OUT"], "w") as f:
-            json.dump(seen, f)
+    from cursorpilot.start import main
+    main()
 """)
 
 
@@ -110,7 +108,8 @@ def _probe(tmp_path: Path, *args: str, env: dict | None = None) -> tuple[subproc
     base = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
     proc = subprocess.run([sys.executable, "-c", PROBE, "run", "--quiet", "--log", str(tmp_path / "log"), *args],
                           capture_output=True, text=True, timeout=60, cwd=tmp_path, stdin=subprocess.DEVNULL,
-                          env={**base, "PROBE_OUT": str(out), "XDG_STATE_HOME": str(tmp_path / "state"), **(env or {})})
+                          env={**base, "PROBE_OUT": str(out), "XDG_STATE_HOME": str(tmp_path / "state"),
+                               "CURSORPILOT_RESIDENT": "0", **(env or {})})  # run here: the probe watches this process
     return proc, json.loads(out.read_text())
 
 
