@@ -11,9 +11,14 @@ execs the pilot, and when the pilot has exited. Per run:
 - program exit -> pilot exit: the summary, the records closed, the process gone;
 - the whole run, exec -> pilot exit.
 
-Each is printed as p50 and p90 of N runs (after one run not counted), with `--version` and `--help` as whole processes,
-and which vendor SDKs a rules run and `--version` import (none may be). Figures are printed, never a verdict on time:
-regressions show in CI's log (.ci/run prints this after the yardstick), never as a red timed test.
+Each in three ways (docs/internals.md, "Start-up"): **warm**, the residents up (the resident pilot, and the
+provider's SDK in its own resident): N runs; **cold**, the first run on a machine with no resident (it runs in its own
+process; a model run waits for the SDK's resident it starts, as a provider process started with the run would):
+3 runs, each with a socket folder of its own; **here**, CURSORPILOT_RESIDENT=0 (the run in its own process, the SDK
+imported on a thread of it, as before the residents): N runs. Printed as p50 / p90, with `--version` and `--help` as
+whole processes, `import openai` alone, and which vendor SDKs a rules run and `--version` import (none may be).
+Figures are printed, never a verdict on time: regressions show in CI's log (.ci/run prints this after the yardstick),
+never as a red timed test.
 
     python bench/startup.py [--runs 10]
 """
@@ -22,15 +27,18 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
+import signal
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from benchlib import ROOT, Report, measure, pilot, scratch
 
 sys.path.insert(0, str(ROOT))
-from tests.fakes.llm_server import FakeLLM  # noqa: E402
+from tests.fakes.llm_server import FakeLLM
 
 VENDORS = ("openai", "anthropic", "httpx", "aiohttp", "apprise", "segno")  # the SDKs, and what reaches a person (docs/human.md)
 PROGRAM = ('date +%s.%N > "$STAMPS/started"; date +%s.%N > "$STAMPS/asked"; printf "Continue? [y/n] "; read a; '
@@ -59,12 +67,48 @@ def one_run(work: Path, answerer: list[str], env: dict[str, str], n: str) -> dic
 
 
 def phases(report: Report, label: str, work: Path, answerer: list[str], env: dict[str, str], runs: int) -> dict[str, list[float]]:
-    one_run(work, answerer, env, f"{label}-warm")  # not counted: the page cache, the bytecode cache, a resident anything
-    rows = [one_run(work, answerer, env, f"{label}-{n}") for n in range(runs)]
-    out = {key: [r[key] for r in rows] for key in rows[0]}
-    for key, values in out.items():
-        report.figure(f"{label}: {key} p50 / p90", f"{p(values, 50):.0f} / {p(values, 90):.0f}", "ms")
-    return out
+    """The phases warm, cold and here (see above), printed; the warm ones returned."""
+    out = {}
+    for mode in ("warm", "cold", "here"):
+        rows = []
+        for n in range(runs if mode != "cold" else 3):
+            runtime = Path(tempfile.mkdtemp(prefix="cp-", dir="/tmp"))  # a socket folder of this mode's own
+            mode_env = {**env, "XDG_RUNTIME_DIR": str(runtime if mode == "cold" else work / "run")}
+            if mode == "here":
+                mode_env["CURSORPILOT_RESIDENT"] = "0"
+            if mode == "warm" and n == 0:
+                (work / "run").mkdir(mode=0o700, exist_ok=True)
+                one_run(work, answerer, mode_env, f"{label}-start")  # starts the residents
+                up(work / "run" / "cursor-pilot", answerer)
+            rows.append(one_run(work, answerer, mode_env, f"{label}-{mode}-{n}"))
+            if mode == "cold":
+                stop_residents(runtime)
+        figures = {key: [r[key] for r in rows] for key in rows[0]}
+        for key, values in figures.items():
+            report.figure(f"{label}, {mode}: {key} p50 / p90", f"{p(values, 50):.0f} / {p(values, 90):.0f}", "ms")
+        out[mode] = figures
+    return out["warm"]
+
+
+def up(folder: Path, answerer: list[str], within: float = 60) -> None:
+    """Until the residents a run started listen (the pilot's; the SDK's, for a model run)."""
+    wanted = ["pilot-*.sock", *(["openai-*.sock"] if "openai" in answerer else [])]
+    deadline = time.monotonic() + within
+    while not all(list(folder.glob(w)) for w in wanted):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the residents did not come up in {folder}")
+        time.sleep(0.05)  # polling a folder the bench watches; nothing under test waits on this
+
+
+def stop_residents(runtime: Path) -> None:
+    """Kill the daemons a cold run started (their command lines name their sockets in `runtime`)."""
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and str(runtime).encode() in (proc / "cmdline").read_bytes():
+                os.kill(int(proc.name), signal.SIGKILL)
+        except OSError:
+            continue
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 def p(values: list[float], q: int) -> float:
@@ -87,6 +131,7 @@ def main() -> int:
     with scratch("startup") as work:
         whole(report, "--version", [*pilot(), "--version"], work, args.runs)
         whole(report, "--help", [*pilot(), "--help"], work, args.runs)
+        whole(report, "import openai (a Python that imports it and exits)", [sys.executable, "-c", "import openai"], work, args.runs)
         rules = phases(report, "rules", work, ["--answer", r"Continue\?=y"], base, args.runs)
         with FakeLLM(answer=lambda prompt: "y") as server:
             model = phases(report, "model", work, ["--provider", "openai", "--model", "fake", "--base-url", server.url + "/v1"],
@@ -98,7 +143,8 @@ def main() -> int:
         report.figure("vendor SDKs imported by a rules run", ",".join(vendors_r) or "none")
         report.target(not vendors_v and not vendors_r, "no vendor SDK imported by --version or a rules run")
         started = statistics.median(rules["exec -> program started"] + model["exec -> program started"])
-        report.figure("exec -> program started, both answerers, p50", f"{started:.0f}", "ms")
+        report.figure("exec -> program started, warm, both answerers, p50", f"{started:.0f}", "ms")
+        stop_residents(work / "run")
     return report.finish()
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 
@@ -34,7 +34,7 @@ class KeyValueLogger:
     def _log(self, level: int, event: str, fields: dict) -> None:
         if not self._logger.isEnabledFor(level):
             return
-        stamp = datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+        stamp = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
         parts = [f"timestamp={stamp!r}", f"level={logging.getLevelName(level).lower()!r}", f"event={event!r}",
                  *(f"{k}={v!r}" for k, v in fields.items())]
         self._logger.log(level, " ".join(parts))

@@ -25,16 +25,12 @@ import hashlib
 import json
 import os
 import socket
-import stat
-import subprocess
 import sys
 import threading
 from pathlib import Path
 
 from cursorpilot import __version__
-
-IDLE = float(os.environ.get("CURSORPILOT_RESIDENT_IDLE", "600"))  # seconds without a run before the daemon exits
-_daemons: list[subprocess.Popen] = []  # the daemons this process started (kept: no "still running" warning)
+from cursorpilot.daemons import Unreachable, _daemons, connect, folder, spawn_daemon  # noqa: F401 - _daemons: the tests'
 
 
 class RemoteFailure(Exception):
@@ -45,10 +41,6 @@ class RemoteFailure(Exception):
         super().__init__(text)
         self.described = described
         self.fields = fields
-
-
-class Unreachable(Exception):
-    """The resident is not there to be asked: the provider imports its SDK itself."""
 
 
 def remote(sdk: str, config, api_key: str) -> Remote | None:
@@ -62,20 +54,6 @@ def remote(sdk: str, config, api_key: str) -> Remote | None:
 
 def wanted() -> bool:
     return os.environ.get("CURSORPILOT_RESIDENT", "1") != "0" and hasattr(socket, "AF_UNIX") and hasattr(os, "fork")
-
-
-def folder() -> Path:
-    """This user's private folder for the socket (made 0700; one that others can enter or that is not ours is refused),
-    in $XDG_RUNTIME_DIR unless a socket's path there would be too long for the kernel (108 bytes)."""
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    base = Path(runtime) / "cursor-pilot" if runtime and Path(runtime).is_dir() else None
-    if base is None or len(str(base).encode()) > 70:
-        base = Path(f"/tmp/cursor-pilot-{os.getuid()}")
-    base.mkdir(mode=0o700, exist_ok=True)
-    st = os.lstat(base)
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
-        raise Unreachable(f"{base} is not a private folder of this user")
-    return base
 
 
 def digest(sdk: str) -> str:
@@ -110,7 +88,7 @@ class Remote:
         try:
             key = digest(sdk)
             path = folder() / f"{sdk}-{key}.sock"
-            sock = _connect(path) or _start(sdk, key, path)
+            sock = connect(path) or _start(sdk, key, path)
             self._file = sock.makefile("rwb")
             _send(self._file, {**hello, "digest": key})
             reply = _receive(self._file)
@@ -151,37 +129,13 @@ class Remote:
         self._file = self._sock = None
 
 
-def _connect(path: Path) -> socket.socket | None:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.connect(str(path))
-        return sock
-    except OSError:
-        sock.close()
-        return None
-
-
 def _start(sdk: str, key: str, path: Path) -> socket.socket:
-    """Start the daemon (its own session, no terminal, none of the run's streams or environment) on a socket bound here,
-    and connect to it: the connection waits in the backlog while the daemon imports its SDK."""
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    """Start the daemon and connect to it: the connection waits in the backlog while the daemon imports its SDK."""
     try:
-        try:
-            listener.bind(str(path))
-        except OSError:  # a socket nobody listens on (its daemon is gone): replaced
-            path.unlink(missing_ok=True)
-            listener.bind(str(path))
-        listener.listen(64)
-        keep = ("PATH", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "HOME", "LANG", "LC_ALL", "TMPDIR", "XDG_RUNTIME_DIR",
-                "CURSORPILOT_RESIDENT_IDLE")
-        env = {k: v for k, v in os.environ.items() if k in keep}
-        fd = listener.fileno()
-        _daemons.append(subprocess.Popen([sys.executable, "-m", "cursorpilot.providers.residentd", sdk, key, str(path), str(fd)],
-                                         env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                         start_new_session=True, close_fds=True, pass_fds=(fd,), cwd="/"))
-    finally:
-        listener.close()
-    sock = _connect(path)
+        spawn_daemon("cursorpilot.providers.residentd", [sdk, key], path)
+    except OSError:  # another run started one just now: that one is asked
+        pass
+    sock = connect(path)
     if sock is None:
         raise Unreachable("the resident's socket refused the connection")
     return sock

@@ -12,67 +12,23 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
-import struct
 import sys
-import time
 from importlib import import_module
 
-TICK = 5.0  # how often an idle daemon looks at its socket
+from cursorpilot.daemons import accept_loop
 
 
 def main(argv: list[str]) -> int:
     sdk, key, path, fd = argv
     listener = socket.socket(fileno=int(fd))
-    mine = os.stat(path).st_ino
     _warm(sdk)
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the children reap themselves
-    idle = float(os.environ.get("CURSORPILOT_RESIDENT_IDLE", "600"))
-    listener.settimeout(min(TICK, idle))
-    last = time.monotonic()
-    while True:
-        try:
-            conn, _ = listener.accept()
-        except TimeoutError:
-            if not _still_mine(path, mine) or time.monotonic() - last > idle:
-                break
-            continue
-        last = time.monotonic()
-        if _peer_uid(conn) != os.getuid():
-            conn.close()
-            continue
-        if os.fork() == 0:
-            listener.close()
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            try:
-                serve(conn, key)
-            finally:
-                os._exit(0)
-        conn.close()
-    if _still_mine(path, mine):
-        os.unlink(path)
-    return 0
+    return accept_loop(listener, path, lambda conn: serve(conn, key))
 
 
 def _warm(sdk: str) -> None:
     """The SDK, and what its first call would import (its provider module's warm())."""
     import_module(f"cursorpilot.providers.{sdk}").warm()
-
-
-def _still_mine(path: str, inode: int) -> bool:
-    try:
-        return os.stat(path).st_ino == inode
-    except OSError:
-        return False
-
-
-def _peer_uid(conn: socket.socket) -> int | None:
-    try:
-        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    except (OSError, AttributeError):
-        return None
-    return struct.unpack("3i", creds)[1]
 
 
 def serve(conn: socket.socket, key: str) -> None:

@@ -107,7 +107,7 @@ def _probe(tmp_path: Path, *args: str, env: dict | None = None) -> tuple[subproc
     out = tmp_path / "probe.json"
     base = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
     proc = subprocess.run([sys.executable, "-c", PROBE, "run", "--quiet", "--log", str(tmp_path / "log"), *args],
-                          capture_output=True, text=True, timeout=60, cwd=tmp_path, stdin=subprocess.DEVNULL,
+                          check=False, capture_output=True, text=True, timeout=60, cwd=tmp_path, stdin=subprocess.DEVNULL,
                           env={**base, "PROBE_OUT": str(out), "XDG_STATE_HOME": str(tmp_path / "state"),
                                "CURSORPILOT_RESIDENT": "0", **(env or {})})  # run here: the probe watches this process
     return proc, json.loads(out.read_text())
@@ -145,7 +145,7 @@ def test_a_run_refused_after_its_program_started_leaves_it_not_running(tmp_path)
 
 
 def test_version_is_answered_without_typer():
-    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "cursorpilot", "--version"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "cursorpilot", "--version"], check=False, capture_output=True, text=True,
                          timeout=30)
     assert out.stdout.startswith("cursor-pilot ")
     assert "typer" not in out.stderr
