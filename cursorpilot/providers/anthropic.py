@@ -95,9 +95,12 @@ class AnthropicProvider(ChatProvider):
 def warm() -> None:
     """The SDK and what its first call imports (the client's resource, the message types), imported now: the resident
     does this once for every later run (resident.py)."""
-    client = _import().Anthropic(api_key="warm", base_url="http://127.0.0.1:9")
-    client.messages  # noqa: B018 - the resource is imported when first touched
-    import anthropic.types  # noqa: F401
+    sdk = _import()
+    client = sdk.Anthropic(api_key="warm", base_url="http://127.0.0.1:9", max_retries=0, timeout=2.0)
+    try:  # a call to a port nobody listens on: what a request imports (its transport, its types), at once refused
+        client.messages.create(model="warm", max_tokens=1, messages=[{"role": "user", "content": "warm"}])
+    except sdk.APIError:
+        pass
 
 
 def create(config: ProviderConfig) -> AnthropicProvider:

@@ -89,9 +89,12 @@ def _import() -> ModuleType:
 def warm() -> None:
     """The SDK and what its first call imports (the client's resource, the chat types), imported now: the resident does
     this once for every later run (resident.py)."""
-    client = _import().OpenAI(api_key="warm", base_url="http://127.0.0.1:9")
-    client.chat.completions  # noqa: B018 - the resource is imported when first touched
-    import openai.types.chat  # noqa: F401
+    sdk = _import()
+    client = sdk.OpenAI(api_key="warm", base_url="http://127.0.0.1:9", max_retries=0, timeout=2.0)
+    try:  # a call to a port nobody listens on: what a request imports (its transport, its types), at once refused
+        client.chat.completions.create(model="warm", messages=[{"role": "user", "content": "warm"}], max_tokens=1)
+    except sdk.APIError:
+        pass
 
 
 def base_url_of(config: ProviderConfig) -> str | None:
