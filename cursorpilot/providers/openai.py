@@ -11,7 +11,13 @@ from types import ModuleType
 
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import ProviderConfig
-from cursorpilot.providers.llm import ChatProvider, Failure, SdkClient, status_failure, tried_url
+from cursorpilot.providers.llm import (
+    ChatProvider,
+    Failure,
+    SdkClient,
+    status_failure,
+    tried_url,
+)
 from cursorpilot.providers.local import is_local
 from cursorpilot.providers.resident import remote
 from cursorpilot.providers.schema import schema_for
