@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import signal
 import socket
 import sys
@@ -70,6 +71,7 @@ def serve(conn: socket.socket, key: str) -> None:
     os.environ.clear()
     os.environ.update(hello["env"])
     time.tzset()
+    random.seed()  # forked children would share the daemon's state of the module's generator
     os.chdir(hello["cwd"])
     os.umask(hello["umask"])
     sys.argv = hello["argv"]
