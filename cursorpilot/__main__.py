@@ -1,3 +1,3 @@
-from cursorpilot.cli import main
+from cursorpilot.start import main
 
 main()

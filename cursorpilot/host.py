@@ -15,7 +15,6 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-import structlog
 
 from cursorpilot import goalcheck, reaper
 from cursorpilot import records as R
@@ -24,6 +23,7 @@ from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.deliver import Delivered, Record, RunCounts, Tell
 from cursorpilot.decide.turns import TurnFacts
 from cursorpilot.events import Sink
+from cursorpilot.logs import get_logger
 from cursorpilot.program_env import program_env
 from cursorpilot.run_context import RunContext
 from cursorpilot.steps import StepBase
@@ -43,7 +43,7 @@ class StepHost:
         self.decider = Decider(ctx, step.governing_prompt, cwd, step.rules, PromptFiler(ctx, step.index, label, cwd, step.governing_prompt))
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
         self.mark = f"{ctx.run_id}-{step.index}"  # in the environment of everything the program starts (reaper.py)
-        self._log = structlog.get_logger("cursorpilot")
+        self._log = get_logger("cursorpilot")
 
     @staticmethod
     def workdir(step: StepBase) -> str:

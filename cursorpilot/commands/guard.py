@@ -1,11 +1,13 @@
 """One place where a command's errors become exit codes (errors.py): a user's mistake or a refusal is one line on
-stderr, never a traceback (unless --debug)."""
+stderr, never a traceback (unless --debug).
+
+It ends in SystemExit, not typer.Exit: a run read without typer (start.py) comes through here too, and typer is not
+imported for it."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
-
-import typer
 
 from cursorpilot.errors import ExitCode, PilotError
 
@@ -20,10 +22,10 @@ def guard(debug: bool, fn: Callable[[], int]) -> None:
         if debug:
             raise
         error_line(str(exc))
-        raise typer.Exit(int(exc.exit_code)) from None
+        raise SystemExit(int(exc.exit_code)) from None
     except KeyboardInterrupt:
-        raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
-    except (typer.Exit, SystemExit):
+        raise SystemExit(int(ExitCode.INTERRUPTED)) from None
+    except SystemExit:
         raise
     except OSError as exc:
         import errno
@@ -31,10 +33,16 @@ def guard(debug: bool, fn: Callable[[], int]) -> None:
         if debug or exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
             raise
         error_line(f"cannot write the run's records: {exc.strerror} ({exc.filename or 'log directory'}); what was written is kept")
-        raise typer.Exit(int(ExitCode.FAILED)) from None
+        raise SystemExit(int(ExitCode.FAILED)) from None
     except Exception as exc:  # noqa: BLE001 - one line for the user; the traceback with --debug
-        if debug:
+        if debug or _typer_exit(exc):
             raise
         error_line(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)")
-        raise typer.Exit(int(ExitCode.FAILED)) from None
-    raise typer.Exit(code)
+        raise SystemExit(int(ExitCode.FAILED)) from None
+    raise SystemExit(code)
+
+
+def _typer_exit(exc: Exception) -> bool:
+    """typer's own exit (a command's body raised it): it passes through, as SystemExit does."""
+    typer = sys.modules.get("typer")
+    return typer is not None and isinstance(exc, typer.Exit)

@@ -7,8 +7,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import typer
-
 from cursorpilot.errors import BadInput, PilotError
 
 LEARN_OUT = Path("rules.learned.yaml")
@@ -45,6 +43,8 @@ def learned_at_exit(log_dir: Path, learn_file: Path | None, rules: Path | None, 
     """--learn: the person's answers written as rules. A run a person helped: the offer to keep their answers as rules
     (in --rules FILE, else rules.learned.yaml). Nothing here changes the run's exit code."""
     import shlex
+
+    import typer  # here, not above: a run imports this module, and typer only when there is something to say
 
     from cursorpilot import learn
     from cursorpilot.ui import error_line

@@ -8,7 +8,14 @@ from types import ModuleType
 
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import ProviderConfig
-from cursorpilot.providers.llm import ChatProvider, Failure, SdkClient, status_failure, tried_url
+from cursorpilot.providers.llm import (
+    ChatProvider,
+    Failure,
+    SdkClient,
+    status_failure,
+    tried_url,
+)
+from cursorpilot.providers.resident import remote
 from cursorpilot.providers.schema import schema_for
 
 DEFAULT_MODEL = "claude-haiku-4-5"
@@ -42,7 +49,8 @@ class AnthropicProvider(ChatProvider):
         super().__init__(config.model or DEFAULT_MODEL, config.retries, config.timeout, config.prices, **kw)
         base_url = config.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
         self.base_url = base_url or "https://api.anthropic.com"
-        self._sdk = SdkClient(_import, lambda sdk: sdk.Anthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout))
+        self._remote = remote("anthropic", config, api_key)  # the SDK warm in the resident (resident.py), or imported here
+        self._sdk = SdkClient(_import, eager=self._remote is None, make=lambda sdk: sdk.Anthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout))
 
     @property
     def client(self):
@@ -88,6 +96,17 @@ class AnthropicProvider(ChatProvider):
         if isinstance(exc, anthropic.APIStatusError):
             return status_failure(exc.status_code, str(exc.message), exc.response.headers.get("retry-after"))
         return None
+
+
+def warm() -> None:
+    """The SDK and what its first call imports (the client's resource, the message types), imported now: the resident
+    does this once for every later run (resident.py)."""
+    sdk = _import()
+    client = sdk.Anthropic(api_key="warm", base_url="http://127.0.0.1:9", max_retries=0, timeout=2.0)
+    try:  # a call to a port nobody listens on: what a request imports (its transport, its types), at once refused
+        client.messages.create(model="warm", max_tokens=1, messages=[{"role": "user", "content": "warm"}])
+    except sdk.APIError:
+        pass
 
 
 def create(config: ProviderConfig) -> AnthropicProvider:

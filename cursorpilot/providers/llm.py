@@ -38,13 +38,22 @@ DEFAULT_PRICES: dict[str, tuple[float, float]] = {
 class SdkImport:
     """A vendor SDK imported on a background thread from the moment its provider is chosen. Importing openai takes
     1-2 s and anthropic 2-3 s (their pydantic types): on the main thread that delayed the program's start, on the
-    first call the first answer; in the background it overlaps the program's start-up and its first prompt."""
+    first call the first answer; in the background it overlaps the program's start-up and its first prompt (but
+    holds the GIL while it does: the resident, resident.py, imports it in a process of its own instead, and then
+    this is only its fallback, started when first needed)."""
 
-    def __init__(self, load: Callable[[], ModuleType]):
+    def __init__(self, load: Callable[[], ModuleType], eager: bool = True):
         self._module: ModuleType | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._load, args=(load,), name="sdk-import", daemon=True)
-        self._thread.start()
+        self._started = threading.Lock()
+        if eager:
+            self._start()
+
+    def _start(self) -> None:
+        with self._started:
+            if not self._thread.is_alive() and self._thread.ident is None:
+                self._thread.start()
 
     def _load(self, load: Callable[[], ModuleType]) -> None:
         try:
@@ -53,6 +62,7 @@ class SdkImport:
             self._error = exc
 
     def get(self) -> ModuleType:
+        self._start()
         self._thread.join()
         if self._error is not None:
             raise self._error
@@ -63,8 +73,8 @@ class SdkImport:
 class SdkClient:
     """A provider's SDK client, made on first use from the SDK imported in the background (SdkImport)."""
 
-    def __init__(self, load: Callable[[], ModuleType], make: Callable[[ModuleType], object]):
-        self._import = SdkImport(load)
+    def __init__(self, load: Callable[[], ModuleType], make: Callable[[ModuleType], object], eager: bool = True):
+        self._import = SdkImport(load, eager)
         self._make = make
         self._client: object | None = None
 
@@ -265,6 +275,7 @@ class ChatProvider:
     # The forms a reply is asked in, most structured first. A server that refuses one (an error naming the
     # structured-output parameters, whatever its status) moves the run to the next, once, for good.
     forms: tuple[str, ...] = ("structured", "text")
+    _remote = None  # resident.Remote: the SDK's calls made by the resident (None: here)
 
     def __init__(self, model: str, retries: int, timeout: float, prices=None, sleep: Callable[[float], None] = time.sleep):
         self.model = model
@@ -288,11 +299,30 @@ class ChatProvider:
     def _classify(self, exc: Exception) -> Failure | None:
         raise NotImplementedError
 
+    def _call(self, system: str, user: str, kind: str, accepts: tuple[str, ...]) -> tuple[str, tuple[str, ...], int, int]:
+        """One SDK call: made by the resident when there is one (resident.py), else here (and here from the moment the
+        resident cannot be reached: the call is made again, here, and counts once)."""
+        if self._remote is not None:
+            from cursorpilot.providers.resident import Unreachable
+
+            try:
+                return self._remote.send(self.form, system, user, kind, accepts)
+            except Unreachable:
+                self._remote = None
+        return self._send(system, user, kind, accepts)
+
+    def _failure(self, exc: Exception) -> Failure | None:
+        from cursorpilot.providers.resident import RemoteFailure
+
+        if isinstance(exc, RemoteFailure):  # classified by the provider module in the resident's child
+            return Failure(**exc.fields) if exc.fields else Failure(exc.described, retryable=False)
+        return self._classify(exc)
+
     def _judged(self, exc: Exception) -> Failure | None:
         """The provider's classification, except that an error naming the structured-output parameters, while we ask in a
         structured form, is a refusal of that form: retrying it the same way would fail the same way (llama-cpp-python's
         500 for json_schema was retried five times per question, then escalated)."""
-        failure = self._classify(exc)
+        failure = self._failure(exc)
         if self.structured and names_structured(f"{exc} {failure.message if failure else ''}"):
             nxt = self.forms[self.forms.index(self.form) + 1]
             message = (failure.message if failure else f"{type(exc).__name__}: {exc}")[:300]
@@ -309,7 +339,7 @@ class ChatProvider:
         while True:
             try:
                 result, attempts, calls = with_retries(
-                    lambda: self._send(request.system, request.user, request.kind, accepts), self._judged, self.retries, self._sleep
+                    lambda: self._call(request.system, request.user, request.kind, accepts), self._judged, self.retries, self._sleep
                 )
                 break
             except GiveUp as exc:

@@ -11,8 +11,15 @@ from types import ModuleType
 
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import ProviderConfig
-from cursorpilot.providers.llm import ChatProvider, Failure, SdkClient, status_failure, tried_url
+from cursorpilot.providers.llm import (
+    ChatProvider,
+    Failure,
+    SdkClient,
+    status_failure,
+    tried_url,
+)
 from cursorpilot.providers.local import is_local
+from cursorpilot.providers.resident import remote
 from cursorpilot.providers.schema import schema_for
 
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -29,7 +36,8 @@ class OpenAIProvider(ChatProvider):
         super().__init__(config.model or DEFAULT_MODEL, config.retries, config.timeout, config.prices, **kw)
         base_url = base_url_of(config)
         self.base_url = base_url or "https://api.openai.com/v1"
-        self._sdk = SdkClient(_import, lambda sdk: sdk.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout))
+        self._remote = remote("openai", config, api_key)  # the SDK warm in the resident (resident.py), or imported here
+        self._sdk = SdkClient(_import, eager=self._remote is None, make=lambda sdk: sdk.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout))
 
     @property
     def client(self):
@@ -82,6 +90,17 @@ def _import() -> ModuleType:
     import openai
 
     return openai
+
+
+def warm() -> None:
+    """The SDK and what its first call imports (the client's resource, the chat types), imported now: the resident does
+    this once for every later run (resident.py)."""
+    sdk = _import()
+    client = sdk.OpenAI(api_key="warm", base_url="http://127.0.0.1:9", max_retries=0, timeout=2.0)
+    try:  # a call to a port nobody listens on: what a request imports (its transport, its types), at once refused
+        client.chat.completions.create(model="warm", messages=[{"role": "user", "content": "warm"}], max_tokens=1)
+    except sdk.APIError:
+        pass
 
 
 def base_url_of(config: ProviderConfig) -> str | None:

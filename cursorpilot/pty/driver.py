@@ -44,6 +44,88 @@ class ExitStatus:
         return f"exit code {self.code}"
 
 
+def terminal_env(env: dict[str, str] | None, cols: int, rows: int) -> dict[str, str]:
+    full_env = dict(os.environ if env is None else env)
+    full_env["TERM"] = "xterm-256color"
+    full_env["COLUMNS"], full_env["LINES"] = str(cols), str(rows)
+    return full_env
+
+
+def _spawn(argv: list[str], cwd: str | None, full_env: dict[str, str], cols: int, rows: int) -> pexpect.spawn:
+    try:
+        return pexpect.spawn(argv[0], argv[1:], cwd=cwd, env=full_env, encoding=None, echo=True, dimensions=(rows, cols), timeout=None)
+    except pexpect.ExceptionPexpect as exc:
+        raise BadInput(f"cannot start {argv[0]!r}: {exc}".splitlines()[0]) from None
+    except OSError as exc:  # exec failed in the child (pexpect sends its errno back): say which of its causes it is
+        from cursorpilot import executable
+
+        path = argv[0] if os.sep in argv[0] else (shutil.which(argv[0], path=full_env.get("PATH")) or argv[0])
+        why = executable.problem(path) or exc.strerror or str(exc)
+        raise BadInput(f"cannot start {argv[0]!r}: {why}") from None
+
+
+# -- started early (cursorpilot/start.py) ----------------------------------------------------------------------------------
+# The program a run drives is started before the run has read its options through typer, built its models and opened its
+# records: nothing it does not need to start is on the way. The run then asks for the very same program; it gets this one
+# when every part of how it is started is the same (the command, folder, environment, terminal size), and otherwise this
+# one is killed and its own is started. One that no run claims (the run was refused) is killed when the process ends.
+_prestarted: tuple[tuple, pexpect.spawn] | None = None
+
+
+def _key(argv: list[str], cwd: str | None, full_env: dict[str, str], cols: int, rows: int) -> tuple:
+    return tuple(argv), cwd, tuple(sorted(full_env.items())), cols, rows
+
+
+def prestart(argv: list[str], *, cwd: str | None, env: dict[str, str], cols: int, rows: int) -> bool:
+    """Start the program now, to be claimed by the run's PtyDriver; False when it could not be started (the run will
+    say why, in its own words, when it tries)."""
+    global _prestarted
+    import atexit
+
+    discard_prestarted()
+    full_env = terminal_env(env, cols, rows)
+    try:
+        child = _spawn(argv, cwd, full_env, cols, rows)
+    except BadInput:
+        return False
+    _prestarted = (_key(argv, cwd, full_env, cols, rows), child)
+    atexit.register(discard_prestarted)
+    return True
+
+
+def _adopt(argv: list[str], cwd: str | None, full_env: dict[str, str], cols: int, rows: int) -> pexpect.spawn | None:
+    global _prestarted
+    if _prestarted is None:
+        return None
+    key, child = _prestarted
+    if key != _key(argv, cwd, full_env, cols, rows):
+        discard_prestarted()
+        return None
+    _prestarted = None
+    return child
+
+
+def prestarted_pid() -> int | None:
+    return _prestarted[1].pid if _prestarted is not None else None
+
+
+def discard_prestarted() -> None:
+    """Kill a program started early that no run claimed (a refused run types nothing into it, and leaves it not running)."""
+    global _prestarted
+    if _prestarted is None:
+        return
+    _, child = _prestarted
+    _prestarted = None
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        child.close(force=True)
+    except Exception:  # noqa: BLE001 - it is gone either way
+        pass
+
+
 class PtyDriver:
     """One child program under a pseudo-terminal."""
 
@@ -58,28 +140,9 @@ class PtyDriver:
     ):
         if not argv:
             raise BadInput("no command to run")
-        full_env = dict(os.environ if env is None else env)
-        full_env["TERM"] = "xterm-256color"
-        full_env["COLUMNS"], full_env["LINES"] = str(cols), str(rows)
-        try:
-            self._child = pexpect.spawn(
-                argv[0],
-                argv[1:],
-                cwd=cwd,
-                env=full_env,
-                encoding=None,
-                echo=True,
-                dimensions=(rows, cols),
-                timeout=None,
-            )
-        except pexpect.ExceptionPexpect as exc:
-            raise BadInput(f"cannot start {argv[0]!r}: {exc}".splitlines()[0]) from None
-        except OSError as exc:  # exec failed in the child (pexpect sends its errno back): say which of its causes it is
-            from cursorpilot import executable
-
-            path = argv[0] if os.sep in argv[0] else (shutil.which(argv[0], path=full_env.get("PATH")) or argv[0])
-            why = executable.problem(path) or exc.strerror or str(exc)
-            raise BadInput(f"cannot start {argv[0]!r}: {why}") from None
+        full_env = terminal_env(env, cols, rows)
+        child = _adopt(argv, cwd, full_env, cols, rows)
+        self._child = child if child is not None else _spawn(argv, cwd, full_env, cols, rows)
         self._child.delaybeforesend = None
         fd, pid = self._child.child_fd, self._child.pid
         assert fd is not None and pid is not None  # (a spawned child has its pty and its pid)

@@ -1,0 +1,122 @@
+"""A run served by the resident pilot: cursor-pilot's run imported once, by a daemon later runs reuse (pilotd.py).
+
+Started early (start.py), a short program is running within a tenth of a second; but the pilot still had to import
+its run (the runner, the screen, the console, the models: 0.3-0.5 s on two cores) before it could read the program's
+first question, and the program waited for it. So a plain run (runargs.py) asks the resident pilot for a child forked
+from it, warm, that runs the very same run in this run's stead: this process hands over its command line, environment,
+folder, umask and standard streams, passes on the signals it gets (Ctrl-C, SIGTERM, SIGHUP, a resized terminal), and
+exits with the child's exit code. The lifecycle is the provider's resident's (providers/resident.py): started on
+demand (by a run that found none, for the runs after it: that run runs here), version-checked (a digest of every
+module of the package, the Python and its flags, the installed packages and the locale), idle exit, no stale state
+(a child per run, which takes everything of the run's and serves nothing else). CURSORPILOT_RESIDENT=0 turns it off,
+as does a Python run with debugging options or variables (PYTHONPROFILEIMPORTTIME, -X, -W): those runs run here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import socket
+import sys
+from pathlib import Path
+
+from cursorpilot import __version__
+from cursorpilot.daemons import Unreachable, connect, folder, spawn_daemon
+
+PLAIN_PYTHON_VARS = ("PYTHONPATH", "PYTHONHOME", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING",
+                     "PYTHONUTF8", "PYTHONHASHSEED")
+LOCALE_VARS = ("LANG", "LC_ALL", "LC_CTYPE")
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGWINCH, signal.SIGUSR1, signal.SIGUSR2)
+
+
+def wanted() -> bool:
+    if os.environ.get("CURSORPILOT_RESIDENT", "1") == "0" or not hasattr(socket, "send_fds") or not hasattr(os, "fork"):
+        return False
+    if any(k.startswith("PYTHON") and k not in PLAIN_PYTHON_VARS for k in os.environ):
+        return False
+    f = sys.flags
+    return not (sys.warnoptions or sys._xoptions or f.dev_mode or f.isolated or f.ignore_environment or f.no_site or f.optimize)
+
+
+def digest() -> str:
+    """What the resident pilot runs, in 16 hex digits: any changed module of the package, another Python, its flags,
+    a package installed or removed, another locale or encoding: another daemon."""
+    package = Path(__file__).resolve().parent
+    parts = [__version__, sys.executable, sys.version, str(sys.flags.utf8_mode), str(package)]
+    for path in sorted(package.rglob("*.py")):
+        st = path.stat()
+        parts.append(f"{path.relative_to(package)}:{st.st_mtime_ns}:{st.st_size}")
+    for entry in sys.path:
+        if entry.endswith(("site-packages", "dist-packages")) and os.path.isdir(entry):
+            parts.append(f"{entry}:{os.stat(entry).st_mtime_ns}")
+    parts += [f"{k}={os.environ.get(k, '')}" for k in (*LOCALE_VARS, *PLAIN_PYTHON_VARS)]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def served() -> int | None:
+    """The run, run by a child of the resident pilot: its exit code; None when there is none to ask (then the run
+    runs here) or it refused before starting the run."""
+    if not wanted():
+        return None
+    try:
+        key = digest()
+        path = folder() / f"pilot-{key}.sock"
+        cwd = os.getcwd()
+    except (OSError, Unreachable):
+        return None
+    sock = connect(path)
+    if sock is None:
+        return None
+    umask = os.umask(0o022)
+    os.umask(umask)
+    streams = [[s.encoding, s.errors] if s is not None else ["utf-8", "strict"] for s in (sys.stdin, sys.stdout, sys.stderr)]
+    hello = {"digest": key, "argv": ["cursor-pilot", *sys.argv[1:]], "env": dict(os.environ), "cwd": cwd, "umask": umask,
+             "streams": streams}
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        socket.send_fds(sock, [json.dumps(hello).encode() + b"\n"], [0, 1, 2])
+        reply = sock.makefile("rb")
+        first = json.loads(reply.readline() or b"{}")
+    except (OSError, ValueError):
+        return None
+    if "pid" not in first:
+        return None
+    return _wait(reply, int(first["pid"]))
+
+
+def _wait(reply, pid: int) -> int:
+    """Until the child says its exit code; the signals this process gets go to it meanwhile."""
+    def forward(sig: int, _frame) -> None:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+    for sig in FORWARDED:
+        signal.signal(sig, forward)
+    try:
+        line = reply.readline()
+    except OSError:
+        line = b""
+    if not line:
+        sys.stderr.write("cursor-pilot: error: the run's process ended without its exit code (it was killed)\n")
+        return 1
+    return int(json.loads(line)["exit"])
+
+
+def start_for_next() -> None:
+    """A run that found no resident pilot starts one, for the runs after it (this one ran here)."""
+    if not wanted():
+        return
+    try:
+        key = digest()
+        path = folder() / f"pilot-{key}.sock"
+        if (sock := connect(path)) is not None:
+            sock.close()
+            return
+        spawn_daemon("cursorpilot.pilotd", [key], path, bind=False)
+    except (OSError, Unreachable):
+        pass
