@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -141,7 +140,7 @@ class RunOptions:
     task = typer.Option(None, "--task", help="The task, sent as the first prompt.", rich_help_panel=ACP)
 
 
-O = RunOptions
+Opt = RunOptions
 
 
 # Options end at `--` or at the first word that is not an option: that word is the program, and everything after it
@@ -149,21 +148,21 @@ O = RunOptions
 # refused with a suggestion, never taken for the program's name.
 @app.command(context_settings={"allow_interspersed_args": False})
 def run(
-    ctx: typer.Context, command: Optional[list[str]] = O.command, cwd: Optional[Path] = O.cwd, cols: int = O.cols,
-    rows: int = O.rows, profile: str = O.profile, detectors: Optional[Path] = O.detectors,
-    keep_ci_env: bool = O.keep_ci_env, no_native_deny: bool = O.no_native_deny, prompt: Optional[str] = O.prompt,
-    rules: Optional[Path] = O.rules, learn: Optional[Path] = O.learn, answer: Optional[list[str]] = O.answer,
-    secret: Optional[list[str]] = O.secret, provider: Optional[str] = O.provider, model: Optional[str] = O.model,
-    base_url: Optional[str] = O.base_url, llm_retries: int = O.llm_retries, llm_timeout: str = O.llm_timeout,
-    context_tokens: int = O.context_tokens, no_upload: bool = O.no_upload, prices: Optional[Path] = O.prices,
-    max_steps: Optional[int] = O.max_steps, timeout: Optional[str] = O.timeout, done_when: Optional[str] = O.done_when,
-    max_turns: Optional[int] = O.max_turns, max_wall: Optional[str] = O.max_wall,
-    max_cost: Optional[float] = O.max_cost, notify: Optional[list[str]] = O.notify, listen: Optional[str] = O.listen,
-    human_timeout: Optional[str] = O.human_timeout, on_human_timeout: str = O.on_human_timeout,
-    log: Optional[Path] = O.log, quiet: bool = O.quiet, report: bool = O.report, debug: bool = O.debug,
-    version: bool = O.version, plan: Optional[Path] = O.plan, cursor: str = O.cursor, dry_run: bool = O.dry_run,
-    resume: Optional[Path] = O.resume, force: bool = O.force, acp: bool = O.acp, agent: Optional[str] = O.agent,
-    headless: bool = O.headless, task: Optional[str] = O.task,
+    ctx: typer.Context, command: list[str] | None = Opt.command, cwd: Path | None = Opt.cwd, cols: int = Opt.cols,
+    rows: int = Opt.rows, profile: str = Opt.profile, detectors: Path | None = Opt.detectors,
+    keep_ci_env: bool = Opt.keep_ci_env, no_native_deny: bool = Opt.no_native_deny, prompt: str | None = Opt.prompt,
+    rules: Path | None = Opt.rules, learn: Path | None = Opt.learn, answer: list[str] | None = Opt.answer,
+    secret: list[str] | None = Opt.secret, provider: str | None = Opt.provider, model: str | None = Opt.model,
+    base_url: str | None = Opt.base_url, llm_retries: int = Opt.llm_retries, llm_timeout: str = Opt.llm_timeout,
+    context_tokens: int = Opt.context_tokens, no_upload: bool = Opt.no_upload, prices: Path | None = Opt.prices,
+    max_steps: int | None = Opt.max_steps, timeout: str | None = Opt.timeout, done_when: str | None = Opt.done_when,
+    max_turns: int | None = Opt.max_turns, max_wall: str | None = Opt.max_wall,
+    max_cost: float | None = Opt.max_cost, notify: list[str] | None = Opt.notify, listen: str | None = Opt.listen,
+    human_timeout: str | None = Opt.human_timeout, on_human_timeout: str = Opt.on_human_timeout,
+    log: Path | None = Opt.log, quiet: bool = Opt.quiet, report: bool = Opt.report, debug: bool = Opt.debug,
+    version: bool = Opt.version, plan: Path | None = Opt.plan, cursor: str = Opt.cursor, dry_run: bool = Opt.dry_run,
+    resume: Path | None = Opt.resume, force: bool = Opt.force, acp: bool = Opt.acp, agent: str | None = Opt.agent,
+    headless: bool = Opt.headless, task: str | None = Opt.task,
 ) -> None:
     """Drive a program (or a --plan of steps) unattended: cursor-pilot run [OPTIONS] [--] COMMAND [ARGS]...
 
@@ -183,7 +182,7 @@ def run(
 
 @app.command()
 def demo(
-    log: Optional[Path] = typer.Option(None, "--log", help=LOG_HELP),
+    log: Path | None = typer.Option(None, "--log", help=LOG_HELP),
     quiet: bool = typer.Option(False, "--quiet", help=QUIET_HELP),
     report: bool = typer.Option(False, "--report", help=REPORT_HELP),
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
@@ -217,7 +216,7 @@ def learn(
 @app.command()
 def report(
     run_dir: Path = typer.Argument(..., metavar="RUN", help="A run's id (or its unique beginning), its folder, or its transcript.jsonl."),
-    out: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="Write the report here (default: the run's folder)."),
+    out: Path | None = typer.Option(None, "--out", metavar="DIR", help="Write the report here (default: the run's folder)."),
     debug: bool = typer.Option(False, "--debug", help="Tracebacks on errors."),
 ) -> None:
     """Write report.html (verdict, decisions, files changed, terminal replay), report.json and report.md for a run."""
@@ -231,7 +230,7 @@ def report(
 def detect(
     recording: Path = typer.Argument(..., help="session.cast, session.raw, or a screen text file (tmux capture-pane -p)."),
     profile: str = typer.Option("auto", "--profile", help="Detector profile name (detectors/), or auto (from the cast's command)."),
-    detectors: Optional[Path] = typer.Option(None, "--detectors", help="YAML/JSON file adding or overriding rules."),
+    detectors: Path | None = typer.Option(None, "--detectors", help="YAML/JSON file adding or overriding rules."),
     cols: int = typer.Option(120, "--cols", min=20, max=1000, help="Screen width when the file does not say."),
     rows: int = typer.Option(40, "--rows", min=5, max=1000, help="Screen height when the file does not say."),
     debug: bool = typer.Option(False, "--debug", help="Tracebacks on errors."),
@@ -272,7 +271,7 @@ def _complete_run(ctx: typer.Context, incomplete: str) -> list[str]:
 
 
 @runs_app.callback()
-def runs(ctx: typer.Context, dir: Optional[Path] = typer.Option(None, "--dir", help=RUNS_DIR_HELP)) -> None:
+def runs(ctx: typer.Context, dir: Path | None = typer.Option(None, "--dir", help=RUNS_DIR_HELP)) -> None:
     """List past runs: id, start, status, exit code, answers, escalations, program, folder (cursor-pilot runs show ID for one)."""
     if ctx.invoked_subcommand is not None:
         return
@@ -284,7 +283,7 @@ def runs(ctx: typer.Context, dir: Optional[Path] = typer.Option(None, "--dir", h
 @runs_app.command("show")
 def runs_show(
     run: str = typer.Argument(..., help="A run id (or its unique beginning), or a run folder.", autocompletion=_complete_run),
-    dir: Optional[Path] = typer.Option(None, "--dir", help=RUNS_DIR_HELP),
+    dir: Path | None = typer.Option(None, "--dir", help=RUNS_DIR_HELP),
 ) -> None:
     """Show one run's summary: what ran, how it ended, each step, the counters, and where its records are."""
     from cursorpilot.commands import past

@@ -54,7 +54,7 @@ class Sink(Protocol):
     # a question put to people (cursorpilot/human): shown with the page's link (a QR code of it for a phone, when it is
     # reachable beyond this machine); typed_here: the terminal is read for the answer; again: why the last one typed
     # here was not taken (the question stays open). The answer itself is read by cursorpilot.human, not by the sink.
-    def ask_human(self, asked: "Asked", *, link: str | None = None, qr: bool = False, typed_here: bool = False,
+    def ask_human(self, asked: Asked, *, link: str | None = None, qr: bool = False, typed_here: bool = False,
                   again: str = "") -> None: ...
 
     def step_ended(self, name: str, text: str) -> None: ...  # what the program showed last (scrollback and screen)
@@ -79,7 +79,7 @@ class BaseSink:
     def note(self, text: str) -> None:
         pass
 
-    def ask_human(self, asked: "Asked", *, link: str | None = None, qr: bool = False, typed_here: bool = False,
+    def ask_human(self, asked: Asked, *, link: str | None = None, qr: bool = False, typed_here: bool = False,
                   again: str = "") -> None:
         pass
 

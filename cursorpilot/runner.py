@@ -323,7 +323,8 @@ class Runner:
             shown = "; ".join(session.overrides[:3]) + ("; …" if len(session.overrides) > 3 else "")
             code, reason = ExitCode.HUMAN_NEEDED, (f"{reason}, but the deny policy changed {changed} answer(s)"
                                                    + (f" ({shown})" if shown else "") + ": check that the task is done")
-        self.manifest.status = "completed" if code == ExitCode.OK else "aborted" if code in (ExitCode.INTERRUPTED, ExitCode.LIMIT, ExitCode.HUMAN_NEEDED) else "failed"
+        stopped = code in (ExitCode.INTERRUPTED, ExitCode.LIMIT, ExitCode.HUMAN_NEEDED)
+        self.manifest.status = "completed" if code == ExitCode.OK else "aborted" if stopped else "failed"
         self.manifest.exit_code, self.manifest.reason = int(code), reason
         self._save(session)
         ended = reaper.end_all(session.run_id)

@@ -122,7 +122,7 @@ class ConsoleSink(BaseSink):
         self._log_screen(text)
         self._snap, self._status, self._log = None, None, ScreenLog()  # the next step is another program
 
-    def ask_human(self, asked: "Asked", *, link: str | None = None, qr: bool = False, typed_here: bool = False,
+    def ask_human(self, asked: Asked, *, link: str | None = None, qr: bool = False, typed_here: bool = False,
                   again: str = "") -> None:
         """A question put to people (cursorpilot/human reads the answers): what the program shows, the page's link
         (and a QR code of it on a terminal, when a phone can reach it), how to answer here. Printed even with --quiet:

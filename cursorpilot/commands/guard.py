@@ -34,7 +34,7 @@ def guard(debug: bool, fn: Callable[[], int]) -> None:
             raise
         error_line(f"cannot write the run's records: {exc.strerror} ({exc.filename or 'log directory'}); what was written is kept")
         raise SystemExit(int(ExitCode.FAILED)) from None
-    except Exception as exc:  # noqa: BLE001 - one line for the user; the traceback with --debug
+    except Exception as exc:
         if debug or _typer_exit(exc):
             raise
         error_line(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)")

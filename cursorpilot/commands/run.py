@@ -13,9 +13,10 @@ from typing import Any
 from cursorpilot.errors import BadInput
 
 PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume", "learn")
-RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "headless", "task", "cwd", "provider", "model", "base_url", "llm_retries", "llm_timeout",
-             "context_tokens", "no_upload", "keep_ci_env", "no_native_deny", "prices", "rules", "answer", "secret", "profile", "detectors", "max_steps", "timeout",
-             "cols", "rows", "done_when", "max_turns", "max_wall", "max_cost", "human_timeout", "on_human_timeout")
+RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "headless", "task", "cwd", "provider", "model", "base_url",
+             "llm_retries", "llm_timeout", "context_tokens", "no_upload", "keep_ci_env", "no_native_deny", "prices", "rules", "answer",
+             "secret", "profile", "detectors", "max_steps", "timeout", "cols", "rows", "done_when", "max_turns", "max_wall", "max_cost",
+             "human_timeout", "on_human_timeout")
 
 
 def run(**o: Any) -> int:
@@ -260,7 +261,7 @@ def report_at_exit(log_dir: Path) -> None:
         return
     try:
         typer.echo(f"  report: {write(log_dir).html}")
-    except Exception as exc:  # noqa: BLE001 - the run's own outcome stands
+    except Exception as exc:
         error_line(f"the report could not be written: {type(exc).__name__}: {exc} (cursor-pilot report {log_dir} tries again)")
 
 

@@ -50,7 +50,8 @@ class AnthropicProvider(ChatProvider):
         base_url = config.base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
         self.base_url = base_url or "https://api.anthropic.com"
         self._remote = remote("anthropic", config, api_key)  # the SDK warm in the resident (resident.py), or imported here
-        self._sdk = SdkClient(_import, eager=self._remote is None, make=lambda sdk: sdk.Anthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout))
+        self._sdk = SdkClient(_import, eager=self._remote is None, make=lambda sdk: sdk.Anthropic(api_key=api_key, base_url=base_url,
+                                                                                                 max_retries=0, timeout=config.timeout))
 
     @property
     def client(self):

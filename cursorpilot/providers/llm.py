@@ -15,9 +15,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from cursorpilot.providers.base import Attempt
 from cursorpilot.providers.schema import names_structured
+
+if TYPE_CHECKING:
+    from cursorpilot.providers.resident import Remote
 
 BACKOFF_BASE = 0.5
 BACKOFF_CAP = 30.0
@@ -58,7 +62,7 @@ class SdkImport:
     def _load(self, load: Callable[[], ModuleType]) -> None:
         try:
             self._module = load()
-        except BaseException as exc:  # noqa: BLE001 - raised where the SDK is used, as a provider error
+        except BaseException as exc:
             self._error = exc
 
     def get(self) -> ModuleType:
@@ -139,7 +143,7 @@ def with_retries(
     for n in range(retries + 1):
         try:
             return call(), tuple(attempts), n + 1
-        except Exception as exc:  # noqa: BLE001 - classified below; unknown errors are not retried
+        except Exception as exc:
             failure = classify(exc) or Failure(f"{type(exc).__name__}: {exc}", retryable=False)
             if not failure.retryable or n == retries:
                 attempts.append(Attempt(failure.message, None))
@@ -275,7 +279,7 @@ class ChatProvider:
     # The forms a reply is asked in, most structured first. A server that refuses one (an error naming the
     # structured-output parameters, whatever its status) moves the run to the next, once, for good.
     forms: tuple[str, ...] = ("structured", "text")
-    _remote = None  # resident.Remote: the SDK's calls made by the resident (None: here)
+    _remote: Remote | None = None  # the SDK's calls made by the resident (None: here)
 
     def __init__(self, model: str, retries: int, timeout: float, prices=None, sleep: Callable[[float], None] = time.sleep):
         self.model = model

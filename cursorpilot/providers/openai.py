@@ -37,7 +37,8 @@ class OpenAIProvider(ChatProvider):
         base_url = base_url_of(config)
         self.base_url = base_url or "https://api.openai.com/v1"
         self._remote = remote("openai", config, api_key)  # the SDK warm in the resident (resident.py), or imported here
-        self._sdk = SdkClient(_import, eager=self._remote is None, make=lambda sdk: sdk.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=config.timeout))
+        self._sdk = SdkClient(_import, eager=self._remote is None, make=lambda sdk: sdk.OpenAI(api_key=api_key, base_url=base_url,
+                                                                                              max_retries=0, timeout=config.timeout))
 
     @property
     def client(self):

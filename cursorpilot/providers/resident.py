@@ -22,6 +22,7 @@ it off: the SDK is then imported by the pilot, in the background, as before. So 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import socket
@@ -76,7 +77,7 @@ class Remote:
 
     def __init__(self, sdk: str, provider: str, config: dict, api_key: str):
         self._sock: socket.socket | None = None
-        self._file = None
+        self._file: io.BufferedRWPair | None = None
         self.child: int | None = None  # the pid of the resident's child that serves this run
         self._error: BaseException | None = None
         self._lock = threading.Lock()
@@ -95,7 +96,7 @@ class Remote:
             if reply.get("ready") is not True:
                 raise Unreachable(str(reply.get("error") or "the resident refused the run"))
             self._sock, self.child = sock, reply.get("pid")
-        except Exception as exc:  # noqa: BLE001 - any failure: the SDK in this process instead
+        except Exception as exc:
             self._error = exc
 
     def ready(self) -> bool:

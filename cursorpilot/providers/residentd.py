@@ -45,7 +45,7 @@ def serve(conn: socket.socket, key: str) -> None:
     os.environ["CURSORPILOT_RESIDENT"] = "0"  # the provider made here makes its calls here
     try:
         provider = _provider(hello["provider"], hello["config"], hello["key"])
-    except Exception as exc:  # noqa: BLE001 - the run makes its provider itself, and says what is wrong
+    except Exception as exc:
         _send(f, {"ready": False, "error": f"{type(exc).__name__}: {exc}"})
         return
     _send(f, {"ready": True, "pid": os.getpid()})
@@ -53,7 +53,7 @@ def serve(conn: socket.socket, key: str) -> None:
         provider.form = request["form"]
         try:
             result = provider._send(request["system"], request["user"], request["kind"], tuple(request["accepts"]))
-        except Exception as exc:  # noqa: BLE001 - classified here, where the SDK's exception types are
+        except Exception as exc:
             failure = provider._classify(exc)
             fields = None if failure is None else {"message": failure.message, "retryable": failure.retryable,
                                                    "retry_after": failure.retry_after, "refused": failure.refused}

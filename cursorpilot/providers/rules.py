@@ -125,7 +125,7 @@ class RulesProvider:
         self.rules = compile_rules(entries, origin)
 
     @classmethod
-    def from_entries(cls, entries: list[RuleEntry], origin: str) -> "RulesProvider":
+    def from_entries(cls, entries: list[RuleEntry], origin: str) -> RulesProvider:
         return cls(entries, origin)
 
     def answer(self, request: AnswerRequest) -> Reply:

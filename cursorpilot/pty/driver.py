@@ -116,13 +116,15 @@ def discard_prestarted() -> None:
         return
     _, child = _prestarted
     _prestarted = None
+    if child.pid is None:  # (never spawned: nothing to kill)
+        return
     try:
         os.killpg(child.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
     try:
         child.close(force=True)
-    except Exception:  # noqa: BLE001 - it is gone either way
+    except Exception:
         pass
 
 
