@@ -93,13 +93,13 @@ class Redactor:
         values |= {env[k] for k in PROVIDER_KEY_VARS if len(env.get(k, "")) >= 6}
         values |= {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= 8 and not v.startswith("/") and " " not in v}
         values |= {v for v in dotenv_values(Path(cwd or ".") / ".env") if len(v) >= 6}
-        self._values = sorted(values, key=len, reverse=True)
+        self._values = sorted(_forms(values), key=len, reverse=True)
 
     def add(self, value: str) -> None:
         """A secret typed during the run (a no-echo answer, a rule's `secret: true`): redacted from here on wherever
         the program shows it again (its echo, a summary that prints it)."""
         if len(value) >= SECRET_MIN and value not in self._values:
-            self._values = sorted([*self._values, value], key=len, reverse=True)
+            self._values = sorted({*self._values, *_forms({value})}, key=len, reverse=True)
 
     @property
     def longest(self) -> int:
@@ -130,6 +130,11 @@ class Redactor:
         if isinstance(obj, (list, tuple)):
             return [self.value(v) for v in obj]
         return obj
+
+
+def _forms(values: set[str]) -> set[str]:
+    """Each value as it is, and as the hex of its bytes (a record of the bytes typed, `keys_sent.hex`, spells them so)."""
+    return values | {v.encode("utf-8", "surrogateescape").hex() for v in values}
 
 
 HOLD = 512  # the most of an unfinished line a stream holds back (a full-screen program may never end a line)

@@ -35,6 +35,7 @@ class Classification:
     multiline: bool = False  # the rule says the prompt takes several lines
     asks: bool = False  # an unexplained screen that shows a question, a menu, buttons or a field with the cursor in it
     prefill: str = ""  # an input field's text left of the cursor that the program put there (a default to keep or replace)
+    answered_last: bool = False  # an unexplained screen whose last words are the question answered last: nothing new since
 
     @property
     def answerable(self) -> bool:

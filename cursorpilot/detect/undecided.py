@@ -71,8 +71,9 @@ def undecided(profile: Profile, snap: Snapshot, answered_to: int | None = None) 
         return _boxed(profile, snap, box)
     _, region = regions(profile, snap)
     cut = None if answered_to is None else answered_to - snap.scrolled
-    if cut is not None and region.first_row <= cut < region.first_row + len(region.rows) - 1 \
-            and "".join(region.rows[cut - region.first_row + 1:]).strip():
+    inside = cut is not None and region.first_row <= cut < region.first_row + len(region.rows)
+    below = "".join(region.rows[cut - region.first_row + 1:]).strip() if cut is not None and inside else None
+    if cut is not None and below:  # something is written under the question answered last: that is what asks now
         keep = region.rows[cut - region.first_row + 1:]
         region = Region("\n".join(keep), cut + 1, keep)
     lines = snap.lines
@@ -100,7 +101,7 @@ def undecided(profile: Profile, snap: Snapshot, answered_to: int | None = None) 
                 or (snap.cursor_visible and (cursor_row.strip() or not whole)))  # a field; a blank REPL
     return Classification(
         state=UNKNOWN, rule_id=rule_id, block=block, key=f"{rule_id}@{snap.scrolled + region.first_row}:{normal(whole)}",
-        anchor_row=anchor, menu=menu, submit=True, asks=asks,
+        anchor_row=anchor, menu=menu, submit=True, asks=asks, answered_last=below == "",
     )
 
 

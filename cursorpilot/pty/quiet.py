@@ -64,6 +64,8 @@ class QuietRules(_Part):
         judged = facts.judged
         key = judged.key or ""
         delay = self.judge_after(facts.tty, judged.asks)
+        if judged.answered_last:  # its last words are the question answered last: the kernel's "reading" shows no new one
+            delay = max(delay, self.profile.undecided_after_s)
         if c.recheck_after is not None:  # a rule waits for more quiet (an idle composer): it speaks first, in time
             delay = max(delay, min(facts.quiet_for + c.recheck_after, self.profile.undecided_after_s))
         since = now - facts.quiet_for
@@ -75,6 +77,9 @@ class QuietRules(_Part):
             self._wake_by(since + delay)
             return []
         notes = self._not_taken(self._typed[key]) if key in self.answered and key in self._typed else ()
+        if judged.answered_last and not notes:
+            notes = ("The last question on this screen was answered already, and nothing has been written below it "
+                     "since: the program may still be working on that answer.",)
         return self._ask(judged, Kind.UNDECIDED.value, notes)
 
     def _left_to_work(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:

@@ -417,3 +417,16 @@ def test_an_earlier_prompt_with_its_answer_is_not_the_question_of_a_wordless_pro
     assert c.block == "b:"
     c = classify(GENERIC, screen_of(">>> x = 1\r\n>>> "), Timing(quiet_for=5.0, tty="reading"))
     assert c.block == ">>>"
+
+
+def test_a_screen_that_ends_with_the_question_answered_last_says_so_and_one_with_more_below_does_not():
+    """ssh after its passphrase: nothing written under the answered prompt (row 3), so the screen's last question is
+    the one answered (answered_last). Mirror: a new prompt under it is what asks now, and is all the block."""
+    from cursorpilot.detect.classifier import undecided
+
+    asked = "Are you sure (yes/no)? yes\r\nWarning: added.\r\n\r\nEnter passphrase for key:"
+    still = undecided(GENERIC, screen_of(asked + "\r\n"), answered_to=3)
+    assert still.answered_last and "Enter passphrase" in still.block
+    more = undecided(GENERIC, screen_of(asked + "\r\nBad passphrase, try again: "), answered_to=3)
+    assert not more.answered_last and more.block.startswith("Bad passphrase")
+    assert not undecided(GENERIC, screen_of(asked + "\r\n")).answered_last  # nothing answered yet

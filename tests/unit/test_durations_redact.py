@@ -92,3 +92,15 @@ def test_a_stream_holds_no_more_than_an_unfinished_line_of_a_full_screen_program
     assert stream.feed(2.0, "y") == [(1.0, "x")]  # held text goes out at its own time
     assert stream.flush() == [(2.0, "x" * (HOLD - 1) + "y")]
 
+
+
+def test_a_secret_spelled_as_the_hex_of_its_bytes_is_redacted_too():
+    """ssh-first-connect: a passphrase typed again at a screen no rule knew was recorded by keys_sent as data (masked)
+    and as hex (in clear). A value is searched for in both spellings; other hex passes."""
+    r = Redactor(env={})
+    r.add("tidal-marmot-5813")
+    typed = {"keys": "tidal-marmot-5813", "data": "tidal-marmot-5813", "hex": "tidal-marmot-5813".encode().hex()}
+    assert r.value(typed) == {"keys": MASK, "data": MASK, "hex": MASK}
+    assert r.value({"hex": "0d", "data": "\r"}) == {"hex": "0d", "data": "\r"}
+    env = Redactor(env={"OPENAI_API_KEY": "sk-test-abcdef123456"})
+    assert env.text("sk-test-abcdef123456".encode().hex()) == MASK

@@ -179,6 +179,24 @@ def test_a_quiet_program_the_kernel_sees_busy_is_left_to_work_until_stuck_after(
     assert "busy and not waiting on its terminal" in records(out, "escalation")[0]["why"]
 
 
+def test_a_reading_program_whose_last_words_are_the_question_answered_last_is_not_judged_at_once():
+    """ssh-first-connect: after its passphrase, ssh reads its terminal (stdin goes to the remote command) while it
+    connects; its screen ends with the passphrase prompt answered a moment ago. Judged at once, that prompt was taken
+    for a new question and the passphrase typed again. The kernel's "reading" shows no new question there: judged after
+    undecided_after, told it was answered. Mirror: something written below it is judged at once."""
+    last = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Enter passphrase for key:", key="u@3:pass",
+                          answered_last=True)
+    p = pilot()
+    assert not of(screen(p, 0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="reading", judged=last)), Ask)
+    assert p.wake_at() == 3.0
+    (ask,) = of(screen(p, 3.0, Classification(state=UNKNOWN), facts(quiet=3.0, tty="reading", judged=last)), Ask)
+    assert "answered already" in ask.notes[0]
+    new = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Retype it:", key="u@4:retype")
+    p = pilot()
+    (ask,) = of(screen(p, 0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="reading", judged=new)), Ask)
+    assert not ask.notes
+
+
 def test_a_program_reading_its_terminal_is_judged_at_once_and_a_poller_when_it_shows_a_question():
     blank = Classification(state=UNKNOWN, rule_id="generic.undecided", block="", key="u@0:")
     p = pilot()
