@@ -5,7 +5,9 @@ thread of any member of that group blocked in read() on the session's terminal w
 complete. "The session's terminal" is every way to reach it: the pty's slave as stdin, `/dev/tty` (getpass, ssh,
 sudo, gpg and fuzzy finders read their answer there, not from stdin), or any other fd that resolves to the slave.
 A thread blocked in poll/select/epoll on a set that holds the terminal waits for a key (Node, Rust and Python TUIs,
-readline); on a set without it, for something else (the network, a child, a timer): busy. A thread asleep in a
+readline); on a set without it, for something else (the network, a child, a timer): busy. One blocked with no timeout
+on a set that is the terminal alone (readline's pselect, newt's, fdisk's poll) can wake for nothing but a key: a read by
+another name, so it is reading too. A thread asleep in a
 process that holds the terminal non-blocking checks it between sleeps: polling. Anything else (running, sleeping,
 waiting for a child or a lock) is busy.
 
@@ -35,6 +37,11 @@ _TABLES = {
     },
     "aarch64": {"read": {63, 65, 67, 69}, "select": {72}, "poll": {73}, "epoll": {22, 441}},
 }
+# where a poll/select/epoll call holds its timeout: (argument, is a pointer); no timeout is a NULL pointer or a negative int
+_FOREVER = {
+    "x86_64": {23: (4, True), 270: (4, True), 7: (2, False), 271: (2, True), 232: (3, False), 281: (3, False), 441: (3, True)},
+    "aarch64": {72: (4, True), 73: (2, True), 22: (3, False), 441: (3, True)},
+}.get(platform.machine(), {})
 _SLEEPS = {"x86_64": {35, 230}, "aarch64": {101, 115}}.get(platform.machine(), set())  # nanosleep, clock_nanosleep
 _O_NONBLOCK = 0o4000
 _TABLE = _TABLES.get(platform.machine())
@@ -142,6 +149,14 @@ class _Process:
         except (OSError, OverflowError, ValueError):
             return None
 
+    def selects_writes(self, args: list[int]) -> bool:
+        """A select that also waits for an fd to take output (or whose write set can't be read): not a key alone."""
+        nfds, address = args[0], args[2] if len(args) > 2 else 0
+        if not address:
+            return False
+        data = self._mem(address, (nfds + 7) // 8) if 0 < nfds <= 4096 else None
+        return data is None or any(data)
+
     def watched_fds(self, kind: str, args: list[int]) -> list[int] | None:
         """The fds a thread in poll/select/epoll waits on to read, or None where they can't be read."""
         if kind == "select" and len(args) >= 2:
@@ -172,6 +187,15 @@ class _Process:
         return None
 
 
+def _forever(nr: int, args: list[int]) -> bool:
+    """The call has no timeout: a NULL timeout pointer, or a negative timeout in milliseconds."""
+    where = _FOREVER.get(nr)
+    if where is None or len(args) <= where[0]:
+        return False
+    value = args[where[0]]
+    return value == 0 if where[1] else bool(value & 0x80000000)  # an int: -1 shows as 0xffffffff (or 64 bits of ones)
+
+
 _GONE = "gone"  # a thread that has ended since its process was listed
 
 
@@ -197,7 +221,12 @@ def _task_state(proc: _Process, task: str, slave: str | None) -> str | None:
             fds = proc.watched_fds(kind, args)
             if fds is None:
                 return POLLING  # the set can't be read: it may hold the terminal
-            return POLLING if any(proc.is_tty(fd, slave) for fd in fds) else BUSY
+            ttys = [proc.is_tty(fd, slave) for fd in fds]
+            if not any(ttys):
+                return BUSY
+            if all(ttys) and _forever(nr, args) and not (kind == "select" and proc.selects_writes(args)):
+                return READING  # nothing but a key can wake it: it waits on its terminal as a blocked read does
+            return POLLING
     if nr in _SLEEPS and proc.checks_tty_between_sleeps(slave):
         return POLLING
     return BUSY
