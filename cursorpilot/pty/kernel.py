@@ -68,6 +68,16 @@ def foreground_group(master_fd: int) -> int | None:
         return None
 
 
+def _group_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    return int(fields[2]) if len(fields) > 3 else None
+
+
 def _group_members(pgid: int) -> list[int]:
     members: list[int] = []
     try:
@@ -116,6 +126,17 @@ class _Process:
         hit = target == _CTTY or (slave is not None and target == slave) or (slave is None and target.startswith("/dev/pts/"))
         self._fds[fd] = hit
         return hit
+
+    def children(self) -> list[int]:
+        """Its children, as the kernel lists them per thread (empty where /proc does not say)."""
+        out: list[int] = []
+        for task in self.tasks:
+            try:
+                with open(f"{task}/children", "rb") as fh:
+                    out += [int(pid) for pid in fh.read().split()]
+            except (OSError, ValueError):
+                continue
+        return out
 
     def forget_fds(self) -> None:
         self._fds.clear()
@@ -235,8 +256,8 @@ def _task_state(proc: _Process, task: str, slave: str | None) -> str | None:
 class TtyWatch:
     """reading | polling | busy for one terminal's foreground group (the most telling of its members' threads), or
     None (unknown), asked often: the group's members and their threads are listed again when the foreground group
-    changes, when MEMBERS_EVERY has passed, or (at most every RELIST_BUSY) when all look busy; their threads, whenever
-    all look busy: a thread started a moment ago may be the one that reads. Listing /proc costs milliseconds; reading a few syscall files, microseconds."""
+    changes, when MEMBERS_EVERY has passed, or (at most every RELIST_BUSY) when all look busy; their threads and their
+    children in the group, whenever all look busy: a thread started a moment ago may be the one that reads. Listing /proc costs milliseconds; reading a few syscall files, microseconds."""
 
     MEMBERS_EVERY = 2.0
     RELIST_BUSY = 0.25
@@ -263,6 +284,8 @@ class TtyWatch:
             for proc in self._members:
                 proc.tasks = _tasks(proc.pid)
             verdict = self._verdict()
+        if verdict in (BUSY, _GONE) and self._adopt_children(pgid):  # ...or a process: a script's next command
+            verdict = self._verdict()
         if verdict in (BUSY, _GONE) and now - self._listed >= self.RELIST_BUSY:
             self._list(pgid, now)
             verdict = self._verdict()
@@ -284,6 +307,24 @@ class TtyWatch:
             for task in proc.tasks:
                 states.add(_task_state(proc, task, self.slave))
         return READING if READING in states else POLLING if POLLING in states else None
+
+    def _adopt_children(self, pgid: int) -> bool:
+        """Add the members' children (and theirs) in the group that were not there when it was listed: a script (no
+        job control) runs its commands in the script's group, and its next dialog is the process that reads. Found through
+        each thread's `children` file (a few reads) at once, not when the next listing of /proc comes round (up to
+        RELIST_BUSY later: whiptail's next box waited that long after each answer)."""
+        known = {p.pid for p in self._members}
+        todo, added = list(self._members), False
+        while todo:
+            proc = todo.pop()
+            for pid in proc.children():
+                if pid not in known and _group_of(pid) == pgid:
+                    known.add(pid)
+                    child = _Process(pid)
+                    self._members.append(child)
+                    todo.append(child)
+                    added = True
+        return added
 
     def _list(self, pgid: int, now: float) -> None:
         self._pgid, self._members, self._listed = pgid, [_Process(pid) for pid in _group_members(pgid)], now

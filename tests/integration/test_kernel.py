@@ -69,3 +69,29 @@ def test_a_wait_that_something_else_may_end_is_still_polling(way):
 
 def test_a_wait_on_something_else_is_busy():
     assert _word(WAYS["select on a pipe"]) == kernel.BUSY
+
+
+def test_the_next_command_of_a_script_is_seen_reading_at_once_not_at_the_next_listing():
+    """A script (no job control) runs its commands in its own group: whiptail's next box, started after an answer,
+    was seen only when the group's members were listed again (RELIST_BUSY later): 0.25 s after each answer. The clock
+    is held still here, so no timer lists them again: only the members' children can show the new reader."""
+    code = f"read -r _; {sys.executable} -c 'import os; print(\"asking\", flush=True); os.read(0, 1)'; true"
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvp("bash", ["bash", "-c", code])
+    try:
+        watch, out, words = kernel.TtyWatch(fd, kernel.slave_path(fd)), b"", []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and watch.state(0.0) != kernel.READING:
+            time.sleep(0.005)  # the script's own `read`
+        os.write(fd, b"\n")
+        while time.monotonic() < deadline and not (b"asking" in out and words[-1:] == [kernel.READING]):
+            if select.select([fd], [], [], 0.005)[0]:
+                out += os.read(fd, 1024)
+            if b"asking" in out:
+                words.append(watch.state(0.0))
+        assert b"asking" in out and words[-1] == kernel.READING, words[-5:]
+    finally:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        os.close(fd)
