@@ -257,7 +257,8 @@ class TtyWatch:
     """reading | polling | busy for one terminal's foreground group (the most telling of its members' threads), or
     None (unknown), asked often: the group's members and their threads are listed again when the foreground group
     changes, when MEMBERS_EVERY has passed, or (at most every RELIST_BUSY) when all look busy; their threads and their
-    children in the group, whenever all look busy: a thread started a moment ago may be the one that reads. Listing /proc costs milliseconds; reading a few syscall files, microseconds."""
+    children in the group, whenever all look busy: a thread or a process started a moment ago may be the one that
+    reads. Listing /proc costs milliseconds; reading a few syscall and children files, microseconds."""
 
     MEMBERS_EVERY = 2.0
     RELIST_BUSY = 0.25
