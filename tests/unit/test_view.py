@@ -24,18 +24,28 @@ def _view(word: str | None) -> tuple[ScreenView, _Kernel]:
     return view, watch
 
 
-def test_a_prompt_judged_while_busy_is_looked_at_again_once_the_program_polls_its_terminal():
-    """fdisk (readline: pselect on the terminal) was classified a moment after a key, while still busy with it: the
-    full 400 ms settle applied and the next look was 0.38 s away; the kernel saying it now polls its terminal must
-    bring the look forward (its prompt needs only the fast settle), not wait out the timer."""
+def test_a_prompt_judged_while_busy_is_looked_at_again_once_the_program_reads_its_terminal():
+    """whiptail's next box, classified a moment after the answer while the script was still starting it: the full
+    400 ms settle applied and the next look was 0.38 s away; the kernel saying it now reads its terminal must bring
+    the look forward (its prompt is complete), not wait out the timer."""
     view, watch = _view(kernel.BUSY)
     view.look_at = 0.0
     due, tty = view.look_due(0.05, None)
     assert due and tty == kernel.BUSY
     view.look_at, view.judged_tty = 0.05 + 0.38, tty  # the classifier said: settling, look again in 0.38 s
-    watch.word = kernel.POLLING
+    watch.word = kernel.READING
     due, tty = view.look_due(0.05 + KERNEL_EVERY, None)
-    assert due and tty == kernel.POLLING
+    assert due and tty == kernel.READING
+
+
+def test_a_program_that_turns_to_polling_is_looked_at_when_the_classifier_said():
+    """The mirror: a poller may wait on something else too (ssh: its terminal and its socket, while the remote command
+    runs): its still screen is not brought forward to be judged."""
+    view, watch = _view(kernel.BUSY)
+    view.look_at, view.judged_tty = 0.43, kernel.BUSY
+    watch.word = kernel.POLLING
+    assert view.look_due(0.1, None) == (False, kernel.POLLING)
+    assert view.look_due(0.43, None) == (True, kernel.POLLING)
 
 
 def test_a_polling_program_judged_as_polling_waits_for_its_recheck():
