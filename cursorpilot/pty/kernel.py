@@ -5,7 +5,9 @@ thread of any member of that group blocked in read() on the session's terminal w
 complete. "The session's terminal" is every way to reach it: the pty's slave as stdin, `/dev/tty` (getpass, ssh,
 sudo, gpg and fuzzy finders read their answer there, not from stdin), or any other fd that resolves to the slave.
 A thread blocked in poll/select/epoll on a set that holds the terminal waits for a key (Node, Rust and Python TUIs,
-readline); on a set without it, for something else (the network, a child, a timer): busy. A thread asleep in a
+readline); on a set without it, for something else (the network, a child, a timer): busy. One blocked with no timeout
+on a set that is the terminal alone (readline's pselect, newt's, fdisk's poll) can wake for nothing but a key: a read by
+another name, so it is reading too. A thread asleep in a
 process that holds the terminal non-blocking checks it between sleeps: polling. Anything else (running, sleeping,
 waiting for a child or a lock) is busy.
 
@@ -35,6 +37,11 @@ _TABLES = {
     },
     "aarch64": {"read": {63, 65, 67, 69}, "select": {72}, "poll": {73}, "epoll": {22, 441}},
 }
+# where a poll/select/epoll call holds its timeout: (argument, is a pointer); no timeout is a NULL pointer or a negative int
+_FOREVER = {
+    "x86_64": {23: (4, True), 270: (4, True), 7: (2, False), 271: (2, True), 232: (3, False), 281: (3, False), 441: (3, True)},
+    "aarch64": {72: (4, True), 73: (2, True), 22: (3, False), 441: (3, True)},
+}.get(platform.machine(), {})
 _SLEEPS = {"x86_64": {35, 230}, "aarch64": {101, 115}}.get(platform.machine(), set())  # nanosleep, clock_nanosleep
 _O_NONBLOCK = 0o4000
 _TABLE = _TABLES.get(platform.machine())
@@ -59,6 +66,16 @@ def foreground_group(master_fd: int) -> int | None:
         return os.tcgetpgrp(master_fd)
     except OSError:
         return None
+
+
+def _group_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    return int(fields[2]) if len(fields) > 3 else None
 
 
 def _group_members(pgid: int) -> list[int]:
@@ -110,6 +127,17 @@ class _Process:
         self._fds[fd] = hit
         return hit
 
+    def children(self) -> list[int]:
+        """Its children, as the kernel lists them per thread (empty where /proc does not say)."""
+        out: list[int] = []
+        for task in self.tasks:
+            try:
+                with open(f"{task}/children", "rb") as fh:
+                    out += [int(pid) for pid in fh.read().split()]
+            except (OSError, ValueError):
+                continue
+        return out
+
     def forget_fds(self) -> None:
         self._fds.clear()
 
@@ -142,6 +170,14 @@ class _Process:
         except (OSError, OverflowError, ValueError):
             return None
 
+    def selects_writes(self, args: list[int]) -> bool:
+        """A select that also waits for an fd to take output (or whose write set can't be read): not a key alone."""
+        nfds, address = args[0], args[2] if len(args) > 2 else 0
+        if not address:
+            return False
+        data = self._mem(address, (nfds + 7) // 8) if 0 < nfds <= 4096 else None
+        return data is None or any(data)
+
     def watched_fds(self, kind: str, args: list[int]) -> list[int] | None:
         """The fds a thread in poll/select/epoll waits on to read, or None where they can't be read."""
         if kind == "select" and len(args) >= 2:
@@ -172,6 +208,15 @@ class _Process:
         return None
 
 
+def _forever(nr: int, args: list[int]) -> bool:
+    """The call has no timeout: a NULL timeout pointer, or a negative timeout in milliseconds."""
+    where = _FOREVER.get(nr)
+    if where is None or len(args) <= where[0]:
+        return False
+    value = args[where[0]]
+    return value == 0 if where[1] else bool(value & 0x80000000)  # an int: -1 shows as 0xffffffff (or 64 bits of ones)
+
+
 _GONE = "gone"  # a thread that has ended since its process was listed
 
 
@@ -197,7 +242,12 @@ def _task_state(proc: _Process, task: str, slave: str | None) -> str | None:
             fds = proc.watched_fds(kind, args)
             if fds is None:
                 return POLLING  # the set can't be read: it may hold the terminal
-            return POLLING if any(proc.is_tty(fd, slave) for fd in fds) else BUSY
+            ttys = [proc.is_tty(fd, slave) for fd in fds]
+            if not any(ttys):
+                return BUSY
+            if all(ttys) and _forever(nr, args) and not (kind == "select" and proc.selects_writes(args)):
+                return READING  # nothing but a key can wake it: it waits on its terminal as a blocked read does
+            return POLLING
     if nr in _SLEEPS and proc.checks_tty_between_sleeps(slave):
         return POLLING
     return BUSY
@@ -206,8 +256,9 @@ def _task_state(proc: _Process, task: str, slave: str | None) -> str | None:
 class TtyWatch:
     """reading | polling | busy for one terminal's foreground group (the most telling of its members' threads), or
     None (unknown), asked often: the group's members and their threads are listed again when the foreground group
-    changes, when MEMBERS_EVERY has passed, or (at most every RELIST_BUSY) when all look busy; their threads, whenever
-    all look busy: a thread started a moment ago may be the one that reads. Listing /proc costs milliseconds; reading a few syscall files, microseconds."""
+    changes, when MEMBERS_EVERY has passed, or (at most every RELIST_BUSY) when all look busy; their threads and their
+    children in the group, whenever all look busy: a thread or a process started a moment ago may be the one that
+    reads. Listing /proc costs milliseconds; reading a few syscall and children files, microseconds."""
 
     MEMBERS_EVERY = 2.0
     RELIST_BUSY = 0.25
@@ -234,6 +285,8 @@ class TtyWatch:
             for proc in self._members:
                 proc.tasks = _tasks(proc.pid)
             verdict = self._verdict()
+        if verdict in (BUSY, _GONE) and self._adopt_children(pgid):  # ...or a process: a script's next command
+            verdict = self._verdict()
         if verdict in (BUSY, _GONE) and now - self._listed >= self.RELIST_BUSY:
             self._list(pgid, now)
             verdict = self._verdict()
@@ -255,6 +308,24 @@ class TtyWatch:
             for task in proc.tasks:
                 states.add(_task_state(proc, task, self.slave))
         return READING if READING in states else POLLING if POLLING in states else None
+
+    def _adopt_children(self, pgid: int) -> bool:
+        """Add the members' children (and theirs) in the group that were not there when it was listed: a script (no
+        job control) runs its commands in the script's group, and its next dialog is the process that reads. Found through
+        each thread's `children` file (a few reads) at once, not when the next listing of /proc comes round (up to
+        RELIST_BUSY later: whiptail's next box waited that long after each answer)."""
+        known = {p.pid for p in self._members}
+        todo, added = list(self._members), False
+        while todo:
+            proc = todo.pop()
+            for pid in proc.children():
+                if pid not in known and _group_of(pid) == pgid:
+                    known.add(pid)
+                    child = _Process(pid)
+                    self._members.append(child)
+                    todo.append(child)
+                    added = True
+        return added
 
     def _list(self, pgid: int, now: float) -> None:
         self._pgid, self._members, self._listed = pgid, [_Process(pid) for pid in _group_members(pgid)], now

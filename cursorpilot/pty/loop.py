@@ -178,12 +178,10 @@ class PtyStep:
     def _look(self, now: float) -> None:
         if self.pilot.state != State.RUNNING or self._pending is not None:
             return
-        wake, look_at = self.pilot.wake_at(), self.view.look_at
-        due = (look_at is not None and now >= look_at) or (wake is not None and now >= wake)
-        tty = self.view.tty(now, look_at is not None or wake is not None)
-        if not due and not (tty == kernel.READING and look_at is not None):
+        due, tty = self.view.look_due(now, self.pilot.wake_at())
+        if not due:
             return
-        self.view.look_at = None
+        self.view.look_at, self.view.judged_tty = None, tty
         snap, quiet = self.screen.snapshot(), now - self.view.last_change
         c = classify(self.step.profile, snap, Timing(quiet_for=quiet, tty=tty))
         if c.recheck_after is not None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from cursorpilot import records as R
 from cursorpilot.decide.deliver import Record
 from cursorpilot.decide.question import Decision, Kind
-from cursorpilot.detect.classifier import Classification
+from cursorpilot.detect.classifier import READING_SETTLE, Classification
 from cursorpilot.machine import Event
 from cursorpilot.pty.facts import Effect, ScreenFacts
 from cursorpilot.pty.held import Asking
@@ -100,8 +100,10 @@ class QuietRules(_Part):
         """How long a screen no rule explains, of a program that may be waiting on its terminal, stays quiet before it
         is judged: the one deadline of never-silent (a busy one is working: `_left_to_work`)."""
         after = self.profile.undecided_after_s
-        if tty == "reading" or (tty == "polling" and asks):
-            after = min(after, self.profile.quick_judge_s)  # the kernel confirms it waits for input
+        if tty == "reading":  # blocked reading its terminal: all it shows before the key is shown, as for a prompt
+            after = min(after, READING_SETTLE)  # (classifier.py): the quiet that says the last write has landed
+        elif tty == "polling" and asks:
+            after = min(after, self.profile.quick_judge_s)  # it waits for a key, but may draw more before it listens
         if self.waits_in_a_row:  # the model said WAIT: the next judgement backs off from the full deadline
             after = max(after, self.profile.undecided_after_s)
         return min(after * 2 ** min(self.waits_in_a_row, 6), max(WAIT_BACKOFF_CAP, after))

@@ -31,6 +31,7 @@ class ScreenView:
         self._content: tuple[str, ...] = ()
         self._tty: str | None = None
         self._tty_at = 0.0
+        self.judged_tty: str | None = None  # the kernel's word the screen was last classified with
         self.watch: kernel.TtyWatch | None = None
 
     def fed(self, n: int, now: float) -> None:
@@ -61,6 +62,22 @@ class ScreenView:
             self.last_change = self.last_output
             self.look_at = now
         return snap
+
+    def look_due(self, now: float, wake: float | None) -> tuple[bool, str | None]:
+        """Is a look at the screen due now, and the kernel's word to judge it with. Due when the screen changed or the
+        pilot asked (look_at, wake), and sooner while one is pending when the kernel's word turns to reading: a screen
+        classified while the program was still busy with the last key (or the kernel not asked) waits out the full
+        settle window, but a prompt of a program that now reads its terminal is complete, so it is classified again
+        with that fact (at every turn while it settles). Not so for one that turns to polling: it may wait on
+        something else too (ssh polls its terminal and its socket while the remote command runs, and an answered
+        question above was judged again before it ended): its look comes when the classifier said."""
+        look_at = self.look_at
+        pending = look_at is not None or wake is not None
+        due = (look_at is not None and now >= look_at) or (wake is not None and now >= wake)
+        tty = self.tty(now, pending)
+        if not due and pending:
+            due = tty == kernel.READING and (look_at is not None or tty != self.judged_tty)
+        return due, tty
 
     def tty(self, now: float, ask: bool) -> str | None:
         """The kernel's word on the foreground process (reading | polling | busy | None), asked at most every

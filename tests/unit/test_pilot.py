@@ -2,7 +2,7 @@
 
 from cursorpilot.decide.question import Decision, Verdict
 from cursorpilot.decide.turns import CheckGoal, TurnFacts
-from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification
+from cursorpilot.detect.classifier import READING_SETTLE, SETTLING, UNKNOWN, Classification
 from cursorpilot.detect.menu import parse
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.errors import ExitCode
@@ -356,3 +356,15 @@ def test_a_prompt_printed_by_a_program_that_is_not_reading_waits_until_it_reads(
     out = screen(p, 1.0, YN, facts(tty="busy"))
     assert not of(out, Ask) and records(out, "screen_state")[-1]["rule_id"] == "kernel.busy" and p.wake_at() == 1.25
     assert of(screen(p, 1.25, YN, facts(tty="reading")), Ask)
+
+
+def test_a_screen_no_rule_explains_is_judged_as_soon_as_a_reader_s_prompt_is_complete():
+    """dialog's input box and whiptail's yes/no (blocked on their terminal) waited 0.3 s of quiet before they were
+    judged, after every answer: a program blocked reading its terminal has shown all it shows before the key, so the
+    quiet a prompt of a reader needs (READING_SETTLE) is all a screen needs too."""
+    box = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Days to keep\n7\n<OK>", key="u@0:Days", asks=True)
+    p = pilot()
+    assert of(screen(p, 1.0, Classification(state=UNKNOWN), facts(quiet=READING_SETTLE, tty="reading", judged=box)), Ask)
+    p = pilot()  # the mirror: a poller may draw more before it listens; it keeps its quick judgement
+    assert not of(screen(p, 1.0, Classification(state=UNKNOWN), facts(quiet=READING_SETTLE, tty="polling", judged=box)), Ask)
+    assert p.wake_at() == 1.0 - READING_SETTLE + GENERIC.quick_judge_s

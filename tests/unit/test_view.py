@@ -1,0 +1,70 @@
+"""ScreenView's bookkeeping between two looks (pty/view.py): when the loop classifies the screen again."""
+
+from __future__ import annotations
+
+from cursorpilot.pty import kernel
+from cursorpilot.pty.screen import TerminalScreen
+from cursorpilot.pty.view import KERNEL_EVERY, ScreenView
+
+
+class _Kernel:
+    """The kernel's word on the foreground process, as the test says it is (kernel.TtyWatch's one method)."""
+
+    def __init__(self, word: str | None):
+        self.word = word
+
+    def state(self, now: float) -> str | None:
+        return self.word
+
+
+def _view(word: str | None) -> tuple[ScreenView, _Kernel]:
+    view = ScreenView(TerminalScreen(80, 24), 0.0)
+    watch = _Kernel(word)
+    view.watch = watch  # type: ignore[assignment]
+    return view, watch
+
+
+def test_a_prompt_judged_while_busy_is_looked_at_again_once_the_program_reads_its_terminal():
+    """whiptail's next box, classified a moment after the answer while the script was still starting it: the full
+    400 ms settle applied and the next look was 0.38 s away; the kernel saying it now reads its terminal must bring
+    the look forward (its prompt is complete), not wait out the timer."""
+    view, watch = _view(kernel.BUSY)
+    view.look_at = 0.0
+    due, tty = view.look_due(0.05, None)
+    assert due and tty == kernel.BUSY
+    view.look_at, view.judged_tty = 0.05 + 0.38, tty  # the classifier said: settling, look again in 0.38 s
+    watch.word = kernel.READING
+    due, tty = view.look_due(0.05 + KERNEL_EVERY, None)
+    assert due and tty == kernel.READING
+
+
+def test_a_program_that_turns_to_polling_is_looked_at_when_the_classifier_said():
+    """The mirror: a poller may wait on something else too (ssh: its terminal and its socket, while the remote command
+    runs): its still screen is not brought forward to be judged."""
+    view, watch = _view(kernel.BUSY)
+    view.look_at, view.judged_tty = 0.43, kernel.BUSY
+    watch.word = kernel.POLLING
+    assert view.look_due(0.1, None) == (False, kernel.POLLING)
+    assert view.look_due(0.43, None) == (True, kernel.POLLING)
+
+
+def test_a_polling_program_judged_as_polling_waits_for_its_recheck():
+    """The mirror: the fast settle of a polling program was already applied; its look comes when the classifier said."""
+    view, _ = _view(kernel.POLLING)
+    view.look_at, view.judged_tty = 0.2, kernel.POLLING
+    assert view.look_due(0.1, None) == (False, kernel.POLLING)
+    assert view.look_due(0.2, None) == (True, kernel.POLLING)
+
+
+def test_a_busy_program_left_to_work_is_looked_at_when_it_turns_to_its_terminal():
+    """A program the pilot left to work (a wake 0.25 s away) that now reads its terminal is looked at at once."""
+    view, watch = _view(kernel.BUSY)
+    view.judged_tty = kernel.BUSY
+    assert view.look_due(1.0, 1.25) == (False, kernel.BUSY)
+    watch.word = kernel.READING
+    assert view.look_due(1.0 + KERNEL_EVERY, 1.25) == (True, kernel.READING)
+
+
+def test_nothing_pending_nothing_due():
+    view, _ = _view(kernel.READING)
+    assert view.look_due(1.0, None) == (False, None)  # the kernel is not even asked
