@@ -11,6 +11,7 @@ own effects (keys on a screen, replies over a protocol).
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +22,7 @@ from cursorpilot import records as R
 from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.deliver import Delivered, Record, RunCounts, Tell
+from cursorpilot.decide.question import Decision, Question
 from cursorpilot.decide.turns import TurnFacts
 from cursorpilot.events import Sink
 from cursorpilot.logs import get_logger
@@ -44,6 +46,7 @@ class StepHost:
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
         self.mark = f"{ctx.run_id}-{step.index}"  # in the environment of everything the program starts (reaper.py)
         self._log = get_logger("cursorpilot")
+        self._human: asyncio.Lock | None = None
 
     @staticmethod
     def workdir(step: StepBase) -> str:
@@ -82,6 +85,21 @@ class StepHost:
         """A turn end's facts: the goal check and the working tree (slow: run it off the loop, on `pool`)."""
         return goalcheck.turn_facts(self.step.done_when, self.cwd or self.workdir(self.step), self.step.env, self.mark, self.ctx,
                                     self.step.check_timeout)
+
+    # -- for the event-loop channels (ACP, headless): the slow parts off the loop, the agent's requests served meanwhile
+    async def goal_facts(self) -> TurnFacts:
+        return await asyncio.get_running_loop().run_in_executor(self.pool, self.turn_facts)
+
+    async def decision(self, q: Question) -> Decision | None:
+        return await self.decider.decide(q, self.pool)
+
+    async def human_decision(self, q: Question, why: str) -> Decision | None:
+        """People are asked (cursorpilot/human: the terminal, the decision page, a notice), one question at a time; the
+        first answer that passes the deny policy and names an option wins, and is checked like any other."""
+        if self._human is None:
+            self._human = asyncio.Lock()  # (made on the loop that uses it)
+        async with self._human:
+            return await self.ctx.humans.decide(q, why, self.step, self.decider.check, self.pool)
 
     def close(self) -> None:
         """The step is over: its counts go back to the run, its workers stop, what the program left running is ended."""

@@ -52,7 +52,7 @@ class AcpStep:
         self.sink = sink
         self.cwd = os.path.abspath(config.cwd or os.getcwd())
         self.host = StepHost(ctx, config, sink, workers=2, name="acp-answerer", cwd=self.cwd)
-        self.decider, self.counts, self._pool, self._mark = self.host.decider, self.host.counts, self.host.pool, self.host.mark
+        self.counts, self._mark = self.host.counts, self.host.mark
         self.pilot = AcpPilot(AcpPilotConfig(
             task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=ctx.allow, resume_session=config.session_id,
             max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns,
@@ -70,7 +70,6 @@ class AcpStep:
         self._tasks: set[asyncio.Task] = set()
         self._turn: asyncio.Task | None = None
         self._cancelling: asyncio.Task | None = None
-        self._human = asyncio.Lock()  # one question at a time at the terminal
 
     # -- public -------------------------------------------------------------------------------------------------------
     @property
@@ -287,21 +286,13 @@ class AcpStep:
             pass
 
     async def _check_goal(self, token: int) -> None:
-        """A turn end: the goal check and the working tree, off the event loop (the agent's requests go on being served)."""
-        found = await asyncio.get_running_loop().run_in_executor(self._pool, self.host.turn_facts)
-        self.feed(facts.GoalChecked(token, found))
+        self.feed(facts.GoalChecked(token, await self.host.goal_facts()))
 
-    # -- deciding ------------------------------------------------------------------------------------------------------
     async def _decide(self, token: int, q: Question) -> None:
-        d = await self.decider.decide(q, self._pool)
-        self.feed(facts.Decided(token, d))
+        self.feed(facts.Decided(token, await self.host.decision(q)))
 
     async def _ask_human(self, token: int, q: Question, why: str) -> None:
-        """People are asked (cursorpilot/human: the terminal, the decision page, a notice), off the event loop; the first
-        answer that passes the deny policy and names an option wins, and is checked like any other."""
-        async with self._human:
-            d = await self.ctx.humans.decide(q, why, self.config, self.decider.check, self._pool)
-        self.feed(facts.Decided(token, d))
+        self.feed(facts.Decided(token, await self.host.human_decision(q, why)))
 
     # -- the agent's file system and terminals ------------------------------------------------------------------------------
     async def read_file(self, path: str, line: int | None, limit: int | None) -> str:

@@ -40,7 +40,7 @@ class HeadlessStep:
         self.config, self.ctx, self.sink = config, ctx, sink
         self.cwd = os.path.abspath(config.cwd or os.getcwd())
         self.host = StepHost(ctx, config, sink, workers=2, name="headless-answerer", cwd=self.cwd)
-        self.decider, self.counts, self._pool, self._mark = self.host.decider, self.host.counts, self.host.pool, self.host.mark
+        self.counts = self.host.counts
         self.pilot = HeadlessPilot(HeadlessPilotConfig(
             task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=ctx.allow, resume_session=config.session_id,
             max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns), self.counts)
@@ -55,7 +55,6 @@ class HeadlessStep:
         self._requests: dict[str, dict] = {}  # the agent's open requests, by key, for the answer's shape
         self._child: int | None = None
         self._tail = b""
-        self._human = asyncio.Lock()
 
     # -- public -------------------------------------------------------------------------------------------------------
     def run(self) -> StepResult:
@@ -211,19 +210,13 @@ class HeadlessStep:
 
     # -- deciding, the goal check ---------------------------------------------------------------------------------------
     async def _check_goal(self, token: int) -> None:
-        found = await asyncio.get_running_loop().run_in_executor(self._pool, self.host.turn_facts)
-        self.feed(facts.GoalChecked(token, found))
+        self.feed(facts.GoalChecked(token, await self.host.goal_facts()))
 
     async def _decide(self, token: int, q: Question) -> None:
-        d = await self.decider.decide(q, self._pool)
-        self.feed(facts.Decided(token, d))
+        self.feed(facts.Decided(token, await self.host.decision(q)))
 
     async def _ask_human(self, token: int, q: Question, why: str) -> None:
-        """People are asked (cursorpilot/human: the terminal, the decision page, a notice), off the event loop; the first
-        answer that passes the deny policy and names an option wins, and is checked like any other."""
-        async with self._human:
-            d = await self.ctx.humans.decide(q, why, self.config, self.decider.check, self._pool)
-        self.feed(facts.Decided(token, d))
+        self.feed(facts.Decided(token, await self.host.human_decision(q, why)))
 
 
 def drive(job: Job) -> StepResult:
