@@ -44,8 +44,6 @@ def learned_at_exit(log_dir: Path, learn_file: Path | None, rules: Path | None, 
     (in --rules FILE, else rules.learned.yaml). Nothing here changes the run's exit code."""
     import shlex
 
-    import typer  # here, not above: a run imports this module, and typer only when there is something to say
-
     from cursorpilot import learn
     from cursorpilot.ui import error_line
 
@@ -53,6 +51,10 @@ def learned_at_exit(log_dir: Path, learn_file: Path | None, rules: Path | None, 
         learned = learn.learn(learn.answers(log_dir / "transcript.jsonl"))
     except OSError:
         return
+    if not learned.rules and learn_file is None:  # the common end of a run a person did not help: nothing to say, and
+        return  # no typer to import for it (0.05 s on the way out of every run at a terminal, before the program's EOF)
+    import typer  # only when there is something to say
+
     if not learned.rules:
         if learn_file is not None:
             typer.echo("  learned nothing: no question was answered by you")
