@@ -114,6 +114,10 @@ class Profile(BaseModel):
     poll_settle_ms: int = 80
     block_lines: int = 12
     key_delay_ms: int = 50
+    # reaction: an answer's next key goes as soon as the program has answered the last one with output (key_delay_ms
+    # at most, for a key that changes nothing); fixed: key_delay_ms apart, always (a program that tells a paste from
+    # typing by the time between keys: the agents' TUIs)
+    key_pace: Literal["reaction", "fixed"] = "reaction"
     enter_delay_ms: int = 0  # the least gap between typed text and its Enter, which also waits for the text to show
     stuck_after_s: float = 600.0  # a working marker with no screen change this long -> escalate
     undecided_after_s: float = 3.0  # a quiet screen no rule explains gets a decision after this long (judged, or escalated)
@@ -140,6 +144,7 @@ class Overlay(BaseModel):
     poll_settle_ms: int | None = None
     block_lines: int | None = None
     key_delay_ms: int | None = None
+    key_pace: Literal["reaction", "fixed"] | None = None
     enter_delay_ms: int | None = None
     stuck_after_s: float | None = None
     undecided_after_s: float | None = None

@@ -80,7 +80,7 @@ class Answering(_Part):
         self._answered(c, k.shown, kind, d, asked)
         out += delivered
         out += self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
-        self.typist.schedule(tuple(k.writes), now)
+        self.typist.schedule(tuple(k.writes), now, paced=self.profile.key_pace == "reaction")
         out.append(Type(tuple(k.writes)))
         self._watch = Watch(c, k.submit, k.shown, d.text or "", float("inf"))
         return out

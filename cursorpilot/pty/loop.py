@@ -151,7 +151,7 @@ class PtyStep:
     def _tick(self, now: float) -> float:
         pending = now + ASK_POLL if self._pending is not None else None
         look = self.view.look_at if self.pilot.state == State.RUNNING else None
-        deadlines = [t for t in (now + MAX_TICK, self.pilot.key_at(), look, self.pilot.wake_at(), self.view.render_due(now), pending,
+        deadlines = [t for t in (now + MAX_TICK, self.pilot.key_at(self.screen.version), look, self.pilot.wake_at(), self.view.render_due(now), pending,
                                  self.recorder.due) if t is not None]
         return max(0.0, min(deadlines) - now)
 
@@ -272,7 +272,7 @@ class PtyStep:
 
     # -- keys and the end ---------------------------------------------------------------------------------------------
     def _keys(self, now: float) -> None:
-        due = self.pilot.key_at()
+        due = self.pilot.key_at(self.screen.version)
         if due is not None and now >= due:
             self._feed(KeyDue(KeyView(self.screen.snapshot(), self.screen.version, self._no_echo())))
 

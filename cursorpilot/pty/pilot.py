@@ -97,9 +97,10 @@ class Pilot(Answering, QuietRules, TurnEnds):
         times = [t for t in (self._wake, self._watch.due if self._watch else None) if t is not None]
         return min(times) if times else None
 
-    def key_at(self) -> float | None:
-        """When the next key falls due (a KeyDue then), if any is waiting to go."""
-        return self.typist.due_at()
+    def key_at(self, version: int | None = None) -> float | None:
+        """When the next key falls due (a KeyDue then), if any is waiting to go; at once, given the screen's version,
+        when the program has answered the last key of an answer paced by it (typist.py)."""
+        return self.typist.due_at(version)
 
     # -- facts in ----------------------------------------------------------------------------------------------------
     def handle(self, now: float, fact: Fact) -> list[Effect]:

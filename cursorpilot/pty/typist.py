@@ -1,7 +1,9 @@
 """Keys on their way out, PURE: a snapshot and `now` in, what to write and what to record out.
 
-The pilot decides *what* is typed (pty/keystrokes.py makes the bytes); this says *when* each key goes: after its delay;
-Enter only once the text before it shows near the cursor (a filter or a completion has caught up; ECHO_WAIT at most),
+The pilot decides *what* is typed (pty/keystrokes.py makes the bytes); this says *when* each key goes: after its delay,
+or, paced by the program (the profile's `key_pace: reaction`), as soon as the program has answered the last key with
+output of its own (it read that key: the next one can't be read together with it), the delay then only a bound for a
+key that changes nothing on screen; Enter only once the text before it shows near the cursor (a filter or a completion has caught up; ECHO_WAIT at most),
 never when one key alone already took the question away (its Enter would accept the next question's default); a menu's
 Enter only once the highlight stands on the option chosen (HIGHLIGHT_WAIT at most, then nothing is pressed and a person
 decides). The loop writes what this hands out, and owns no rule of its own.
@@ -66,23 +68,36 @@ class Typist:
     _typed_at: int = -1  # the screen's version when the text before an Enter was written
     _typed_cursor: tuple[int, int] = (0, 0)  # ...and where the cursor was
     _typed_secret: bool = False  # ...and whether that text was a secret
+    paced: bool = False  # the queued keys go as soon as the program answers the last one (schedule's `paced`)
+    _sent_at: float = 0.0  # when the last key went out
+    _key_version: int | None = None  # ...and the screen's version then, while more keys of the answer wait
 
-    def schedule(self, writes: tuple[Write, ...], now: float) -> None:
+    def schedule(self, writes: tuple[Write, ...], now: float, paced: bool = False) -> None:
         if not self.queue:
             self.next_at = now + (writes[0].delay if writes else 0.0)
+            self.paced, self._key_version = paced, None
         self.queue.extend(writes)
 
     def clear(self) -> None:
         self.queue.clear()
-        self._check_until = None
+        self._check_until = self._key_version = None
 
-    def due_at(self) -> float | None:
-        return self.next_at if self.queue else None
+    def due_at(self, version: int | None = None) -> float | None:
+        """When the next key falls due; with the screen's version, at once when the program has answered the last key."""
+        if not self.queue:
+            return None
+        return self._sent_at if version is not None and self._answered(version) else self.next_at
+
+    def _answered(self, version: int) -> bool:
+        """Paced keys: the program wrote something since the last key went (every byte fed counts in the version). Not
+        the Enter after typed text: its delay (enter_delay_ms) is the least gap, kept out of a paste window."""
+        return (self.paced and self._check_until is None and self._key_version not in (None, version)
+                and bool(self.queue) and self.queue[0].echo is None)
 
     def step(self, now: float, view: KeyView) -> list[Out]:
         """The key that is due, if its conditions hold: at most one write, with its record."""
         out: list[Out] = []
-        while self.queue and now >= self.next_at:
+        while self.queue and (now >= self.next_at or self._answered(view.version)):
             w = self.queue[0]
             if w.check is not None and not self._highlight_reached(w.check, w.check_from, now, view, out):
                 return out
@@ -102,10 +117,11 @@ class Typist:
             text = w.data.decode("utf-8", "replace")
             secret = w.secret or (text == w.label and view.no_echo)  # typed while echo is off: a secret, whoever chose it
             out += [Send(w.data, secret), Record(R.KeysSent(keys=w.label, data=text, hex=w.data.hex(), secret=secret or None))]
-            self._typed_secret = secret
+            self._typed_secret, self._sent_at = secret, now
             if self.queue:
                 self.next_at = now + self.queue[0].delay
                 self._typed_at, self._typed_cursor = view.version, (view.snap.cursor_x, view.snap.cursor_y)
+                self._key_version = view.version
             else:
                 out.append(KeysOut())
             return out
