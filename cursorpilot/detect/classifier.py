@@ -30,7 +30,10 @@ from cursorpilot.detect.undecided import undecided
 __all__ = ["BUSY_RECHECK", "READING_SETTLE", "SETTLING", "UNKNOWN", "Classification", "Timing", "classify", "headline", "undecided"]
 
 
-READING_SETTLE = 0.05  # a program blocked reading the terminal has written its prompt: this much quiet is enough
+# A program blocked reading its terminal has written all it will write before the key (the kernel's fact): the quiet is
+# only for its last write to have crossed the pty and been drained, which the loop's render pause (pty/view.py
+# RENDER_PAUSE, 20 ms) already waits for. It was 50 ms: 30 ms of every question of every reader, for nothing.
+READING_SETTLE = 0.02
 
 
 BUSY_RECHECK = 0.25  # a screen judged while the program was busy is looked at again this soon

@@ -3,7 +3,8 @@ to render it again, what the kernel says of the program. I/O-free bookkeeping fo
 
 A screen is rendered when output pauses for RENDER_PAUSE (a prompt is complete), or at most every RENDER_EVERY while it
 keeps streaming (less often in a flood: each render is a pass over it); a repaint with equal content is no change.
-The kernel is asked at most every KERNEL_EVERY, and only while output is quiet (a program that streams is not waiting).
+The kernel is asked at most every KERNEL_EVERY, and only while output is quiet (a program that streams is not waiting);
+its word is never older than the last output (a reader that took its key and wrote more is no longer the reader it was).
 """
 
 from __future__ import annotations
@@ -86,6 +87,6 @@ class ScreenView:
             return self._tty
         if now - self.last_output < 0.02:
             return None  # output is streaming: it is not waiting
-        if now - self._tty_at >= KERNEL_EVERY:
-            self._tty, self._tty_at = self.watch.state(now), now
+        if now - self._tty_at >= KERNEL_EVERY or self._tty_at < self.last_output:  # a word older than the last output
+            self._tty, self._tty_at = self.watch.state(now), now  # is not about the screen shown now: asked again
         return self._tty
