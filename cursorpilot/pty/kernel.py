@@ -7,9 +7,10 @@ sudo, gpg and fuzzy finders read their answer there, not from stdin), or any oth
 A thread blocked in poll/select/epoll on a set that holds the terminal waits for a key (Node, Rust and Python TUIs,
 readline); on a set without it, for something else (the network, a child, a timer): busy. One blocked with no timeout
 on a set that is the terminal alone (readline's pselect, newt's, fdisk's poll) can wake for nothing but a key: a read by
-another name, so it is reading too. A thread asleep in a
-process that holds the terminal non-blocking checks it between sleeps: polling. Anything else (running, sleeping,
-waiting for a child or a lock) is busy.
+another name, so it is reading too. So is an event loop's (Node's libuv, prompt_toolkit's asyncio) on the terminal and
+the process's own wake-up fds, with a far-off timer, no child and its other threads idle (wakeups.py): nothing outside
+the program but a key can wake it before its timer. A thread asleep in a process that holds the terminal non-blocking
+checks it between sleeps: polling. Anything else (running, sleeping, waiting for a child or a lock) is busy.
 
 This is the fact that tells working from waiting (pty/pilot.py): a quiet screen of a program that waits on its
 terminal is judged within seconds; one that is busy is left to work, up to stuck_after and the run's limits. Where
@@ -95,15 +96,6 @@ def _group_members(pgid: int) -> list[int]:
     return members
 
 
-def _slurp(path: str) -> bytes:
-    """A small /proc file, read with the fewest calls (several a thread, every 30 ms while a look is pending)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        return os.read(fd, 4096)
-    finally:
-        os.close(fd)
-
-
 def _tasks(pid: int) -> list[str]:
     """Every thread of a process, as /proc paths: the reader of the terminal need not be the main thread."""
     try:
@@ -115,12 +107,13 @@ def _tasks(pid: int) -> list[str]:
 class _Process:
     """One member of the foreground group: which of its fds are the terminal (cached per fd number)."""
 
-    __slots__ = ("pid", "tasks", "own", "_fds")
+    __slots__ = ("pid", "tasks", "own", "settled", "_fds")
 
     def __init__(self, pid: int):
         self.pid = pid
         self.tasks = _tasks(pid)
         self.own = wakeups.OwnFds(pid)
+        self.settled: tuple[str, bytes, bytes] | None = None  # (thread, its syscall line, its schedstat): only a key wakes it
         self._fds: dict[int, str | None] = {}
 
     def target(self, fd: int) -> str | None:
@@ -143,7 +136,7 @@ class _Process:
         out: list[int] = []
         for task in self.tasks:
             try:
-                out += [int(pid) for pid in _slurp(f"{task}/children").split()]
+                out += [int(pid) for pid in wakeups.slurp(f"{task}/children").split()]
             except (OSError, ValueError):
                 continue
         return out
@@ -239,7 +232,7 @@ def _idle(proc: _Process, task: str, slave: str | None) -> bool:
     in a poll/select/epoll with no timeout on the process's own wake-up fds (libuv's second loop). Running, sleeping,
     a read, a futex with a timeout: it may do something soon."""
     try:
-        parts = _slurp(f"{task}/syscall").split()
+        parts = wakeups.slurp(f"{task}/syscall").split()
         nr, args = int(parts[0]), [int(p, 16) for p in parts[1:7]]
     except OSError:
         return True  # it has ended
@@ -261,9 +254,10 @@ _GONE = "gone"  # a thread that has ended since its process was listed
 
 def _task_state(proc: _Process, task: str, slave: str | None) -> str | None:
     try:
-        parts = _slurp(f"{task}/syscall").split()
+        raw = wakeups.slurp(f"{task}/syscall")
     except OSError:
         return _GONE
+    parts = raw.split()
     if not parts or parts[0] == b"running" or not parts[0].lstrip(b"-").isdigit():
         return BUSY
     assert _TABLE is not None
@@ -277,6 +271,9 @@ def _task_state(proc: _Process, task: str, slave: str | None) -> str | None:
         return None if hit is None else READING if hit else BUSY
     for kind in ("select", "poll", "epoll"):
         if nr in _TABLE[kind]:
+            slices = wakeups.runs(task)  # before anything else is read: a wake after this shows as a new count
+            if slices and proc.settled == (task, raw, slices):
+                return READING  # not run since its wait was found to end on nothing but a key: nobody else ran either
             fds = proc.watched_fds(kind, args)
             if fds is None:
                 return POLLING  # the set can't be read: it may hold the terminal
@@ -287,7 +284,10 @@ def _task_state(proc: _Process, task: str, slave: str | None) -> str | None:
                 return POLLING
             if all(ttys) and wakeups.timeout(nr, args, proc.mem) == math.inf:
                 return READING  # nothing but a key can wake it: it waits on its terminal as a blocked read does
-            return READING if _only_keys_wake(proc, task, nr, args, fds, slave) else POLLING
+            if not _only_keys_wake(proc, task, nr, args, fds, slave):
+                return POLLING
+            proc.settled = (task, raw, slices)
+            return READING
     if nr in _SLEEPS and proc.checks_tty_between_sleeps(slave):
         return POLLING
     return BUSY

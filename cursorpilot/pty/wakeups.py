@@ -36,7 +36,7 @@ _TIMEOUTS = {
 _FUTEX = {"x86_64": 202, "aarch64": 98}.get(platform.machine(), -1)
 _FUTEX_WAITV = 449  # (waiters, count, flags, timeout, clock) on both
 _FUTEX_WAITS = {0, 9, 11}  # FUTEX_WAIT, FUTEX_WAIT_BITSET, FUTEX_WAIT_REQUEUE_PI: (uaddr, op, val, timeout, ...)
-_FUTEX_CMD = 0x7F  # the op without FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256)
+_FUTEX_CMD, _FUTEX_PRIVATE = 0x7F, 0x80  # the op without FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME (256); the flag
 
 Mem = Callable[[int, int], "bytes | None"]
 
@@ -61,11 +61,29 @@ def timeout(nr: int, args: list[int], mem: Mem) -> float | None:
     return seconds + fraction / (1e6 if form == "timeval" else 1e9)
 
 
+def slurp(path: str) -> bytes:
+    """A small /proc file, read with the fewest calls (several a thread, every 30 ms while a look is pending)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.read(fd, 4096)
+    finally:
+        os.close(fd)
+
+
+def runs(task: str) -> bytes:
+    """How many times the thread has been run (schedstat's third field; empty where the kernel does not count)."""
+    try:
+        return slurp(f"{task}/schedstat").split()[2]
+    except (OSError, IndexError):
+        return b""
+
+
 def waits_on_a_lock(nr: int, args: list[int]) -> bool:
-    """A futex wait with no timeout: a thread pool's worker with no work, which only the program itself can wake."""
+    """A futex wait on a private futex with no timeout: a thread pool's worker with no work, which only the program
+    itself can wake (a shared futex may be another process's to wake)."""
     if nr == _FUTEX and len(args) > 3:
-        return args[1] & _FUTEX_CMD in _FUTEX_WAITS and args[3] == 0
-    return nr == _FUTEX_WAITV and len(args) > 3 and args[3] == 0
+        return args[1] & _FUTEX_CMD in _FUTEX_WAITS and bool(args[1] & _FUTEX_PRIVATE) and args[3] == 0
+    return nr == _FUTEX_WAITV and len(args) > 3 and args[3] == 0  # (its waiters' private flags are not looked at)
 
 
 def _socket_peer(inode: int) -> int | None:

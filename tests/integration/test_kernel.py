@@ -183,3 +183,37 @@ def test_a_prompt_toolkit_prompt_is_reading():
     pytest.importorskip("prompt_toolkit")
     code = "from prompt_toolkit import prompt\nprompt('ready? ')"
     assert _word_of([sys.executable, "-c", code], ready=b"ready?", alike=20) == kernel.READING
+
+
+@needs_node
+def test_a_wait_found_to_end_on_a_key_alone_is_judged_again_once_it_has_woken():
+    """A wait judged to end on nothing but a key is taken as such while its thread has not run since (schedstat); a key
+    that makes the program start a child brings it back to the same epoll call, same arguments, and the child may
+    wake it: it must be judged again (polling), not read from the last look. The clock is held still: no new listing
+    of the group's members forgets the last look."""
+    code = ("process.stdin.setRawMode(true); process.stdin.once('data', () => { require('child_process')"
+            ".spawn('sleep', ['30'], {stdio: 'ignore'}); console.log('started'); }); console.log('ready');")
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvp("node", ["node", "-e", code])
+    try:
+        watch, out, words = kernel.TtyWatch(fd, kernel.slave_path(fd)), b"", []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not (b"ready" in out and words[-3:] == [kernel.READING] * 3):
+            if select.select([fd], [], [], 0.01)[0]:
+                out += os.read(fd, 4096)
+            if b"ready" in out:
+                words.append(watch.state(0.0))
+        assert words[-1:] == [kernel.READING], words[-5:]
+        os.write(fd, b"x")
+        words = []
+        while time.monotonic() < deadline and not (b"started" in out and words[-5:] == [kernel.POLLING] * 5):
+            if select.select([fd], [], [], 0.01)[0]:
+                out += os.read(fd, 4096)
+            if b"started" in out:
+                words.append(watch.state(0.0))
+        assert words[-1:] == [kernel.POLLING], words[-5:]
+    finally:
+        os.killpg(pid, 9)
+        os.waitpid(pid, 0)
+        os.close(fd)
