@@ -20,12 +20,17 @@ from cursorpilot.pty import kernel
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")]
 
+PPOLL = ("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"  # ppoll's timeout is a timespec, read from its memory
+         "fds, ts = (ctypes.c_int * 2)(0, 1), (ctypes.c_long * 2)({seconds}, {nanoseconds})\n"
+         "while libc.ppoll(fds, 1, ts, None) == 0: pass")
 WAYS = {  # a program that prints `ready`, then waits so
     "select on the terminal alone, no timeout": "select.select([0], [], [])",
     "poll on the terminal alone, no timeout": "p = select.poll(); p.register(0, select.POLLIN); p.poll()",
     "epoll on the terminal alone, no timeout": "e = select.epoll(); e.register(0, select.EPOLLIN); e.poll()",
     "select on the terminal with a long timeout": "select.select([0], [], [], 30)",
     "select on the terminal with a short timeout": "while not select.select([0], [], [], 0.1)[0]: pass",
+    "ppoll on the terminal with a long timeout": PPOLL.format(seconds=30, nanoseconds=0),
+    "ppoll on the terminal with a short timeout": PPOLL.format(seconds=0, nanoseconds=100_000_000),
     "poll on the terminal and its own pipe": ("r, w = os.pipe(); p = select.poll(); p.register(0, select.POLLIN); "
                                               "p.register(r, select.POLLIN); p.poll()"),
     "poll on the terminal and a child's pipe": ("import subprocess; c = subprocess.Popen(['sleep', '30'], stdout=-1); "
@@ -67,7 +72,7 @@ def _word_of(argv: list[str], ready: bytes = b"ready", alike: int = 5) -> str | 
 
 @pytest.mark.parametrize("way", ["select on the terminal alone, no timeout", "poll on the terminal alone, no timeout",
                                  "epoll on the terminal alone, no timeout", "select on the terminal with a long timeout",
-                                 "poll on the terminal and its own pipe"])
+                                 "ppoll on the terminal with a long timeout", "poll on the terminal and its own pipe"])
 def test_a_wait_for_a_key_and_nothing_else_is_reading(way):
     """readline (sqlite3, python's input), newt (whiptail) and fdisk sit in pselect/poll on the terminal alone with no
     timeout: only a key can wake them, as a blocked read. They were `polling`, so each of their prompts waited out the
@@ -76,7 +81,8 @@ def test_a_wait_for_a_key_and_nothing_else_is_reading(way):
     assert _word(WAYS[way]) == kernel.READING
 
 
-@pytest.mark.parametrize("way", ["select on the terminal with a short timeout", "poll on the terminal and a child's pipe",
+@pytest.mark.parametrize("way", ["select on the terminal with a short timeout", "ppoll on the terminal with a short timeout",
+                                 "poll on the terminal and a child's pipe",
                                  "select for the terminal to read or a full pipe to write"])
 def test_a_wait_that_something_else_may_end_is_still_polling(way):
     """The mirror: a short timeout (an animation's next frame), another fd (a pipe whose write end is not its own), a
