@@ -7,9 +7,10 @@ sudo, gpg and fuzzy finders read their answer there, not from stdin), or any oth
 A thread blocked in poll/select/epoll on a set that holds the terminal waits for a key (Node, Rust and Python TUIs,
 readline); on a set without it, for something else (the network, a child, a timer): busy. One blocked with no timeout
 on a set that is the terminal alone (readline's pselect, newt's, fdisk's poll) can wake for nothing but a key: a read by
-another name, so it is reading too. A thread asleep in a
-process that holds the terminal non-blocking checks it between sleeps: polling. Anything else (running, sleeping,
-waiting for a child or a lock) is busy.
+another name, so it is reading too. So is an event loop's (Node's libuv, prompt_toolkit's asyncio) on the terminal and
+the process's own wake-up fds, with a far-off timer, no child and its other threads idle (wakeups.py): nothing outside
+the program but a key can wake it before its timer. A thread asleep in a process that holds the terminal non-blocking
+checks it between sleeps: polling. Anything else (running, sleeping, waiting for a child or a lock) is busy.
 
 This is the fact that tells working from waiting (pty/pilot.py): a quiet screen of a program that waits on its
 terminal is judged within seconds; one that is busy is left to work, up to stuck_after and the run's limits. Where
@@ -19,11 +20,13 @@ the kernel can't tell (another OS, /proc unreadable), the answer is None and sil
 from __future__ import annotations
 
 import fcntl
+import math
 import os
 import platform
 import struct
 
 from cursorpilot import reaper
+from cursorpilot.pty import wakeups
 
 READING, POLLING, BUSY = "reading", "polling", "busy"
 
@@ -37,11 +40,6 @@ _TABLES = {
     },
     "aarch64": {"read": {63, 65, 67, 69}, "select": {72}, "poll": {73}, "epoll": {22, 441}},
 }
-# where a poll/select/epoll call holds its timeout: (argument, is a pointer); no timeout is a NULL pointer or a negative int
-_FOREVER = {
-    "x86_64": {23: (4, True), 270: (4, True), 7: (2, False), 271: (2, True), 232: (3, False), 281: (3, False), 441: (3, True)},
-    "aarch64": {72: (4, True), 73: (2, True), 22: (3, False), 441: (3, True)},
-}.get(platform.machine(), {})
 _SLEEPS = {"x86_64": {35, 230}, "aarch64": {101, 115}}.get(platform.machine(), set())  # nanosleep, clock_nanosleep
 _O_NONBLOCK = 0o4000
 _TABLE = _TABLES.get(platform.machine())
@@ -109,31 +107,36 @@ def _tasks(pid: int) -> list[str]:
 class _Process:
     """One member of the foreground group: which of its fds are the terminal (cached per fd number)."""
 
-    __slots__ = ("pid", "tasks", "_fds")
+    __slots__ = ("pid", "tasks", "own", "settled", "_fds")
 
     def __init__(self, pid: int):
         self.pid = pid
         self.tasks = _tasks(pid)
-        self._fds: dict[int, bool] = {}
+        self.own = wakeups.OwnFds(pid)
+        self.settled: tuple[str, bytes, bytes] | None = None  # (thread, its syscall line, its schedstat): only a key wakes it
+        self._fds: dict[int, str | None] = {}
+
+    def target(self, fd: int) -> str | None:
+        """What the fd is (its /proc link: /dev/pts/3, pipe:[N], anon_inode:[eventfd]), or None: closed meanwhile."""
+        if fd not in self._fds:
+            try:
+                self._fds[fd] = os.readlink(f"/proc/{self.pid}/fd/{fd}")
+            except OSError:
+                return None  # ask again next time
+        return self._fds[fd]
 
     def is_tty(self, fd: int, slave: str | None) -> bool | None:
-        if fd in self._fds:
-            return self._fds[fd]
-        try:
-            target = os.readlink(f"/proc/{self.pid}/fd/{fd}")
-        except OSError:
-            return None  # closed meanwhile: ask again next time
-        hit = target == _CTTY or (slave is not None and target == slave) or (slave is None and target.startswith("/dev/pts/"))
-        self._fds[fd] = hit
-        return hit
+        target = self.target(fd)
+        if target is None:
+            return None
+        return target == _CTTY or (slave is not None and target == slave) or (slave is None and target.startswith("/dev/pts/"))
 
     def children(self) -> list[int]:
         """Its children, as the kernel lists them per thread (empty where /proc does not say)."""
         out: list[int] = []
         for task in self.tasks:
             try:
-                with open(f"{task}/children", "rb") as fh:
-                    out += [int(pid) for pid in fh.read().split()]
+                out += [int(pid) for pid in wakeups.slurp(f"{task}/children").split()]
             except (OSError, ValueError):
                 continue
         return out
@@ -160,7 +163,7 @@ class _Process:
                 return True
         return False
 
-    def _mem(self, address: int, size: int) -> bytes | None:
+    def mem(self, address: int, size: int) -> bytes | None:
         if not address or size <= 0 or size > 1 << 16:
             return None
         try:
@@ -175,20 +178,20 @@ class _Process:
         nfds, address = args[0], args[2] if len(args) > 2 else 0
         if not address:
             return False
-        data = self._mem(address, (nfds + 7) // 8) if 0 < nfds <= 4096 else None
+        data = self.mem(address, (nfds + 7) // 8) if 0 < nfds <= 4096 else None
         return data is None or any(data)
 
     def watched_fds(self, kind: str, args: list[int]) -> list[int] | None:
         """The fds a thread in poll/select/epoll waits on to read, or None where they can't be read."""
         if kind == "select" and len(args) >= 2:
             nfds, address = args[0], args[1]
-            data = self._mem(address, (nfds + 7) // 8) if 0 < nfds <= 4096 else None
+            data = self.mem(address, (nfds + 7) // 8) if 0 < nfds <= 4096 else None
             if data is None:
                 return None
             return [i for i in range(nfds) if data[i // 8] >> (i % 8) & 1]
         if kind == "poll" and len(args) >= 2:
             address, nfds = args[0], args[1]
-            data = self._mem(address, nfds * 8) if 0 < nfds <= 4096 else None
+            data = self.mem(address, nfds * 8) if 0 < nfds <= 4096 else None
             if data is None:
                 return None
             out = []
@@ -208,13 +211,42 @@ class _Process:
         return None
 
 
-def _forever(nr: int, args: list[int]) -> bool:
-    """The call has no timeout: a NULL timeout pointer, or a negative timeout in milliseconds."""
-    where = _FOREVER.get(nr)
-    if where is None or len(args) <= where[0]:
+def _only_keys_wake(proc: _Process, task: str, nr: int, args: list[int], fds: list[int], slave: str | None) -> bool:
+    """An event loop's wait that nothing outside the program but a key can end before its next timer, which is far
+    off: beside the terminal it watches only its own wake-up fds (wakeups.py), it has no child whose exit would wake
+    it, and each of its other threads is idle. Node (libuv) and prompt_toolkit (asyncio) wait so at every prompt."""
+    wait = wakeups.timeout(nr, args, proc.mem)
+    if wait is None or wait < wakeups.LONG_WAIT:
         return False
-    value = args[where[0]]
-    return value == 0 if where[1] else bool(value & 0x80000000)  # an int: -1 shows as 0xffffffff (or 64 bits of ones)
+    for fd in fds:
+        target = proc.target(fd)
+        if target is None or not (proc.is_tty(fd, slave) or proc.own.wakes_itself(target)):
+            return False
+    if proc.children():
+        return False
+    return all(other == task or _idle(proc, other, slave) for other in proc.tasks)
+
+
+def _idle(proc: _Process, task: str, slave: str | None) -> bool:
+    """A thread that can't wake by itself or by the world: in a futex wait with no timeout (a pool's idle worker), or
+    in a poll/select/epoll with no timeout on the process's own wake-up fds (libuv's second loop). Running, sleeping,
+    a read, a futex with a timeout: it may do something soon."""
+    try:
+        parts = wakeups.slurp(f"{task}/syscall").split()
+        nr, args = int(parts[0]), [int(p, 16) for p in parts[1:7]]
+    except OSError:
+        return True  # it has ended
+    except (ValueError, IndexError):
+        return False  # running
+    if wakeups.waits_on_a_lock(nr, args):
+        return True
+    assert _TABLE is not None
+    kind = next((k for k in ("select", "poll", "epoll") if nr in _TABLE[k]), None)
+    fds = proc.watched_fds(kind, args) if kind else None
+    if fds is None or wakeups.timeout(nr, args, proc.mem) != math.inf:
+        return False
+    targets = [(fd, proc.target(fd)) for fd in fds]
+    return all(t is not None and (proc.is_tty(fd, slave) or proc.own.wakes_itself(t)) for fd, t in targets)
 
 
 _GONE = "gone"  # a thread that has ended since its process was listed
@@ -222,10 +254,10 @@ _GONE = "gone"  # a thread that has ended since its process was listed
 
 def _task_state(proc: _Process, task: str, slave: str | None) -> str | None:
     try:
-        with open(f"{task}/syscall", "rb") as fh:
-            parts = fh.read().split()
+        raw = wakeups.slurp(f"{task}/syscall")
     except OSError:
         return _GONE
+    parts = raw.split()
     if not parts or parts[0] == b"running" or not parts[0].lstrip(b"-").isdigit():
         return BUSY
     assert _TABLE is not None
@@ -239,15 +271,23 @@ def _task_state(proc: _Process, task: str, slave: str | None) -> str | None:
         return None if hit is None else READING if hit else BUSY
     for kind in ("select", "poll", "epoll"):
         if nr in _TABLE[kind]:
+            slices = wakeups.runs(task)  # before anything else is read: a wake after this shows as a new count
+            if slices and proc.settled == (task, raw, slices):
+                return READING  # not run since its wait was found to end on nothing but a key: nobody else ran either
             fds = proc.watched_fds(kind, args)
             if fds is None:
                 return POLLING  # the set can't be read: it may hold the terminal
             ttys = [proc.is_tty(fd, slave) for fd in fds]
             if not any(ttys):
                 return BUSY
-            if all(ttys) and _forever(nr, args) and not (kind == "select" and proc.selects_writes(args)):
+            if kind == "select" and proc.selects_writes(args):
+                return POLLING
+            if all(ttys) and wakeups.timeout(nr, args, proc.mem) == math.inf:
                 return READING  # nothing but a key can wake it: it waits on its terminal as a blocked read does
-            return POLLING
+            if not _only_keys_wake(proc, task, nr, args, fds, slave):
+                return POLLING
+            proc.settled = (task, raw, slices)
+            return READING
     if nr in _SLEEPS and proc.checks_tty_between_sleeps(slave):
         return POLLING
     return BUSY

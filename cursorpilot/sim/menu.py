@@ -136,6 +136,18 @@ def compose(step: dict, keys: KeyReader, record: Recorder) -> int:
     return 0
 
 
+def _untouched(keys: KeyReader, seconds: float) -> str | None:
+    """A key within `seconds`, waited for as an agent at work waits: its spinner's timer wakes it every 0.1 s (Ink's
+    frame), so the kernel sees a program that may draw before any key comes (polling), as with the real agent. One wait
+    of `seconds` would be a program that nothing but a key can wake for seconds: reading (pty/kernel.py)."""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        key = keys.next(min(0.1, left))
+        if key is not None:
+            return key
+    return None
+
+
 def main(scenario: dict, record: Recorder) -> int:
     old = set_raw(0)
     _out("\x1b[?25l")
@@ -152,7 +164,7 @@ def main(scenario: dict, record: Recorder) -> int:
             elif name == "sleep":
                 time.sleep(float(arg))
             elif name == "untouched":  # wait this long; any key at all is a failure (an overlay nobody asked to change)
-                key = keys.next(float(arg))
+                key = _untouched(keys, float(arg))
                 if key is not None:
                     record("unexpected_key", key=key)
                     _out(f"unexpected key: {key}\n")

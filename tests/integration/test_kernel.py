@@ -3,11 +3,16 @@ waiting for a key looks like."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
 import select
+import shutil
+import struct
 import sys
+import termios
 import time
+from pathlib import Path
 
 import pytest
 
@@ -15,13 +20,22 @@ from cursorpilot.pty import kernel
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")]
 
+PPOLL = ("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"  # ppoll's timeout is a timespec, read from its memory
+         "fds, ts = (ctypes.c_int * 2)(0, 1), (ctypes.c_long * 2)({seconds}, {nanoseconds})\n"
+         "while libc.ppoll(fds, 1, ts, None) == 0: pass")
 WAYS = {  # a program that prints `ready`, then waits so
     "select on the terminal alone, no timeout": "select.select([0], [], [])",
     "poll on the terminal alone, no timeout": "p = select.poll(); p.register(0, select.POLLIN); p.poll()",
     "epoll on the terminal alone, no timeout": "e = select.epoll(); e.register(0, select.EPOLLIN); e.poll()",
-    "select on the terminal with a timeout": "select.select([0], [], [], 30)",
-    "poll on the terminal and a pipe": ("r, w = os.pipe(); p = select.poll(); p.register(0, select.POLLIN); "
-                                        "p.register(r, select.POLLIN); p.poll()"),
+    "select on the terminal with a long timeout": "select.select([0], [], [], 30)",
+    "select on the terminal with a short timeout": "while not select.select([0], [], [], 0.1)[0]: pass",
+    "ppoll on the terminal with a long timeout": PPOLL.format(seconds=30, nanoseconds=0),
+    "ppoll on the terminal with a short timeout": PPOLL.format(seconds=0, nanoseconds=100_000_000),
+    "poll on the terminal and its own pipe": ("r, w = os.pipe(); p = select.poll(); p.register(0, select.POLLIN); "
+                                              "p.register(r, select.POLLIN); p.poll()"),
+    "poll on the terminal and a child's pipe": ("import subprocess; c = subprocess.Popen(['sleep', '30'], stdout=-1); "
+                                                "p = select.poll(); p.register(0, select.POLLIN); "
+                                                "p.register(c.stdout, select.POLLIN); p.poll()"),
     "select for the terminal to read or a full pipe to write": ("r, w = os.pipe(); os.set_blocking(w, False)\n"
                                                                 "while True:\n  try: os.write(w, bytes(65536))\n"
                                                                 "  except BlockingIOError: break\n"
@@ -32,37 +46,47 @@ WAYS = {  # a program that prints `ready`, then waits so
 
 def _word(code: str) -> str | None:
     """What the kernel says of the program once it has printed `ready` and sat in its wait (a few looks alike)."""
+    return _word_of([sys.executable, "-c", f"import os, select\nprint('ready', flush=True)\n{code}"])
+
+
+def _word_of(argv: list[str], ready: bytes = b"ready", alike: int = 5) -> str | None:
+    """What the kernel says of a program once it has shown `ready`: the word of `alike` looks in a row that agree."""
     pid, fd = pty.fork()
     if pid == 0:
-        os.execvp(sys.executable, [sys.executable, "-c", f"import os, select\nprint('ready', flush=True)\n{code}"])
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # a terminal's size, as the pilot's
+        os.execvp(argv[0], argv)
     try:
         watch, seen, out = kernel.TtyWatch(fd, kernel.slave_path(fd)), [], b""
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and (b"ready" not in out or len(seen) < 5 or len(set(seen[-5:])) > 1):
+        while time.monotonic() < deadline and (ready not in out or len(seen) < alike or len(set(seen[-alike:])) > 1):
             if select.select([fd], [], [], 0.01)[0]:
-                out += os.read(fd, 1024)
-            if b"ready" in out:
+                out += os.read(fd, 4096)
+            if ready in out:
                 seen.append(watch.state(time.monotonic()))
         return seen[-1] if seen else None
     finally:
-        os.kill(pid, 9)
+        os.killpg(pid, 9)  # and the children it started (its own group: pty.fork made it a session leader)
         os.waitpid(pid, 0)
         os.close(fd)
 
 
 @pytest.mark.parametrize("way", ["select on the terminal alone, no timeout", "poll on the terminal alone, no timeout",
-                                 "epoll on the terminal alone, no timeout"])
+                                 "epoll on the terminal alone, no timeout", "select on the terminal with a long timeout",
+                                 "ppoll on the terminal with a long timeout", "poll on the terminal and its own pipe"])
 def test_a_wait_for_a_key_and_nothing_else_is_reading(way):
     """readline (sqlite3, python's input), newt (whiptail) and fdisk sit in pselect/poll on the terminal alone with no
     timeout: only a key can wake them, as a blocked read. They were `polling`, so each of their prompts waited out the
-    poll settle (80 ms a question, 14 in fdisk) although their prompt is as complete as a reader's."""
+    poll settle (80 ms a question, 14 in fdisk) although their prompt is as complete as a reader's. A timeout of
+    seconds is no animation's frame, and a pipe whose write end the program holds is its own wake-up: the same."""
     assert _word(WAYS[way]) == kernel.READING
 
 
-@pytest.mark.parametrize("way", ["select on the terminal with a timeout", "poll on the terminal and a pipe",
+@pytest.mark.parametrize("way", ["select on the terminal with a short timeout", "ppoll on the terminal with a short timeout",
+                                 "poll on the terminal and a child's pipe",
                                  "select for the terminal to read or a full pipe to write"])
 def test_a_wait_that_something_else_may_end_is_still_polling(way):
-    """The mirror: a timeout (an animation's next frame), another fd (a child, a socket), a wait to write: the program
+    """The mirror: a short timeout (an animation's next frame), another fd (a pipe whose write end is not its own), a
+    wait to write: the program
     may draw before any key comes."""
     assert _word(WAYS[way]) == kernel.POLLING
 
@@ -93,5 +117,109 @@ def test_the_next_command_of_a_script_is_seen_reading_at_once_not_at_the_next_li
         assert b"asking" in out and words[-1] == kernel.READING, words[-5:]
     finally:
         os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        os.close(fd)
+
+
+NPM = Path(__file__).resolve().parents[1] / "npm" / "node_modules"
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+needs_npm = pytest.mark.skipif(shutil.which("node") is None or not (NPM / "@inquirer" / "prompts").is_dir(),
+                               reason="needs node and `npm ci --prefix tests/npm` (.ci/run does both)")
+ASK = "require('readline').createInterface({input: process.stdin, output: process.stdout}).question('ready? ', () => {});"
+NODE_WAITS = {  # a Node prompt (readline) and what else the program does while it waits for the answer
+    "nothing else": ASK,
+    "a timer far off": f"setTimeout(() => {{}}, 60000); {ASK}",
+    "a spinner": f"setInterval(() => {{}}, 100); {ASK}",
+    "a child's output": f"require('child_process').spawn('sleep', ['30']).stdout.on('data', () => {{}}); {ASK}",
+    "a busy worker": f"new (require('worker_threads').Worker)('for (;;) {{}}', {{eval: true}}); {ASK}",
+    "a worker asleep in a timer": f"new (require('worker_threads').Worker)('setInterval(() => {{}}, 100)', {{eval: true}}); {ASK}",
+}
+
+
+@needs_node
+@pytest.mark.parametrize("other", ["nothing else", "a timer far off"])
+def test_a_node_prompt_is_reading(other):
+    """Node (libuv) waits in epoll on the terminal, its own wake-up pipe and eventfd, with its next timer as the
+    timeout, and its pool's threads sit in futex waits: nothing but a key can wake it, yet it was `polling` forever, so
+    create-vite, npm init and ng new paid the poll settle (80-400 ms) on every question."""
+    assert _word_of(["node", "-e", NODE_WAITS[other]]) == kernel.READING
+
+
+@needs_npm
+def test_an_inquirer_prompt_and_create_vite_are_reading():
+    prompts = NPM / "@inquirer" / "prompts" / "dist" / "esm" / "index.js"
+    code = f"import {{ input }} from '{prompts}'; await input({{ message: 'ready?' }});"
+    assert _word_of(["node", "--input-type=module", "-e", code]) == kernel.READING
+    assert _word_of(["node", str(NPM / "create-vite" / "index.js")], ready=b"Project name") == kernel.READING
+
+
+@needs_node
+@pytest.mark.parametrize("other", ["a spinner", "a child's output", "a busy worker", "a worker asleep in a timer"])
+def test_a_node_prompt_that_something_else_may_wake_is_polling(other):
+    """The mirror: a timer that draws (a spinner's 100 ms), a pipe from a child, a thread of its own at work or
+    asleep in a timer: the program may draw before any key comes."""
+    assert _word_of(["node", "-e", NODE_WAITS[other]]) == kernel.POLLING
+
+
+ASYNCIO = ("import asyncio, sys, threading, time\n"
+           "async def main():\n"
+           "    loop, done = asyncio.get_running_loop(), asyncio.Event()\n"
+           "    loop.add_reader(0, done.set)\n"
+           "    {other}\n"
+           "    print('ready', flush=True)\n"
+           "    await done.wait()\n"
+           "asyncio.run(main())\n")
+TICK = "threading.Thread(target=lambda: [time.sleep(0.05) or loop.call_soon_threadsafe(len, '') for _ in iter(int, 1)], daemon=True).start()"
+
+
+def test_an_asyncio_loop_reading_its_terminal_is_reading():
+    """asyncio waits in epoll on the terminal and its self-pipe, a socketpair whose two ends it holds (two inodes:
+    their pairing comes from sock_diag)."""
+    assert _word_of([sys.executable, "-c", ASYNCIO.format(other="pass")]) == kernel.READING
+
+
+def test_an_asyncio_loop_with_a_thread_that_posts_to_it_is_polling():
+    """The mirror: a thread of its own, asleep between posts to the loop, wakes it through the same self-pipe."""
+    assert _word_of([sys.executable, "-c", ASYNCIO.format(other=TICK)]) == kernel.POLLING
+
+
+def test_a_prompt_toolkit_prompt_is_reading():
+    """prompt_toolkit (questionary, copier) polls the terminal's size every 0.5 s: its epoll timeout is 484-500 ms,
+    no animation's frame."""
+    pytest.importorskip("prompt_toolkit")
+    code = "from prompt_toolkit import prompt\nprompt('ready? ')"
+    assert _word_of([sys.executable, "-c", code], ready=b"ready?", alike=20) == kernel.READING
+
+
+@needs_node
+def test_a_wait_found_to_end_on_a_key_alone_is_judged_again_once_it_has_woken():
+    """A wait judged to end on nothing but a key is taken as such while its thread has not run since (schedstat); a key
+    that makes the program start a child brings it back to the same epoll call, same arguments, and the child may
+    wake it: it must be judged again (polling), not read from the last look. The clock is held still: no new listing
+    of the group's members forgets the last look."""
+    code = ("process.stdin.setRawMode(true); process.stdin.once('data', () => { require('child_process')"
+            ".spawn('sleep', ['30'], {stdio: 'ignore'}); console.log('started'); }); console.log('ready');")
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvp("node", ["node", "-e", code])
+    try:
+        watch, out, words = kernel.TtyWatch(fd, kernel.slave_path(fd)), b"", []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not (b"ready" in out and words[-3:] == [kernel.READING] * 3):
+            if select.select([fd], [], [], 0.01)[0]:
+                out += os.read(fd, 4096)
+            if b"ready" in out:
+                words.append(watch.state(0.0))
+        assert words[-1:] == [kernel.READING], words[-5:]
+        os.write(fd, b"x")
+        words = []
+        while time.monotonic() < deadline and not (b"started" in out and words[-5:] == [kernel.POLLING] * 5):
+            if select.select([fd], [], [], 0.01)[0]:
+                out += os.read(fd, 4096)
+            if b"started" in out:
+                words.append(watch.state(0.0))
+        assert words[-1:] == [kernel.POLLING], words[-5:]
+    finally:
+        os.killpg(pid, 9)
         os.waitpid(pid, 0)
         os.close(fd)
