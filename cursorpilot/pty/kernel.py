@@ -324,6 +324,9 @@ class TtyWatch:
         if verdict in (BUSY, _GONE):  # a thread started a moment ago may be the one that reads (one listdir a member)
             for proc in self._members:
                 proc.tasks = _tasks(proc.pid)
+            # a member that has ended is no word at all: a script's `sleep` gone, its next command not listed yet, made
+            # the group "unknown" until the next listing, and a script's still screen was judged as a question then
+            self._members = [proc for proc in self._members if os.path.exists(f"/proc/{proc.pid}")]
             verdict = self._verdict()
         if verdict in (BUSY, _GONE) and self._adopt_children(pgid):  # ...or a process: a script's next command
             verdict = self._verdict()

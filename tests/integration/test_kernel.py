@@ -121,6 +121,30 @@ def test_the_next_command_of_a_script_is_seen_reading_at_once_not_at_the_next_li
         os.close(fd)
 
 
+def test_a_script_between_two_commands_is_busy_not_unknown():
+    """A script's `sleep` that has ended, its next command not listed yet: the group's word was "unknown" until the next
+    listing (up to RELIST_BUSY), and the never-silent deadline judged the script's still screen as a question then (the
+    yardstick's trap-deploy: the model asked, at the end of its `sleep 3`, about the `git log` lines above). The gone
+    member is no word at all: the script waits for its next command, busy."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvp("bash", ["bash", "-c", "for i in 1 2 3 4 5 6 7 8; do sleep 0.1; done; read -r _"])
+    try:
+        watch, words = kernel.TtyWatch(fd, kernel.slave_path(fd)), []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and kernel.READING not in words[-1:]:
+            if select.select([fd], [], [], 0.002)[0]:
+                os.read(fd, 1024)
+            words.append(watch.state(0.0))  # the clock held still: no listing comes round by time
+        assert words[-1] == kernel.READING and kernel.BUSY in words
+        running = words[words.index(kernel.BUSY):]  # from the script's start (before its exec, nobody is there yet)
+        assert None not in running, f"{running.count(None)} of {len(running)} looks said unknown"
+    finally:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        os.close(fd)
+
+
 NPM = Path(__file__).resolve().parents[1] / "npm" / "node_modules"
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 needs_npm = pytest.mark.skipif(shutil.which("node") is None or not (NPM / "@inquirer" / "prompts").is_dir(),
