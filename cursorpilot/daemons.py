@@ -46,28 +46,25 @@ def connect(path: Path) -> socket.socket | None:
         return None
 
 
-def spawn_daemon(module: str, args: list[str], path: Path, bind: bool = True) -> None:
-    """A daemon (`python -m MODULE ARGS... SOCKET [FD]`) in its own session, with no terminal, none of this process's
-    streams and only the environment a Python needs to import (what a run needs, each run hands over). bind: its
-    socket is bound here and handed over as FD, so that a connection made right after waits in the backlog while it
-    warms; else it binds SOCKET itself once warm (until then, runs do not wait for it). Its idle time, from
-    CURSORPILOT_RESIDENT_IDLE (seconds, default 600)."""
+def spawn_daemon(module: str, args: list[str], path: Path) -> None:
+    """A daemon (`python -m MODULE ARGS... SOCKET FD`) in its own session, with no terminal, none of this process's
+    streams and only the environment a Python needs to import (what a run needs, each run hands over). Its socket is
+    bound here and handed over as FD, so that a connection made right after waits in the backlog while it warms. Its
+    idle time, from CURSORPILOT_RESIDENT_IDLE (seconds, default 600)."""
     keep = ("PATH", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR",
             "XDG_RUNTIME_DIR", "CURSORPILOT_RESIDENT_IDLE")
     env = {k: v for k, v in os.environ.items() if k in keep}
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) if bind else None
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        if listener is not None:
-            bind_socket(listener, path)
-        fds = (listener.fileno(),) if listener is not None else ()
+        bind_socket(listener, path)
+        fd = listener.fileno()
         import subprocess
 
-        _daemons.append(subprocess.Popen([_python(), "-m", module, *args, str(path), *map(str, fds)], env=env,
+        _daemons.append(subprocess.Popen([_python(), "-m", module, *args, str(path), str(fd)], env=env,
                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                         start_new_session=True, close_fds=True, pass_fds=fds, cwd="/"))
+                                         start_new_session=True, close_fds=True, pass_fds=(fd,), cwd="/"))
     finally:
-        if listener is not None:
-            listener.close()
+        listener.close()
 
 
 def bind_socket(listener: socket.socket, path: Path) -> None:

@@ -1,6 +1,6 @@
 """The resident pilot (warmstart.py says why): cursor-pilot's run imported once, a child forked for each run.
 
-    python -m cursorpilot.pilotd DIGEST SOCKET
+    python -m cursorpilot.pilotd DIGEST SOCKET FD
 
 It imports what a run imports (the runner, the screen channel, the console, the models, the answerers' modules; no
 SDK: the provider's resident keeps those) and waits. A run connects and hands over its command line, environment,
@@ -22,9 +22,8 @@ import sys
 import threading
 import time
 from importlib import import_module
-from pathlib import Path
 
-from cursorpilot.daemons import accept_loop, bind_socket
+from cursorpilot.daemons import accept_loop
 
 WARM = ("cursorpilot.commands.run", "cursorpilot.commands.guard", "cursorpilot.commands.learning", "cursorpilot.runner",
         "cursorpilot.channels", "cursorpilot.pty.loop", "cursorpilot.ui", "cursorpilot.logs", "cursorpilot.pastruns",
@@ -34,16 +33,12 @@ _streams: list = []  # the daemon's own stdio objects: kept, so that collecting 
 
 
 def main(argv: list[str]) -> int:
-    """Warm first, then listen: until it listens, runs do not wait for it (they run in their own process)."""
-    key, path = argv
+    """Warm, then serve: runs that come meanwhile wait in the backlog of the socket its starter bound (FD)."""
+    key, path, fd = argv
+    listener = socket.socket(fileno=int(fd))
     for name in WARM:
         import_module(name)
     _profiles()
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        bind_socket(listener, Path(path))
-    except OSError:  # another daemon of this digest listens there already
-        return 0
     return accept_loop(listener, path, lambda conn: serve(conn, key))
 
 

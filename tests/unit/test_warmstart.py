@@ -53,7 +53,8 @@ def _pilot(env: dict, cwd: Path, log: Path, script: str, *opts: str, **kw) -> su
 
 
 def _warm(folder: Path, env: dict, tmp_path: Path) -> Path:
-    """A first run (run in its own process) starts the daemon; its socket appears once it is warm."""
+    """A first run (run in its own process) starts the daemon, its socket bound at once: a run that connects before the
+    daemon is warm waits for it (the tests' runs come right after, while it still imports, and are served)."""
     first = _pilot(env, tmp_path, tmp_path / "log0", "exit 0", "--quiet")
     assert first.wait(60) == 0, first.stderr.read()
     deadline = time.monotonic() + 60
