@@ -12,6 +12,7 @@ import struct
 import sys
 import termios
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -95,16 +96,28 @@ def test_a_wait_on_something_else_is_busy():
     assert _word(WAYS["select on a pipe"]) == kernel.BUSY
 
 
+@contextmanager
+def _on_a_pty(argv: list[str]):
+    """A program on a pseudo-terminal of its own: its master fd and the kernel's watch on it; it and the children it
+    started (its own group: pty.fork made it a session leader) killed at the end."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvp(argv[0], argv)
+    try:
+        yield fd, kernel.TtyWatch(fd, kernel.slave_path(fd))
+    finally:
+        os.killpg(pid, 9)
+        os.waitpid(pid, 0)
+        os.close(fd)
+
+
 def test_the_next_command_of_a_script_is_seen_reading_at_once_not_at_the_next_listing():
     """A script (no job control) runs its commands in its own group: whiptail's next box, started after an answer,
     was seen only when the group's members were listed again (RELIST_BUSY later): 0.25 s after each answer. The clock
     is held still here, so no timer lists them again: only the members' children can show the new reader."""
     code = f"read -r _; {sys.executable} -c 'import os; print(\"asking\", flush=True); os.read(0, 1)'; true"
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execvp("bash", ["bash", "-c", code])
-    try:
-        watch, out, words = kernel.TtyWatch(fd, kernel.slave_path(fd)), b"", []
+    with _on_a_pty(["bash", "-c", code]) as (fd, watch):
+        out, words = b"", []
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and watch.state(0.0) != kernel.READING:
             time.sleep(0.005)  # the script's own `read`
@@ -115,10 +128,6 @@ def test_the_next_command_of_a_script_is_seen_reading_at_once_not_at_the_next_li
             if b"asking" in out:
                 words.append(watch.state(0.0))
         assert b"asking" in out and words[-1] == kernel.READING, words[-5:]
-    finally:
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
-        os.close(fd)
 
 
 def test_a_script_between_two_commands_is_busy_not_unknown():
@@ -126,11 +135,8 @@ def test_a_script_between_two_commands_is_busy_not_unknown():
     listing (up to RELIST_BUSY), and the never-silent deadline judged the script's still screen as a question then (the
     yardstick's trap-deploy: the model asked, at the end of its `sleep 3`, about the `git log` lines above). The gone
     member is no word at all: the script waits for its next command, busy."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execvp("bash", ["bash", "-c", "for i in 1 2 3 4 5 6 7 8; do sleep 0.1; done; read -r _"])
-    try:
-        watch, words = kernel.TtyWatch(fd, kernel.slave_path(fd)), []
+    with _on_a_pty(["bash", "-c", "for i in 1 2 3 4 5 6 7 8; do sleep 0.1; done; read -r _"]) as (fd, watch):
+        words: list[str | None] = []
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and kernel.READING not in words[-1:]:
             if select.select([fd], [], [], 0.002)[0]:
@@ -139,10 +145,6 @@ def test_a_script_between_two_commands_is_busy_not_unknown():
         assert words[-1] == kernel.READING and kernel.BUSY in words
         running = words[words.index(kernel.BUSY):]  # from the script's start (before its exec, nobody is there yet)
         assert None not in running, f"{running.count(None)} of {len(running)} looks said unknown"
-    finally:
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
-        os.close(fd)
 
 
 NPM = Path(__file__).resolve().parents[1] / "npm" / "node_modules"
@@ -223,11 +225,8 @@ def test_a_wait_found_to_end_on_a_key_alone_is_judged_again_once_it_has_woken():
     of the group's members forgets the last look."""
     code = ("process.stdin.setRawMode(true); process.stdin.once('data', () => { require('child_process')"
             ".spawn('sleep', ['30'], {stdio: 'ignore'}); console.log('started'); }); console.log('ready');")
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execvp("node", ["node", "-e", code])
-    try:
-        watch, out, words = kernel.TtyWatch(fd, kernel.slave_path(fd)), b"", []
+    with _on_a_pty(["node", "-e", code]) as (fd, watch):
+        out, words = b"", []
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and not (b"ready" in out and words[-3:] == [kernel.READING] * 3):
             if select.select([fd], [], [], 0.01)[0]:
@@ -243,7 +242,3 @@ def test_a_wait_found_to_end_on_a_key_alone_is_judged_again_once_it_has_woken():
             if b"started" in out:
                 words.append(watch.state(0.0))
         assert words[-1:] == [kernel.POLLING], words[-5:]
-    finally:
-        os.killpg(pid, 9)
-        os.waitpid(pid, 0)
-        os.close(fd)
