@@ -26,7 +26,7 @@ import platform
 import struct
 
 from cursorpilot import reaper
-from cursorpilot.pty import wakeups
+from cursorpilot.pty import relays, wakeups
 
 READING, POLLING, BUSY = "reading", "polling", "busy"
 
@@ -303,6 +303,8 @@ class TtyWatch:
     MEMBERS_EVERY = 2.0
     RELIST_BUSY = 0.25
     MARKED_EVERY = 1.0  # how often, while the group looks busy, the program's other processes are listed
+    MARKED_FIRST = 0.1  # ...and how soon again after a listing that found none (doubling up to MARKED_EVERY): a
+    # helper the program starts (tmux's server, pinentry) comes a moment after the program itself
 
     def __init__(self, master_fd: int, slave: str | None, mark: str | None = None):
         self.master_fd, self.slave, self.mark = master_fd, slave, mark
@@ -311,6 +313,9 @@ class TtyWatch:
         self._listed = -1e9
         self._others: list[_Process] = []  # processes the program started outside the group (pinentry under gpg-agent)
         self._others_at = -1e9
+        self._others_gap = self.MARKED_FIRST
+        self._panes: dict[int, list[str]] = {}  # each relay that holds this terminal: its own terminals (relays.py)
+        self._pane_procs: dict[int, _Process] = {}  # the processes seen in its panes
 
     def state(self, now: float) -> str | None:
         if _TABLE is None:
@@ -340,17 +345,31 @@ class TtyWatch:
     def _others_verdict(self, now: float) -> str | None:
         """reading | polling when a process the program started, outside the foreground group, waits on the terminal:
         gpg's pinentry-curses runs under gpg-agent, in a session of its own, and reads the terminal GPG_TTY names
-        while gpg itself waits on the agent's socket. Found by the run's mark in their environment (reaper.py)."""
-        if now - self._others_at >= self.MARKED_EVERY:
+        while gpg itself waits on the agent's socket; a program in a tmux pane reads the pane's terminal, relayed to
+        this one by tmux's server (relays.py). Found by the run's mark in their environment (reaper.py)."""
+        if now - self._others_at >= self._others_gap:
             group = {p.pid for p in self._members}
             self._others = [_Process(pid) for pid in reaper.find(self.mark or "") if pid not in group]
+            self._panes, self._pane_procs = relays.panes(self._others, self.slave), {}  # a multiplexer's (tmux's) panes
             self._others_at = now
+            self._others_gap = min(self._others_gap * 2, self.MARKED_EVERY) if not self._others else self.MARKED_EVERY
         states = set()
         for proc in self._others:
             proc.forget_fds()
             for task in proc.tasks:
                 states.add(_task_state(proc, task, self.slave))
-        return READING if READING in states else POLLING if POLLING in states else None
+        return READING if READING in states or self._pane_reads() else POLLING if POLLING in states else None
+
+    def _pane_reads(self) -> bool:
+        """A relay's pane program waits for a key (relays.py), found among the relay's children at every look."""
+        def reads(proc: _Process, pane: str) -> bool:
+            proc.forget_fds()
+            return any(_task_state(proc, task, pane) == READING for task in proc.tasks)
+
+        def process(pid: int) -> _Process:
+            return self._pane_procs.get(pid) or self._pane_procs.setdefault(pid, _Process(pid))
+
+        return relays.reads_in_a_pane([p for p in self._others if p.pid in self._panes], self._panes, process, reads)
 
     def _adopt_children(self, pgid: int) -> bool:
         """Add the members' children (and theirs) in the group that were not there when it was listed: a script (no

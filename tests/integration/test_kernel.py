@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from cursorpilot import reaper
 from cursorpilot.pty import kernel
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")]
@@ -145,6 +146,37 @@ def test_a_script_between_two_commands_is_busy_not_unknown():
         assert words[-1] == kernel.READING and kernel.BUSY in words
         running = words[words.index(kernel.BUSY):]  # from the script's start (before its exec, nobody is there yet)
         assert None not in running, f"{running.count(None)} of {len(running)} looks said unknown"
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+@pytest.mark.parametrize(("pane", "word"), [("read -r -p 'Apply? [y/N] ' a", kernel.READING),
+                                            ("echo 'Apply? [y/N] '; sleep 30", kernel.POLLING)])
+def test_a_program_in_a_tmux_pane_reads_through_the_server(tmp_path, pane, word):
+    """tmux's client waits on its server's socket, and the server polls this terminal among its sockets and its panes:
+    the pane's prompt was never "reading", and each question waited out the full settle. The server holds this terminal
+    and the pane's master; the pane's shell, blocked reading the pane, is the reader (relays.py). The mirror: a pane
+    whose program sleeps is not read through: the server's polling is all there is."""
+    mark = f"kernel-test-{os.getpid()}"
+    env = {**os.environ, "CURSORPILOT_MARK": mark, "TMUX_TMPDIR": str(tmp_path), "TERM": "xterm-256color"}
+    env.pop("TMUX", None)
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvpe("tmux", ["tmux", "-f", "/dev/null", "new-session", "-s", "t", "-x", "80", "-y", "24", pane], env)
+    try:
+        watch, out, words = kernel.TtyWatch(fd, kernel.slave_path(fd), mark), b"", []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not (b"Apply?" in out and words[-5:] == [word] * 5):
+            if select.select([fd], [], [], 0.01)[0]:
+                out += os.read(fd, 4096)
+            if b"Apply?" in out:
+                words.append(watch.state(time.monotonic()))
+        assert words[-1:] == [word], words[-5:]
+    finally:
+        os.killpg(pid, 9)
+        os.waitpid(pid, 0)
+        os.close(fd)
+        for server in reaper.find(mark):  # the server and its pane, in a session of their own
+            os.kill(server, 9)
 
 
 NPM = Path(__file__).resolve().parents[1] / "npm" / "node_modules"
