@@ -178,7 +178,7 @@ class PtyStep:
     def _look(self, now: float) -> None:
         if self.pilot.state != State.RUNNING or self._pending is not None:
             return
-        due, tty = self.view.look_due(now, self.pilot.wake_at())
+        due, tty = self.view.look_due(now, self.pilot.wake_at(), answered=bool(self.pilot.answered))
         if not due:
             return
         self.view.look_at, self.view.judged_tty = None, tty

@@ -64,20 +64,25 @@ class ScreenView:
             self.look_at = now
         return snap
 
-    def look_due(self, now: float, wake: float | None) -> tuple[bool, str | None]:
+    def look_due(self, now: float, wake: float | None, answered: bool = True) -> tuple[bool, str | None]:
         """Is a look at the screen due now, and the kernel's word to judge it with. Due when the screen changed or the
         pilot asked (look_at, wake), and sooner while one is pending when the kernel's word turns to reading: a screen
         classified while the program was still busy with the last key (or the kernel not asked) waits out the full
         settle window, but a prompt of a program that now reads its terminal is complete, so it is classified again
         with that fact (at every turn while it settles). Not so for one that turns to polling: it may wait on
         something else too (ssh polls its terminal and its socket while the remote command runs, and an answered
-        question above was judged again before it ended): its look comes when the classifier said."""
+        question above was judged again before it ended): its look comes when the classifier said. Unless nothing has
+        been answered yet (`answered` False): then no screen can be a program still at work on our answer, and the
+        word a poller's first screen would have been classified with, had the first look come a moment later (vim
+        draws its first screen while it starts: 0.4 s of settle instead of the poll settle), is the word it is
+        looked at again with, once."""
         look_at = self.look_at
         pending = look_at is not None or wake is not None
         due = (look_at is not None and now >= look_at) or (wake is not None and now >= wake)
         tty = self.tty(now, pending)
         if not due and pending:
             due = tty == kernel.READING and (look_at is not None or tty != self.judged_tty)
+            due = due or (not answered and look_at is not None and tty == kernel.POLLING != self.judged_tty)
         return due, tty
 
     def tty(self, now: float, ask: bool) -> str | None:

@@ -48,6 +48,18 @@ def test_a_program_that_turns_to_polling_is_looked_at_when_the_classifier_said()
     assert view.look_due(0.43, None) == (True, kernel.POLLING)
 
 
+def test_a_first_screen_judged_while_starting_is_looked_at_again_once_the_program_polls_its_terminal():
+    """vim draws its first screen while it starts: classified busy (or with no word yet) it got the full 400 ms
+    settle. Before anything was answered, no screen can be a program still at work on an answer of ours: the kernel's
+    word that it now polls its terminal brings the look forward, once (the classifier's poll settle decides)."""
+    view, watch = _view(kernel.BUSY)
+    view.look_at, view.judged_tty = 0.43, kernel.BUSY
+    watch.word = kernel.POLLING
+    assert view.look_due(0.1, None, answered=False) == (True, kernel.POLLING)
+    view.look_at, view.judged_tty = 0.15, kernel.POLLING  # looked at with it: settling, the classifier's recheck
+    assert view.look_due(0.1 + KERNEL_EVERY, None, answered=False) == (False, kernel.POLLING)
+
+
 def test_a_polling_program_judged_as_polling_waits_for_its_recheck():
     """The mirror: the fast settle of a polling program was already applied; its look comes when the classifier said."""
     view, _ = _view(kernel.POLLING)
