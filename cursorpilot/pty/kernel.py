@@ -76,6 +76,16 @@ def _group_of(pid: int) -> int | None:
     return int(fields[2]) if len(fields) > 3 else None
 
 
+def _alive(pid: int) -> bool:
+    """Not ended: neither gone nor a zombie its parent has not reaped yet (its syscall file can't be read either)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] not in (b"Z", b"X")
+
+
 def _group_members(pgid: int) -> list[int]:
     members: list[int] = []
     try:
@@ -222,6 +232,7 @@ def _only_keys_wake(proc: _Process, task: str, nr: int, args: list[int], fds: li
         target = proc.target(fd)
         if target is None or not (proc.is_tty(fd, slave) or proc.own.wakes_itself(target)):
             return False
+    proc.tasks = _tasks(proc.pid)  # a thread started since the process was listed (libuv's pool, on first use) counts
     if proc.children():
         return False
     return all(other == task or _idle(proc, other, slave) for other in proc.tasks)
@@ -313,7 +324,7 @@ class TtyWatch:
         self._listed = -1e9
         self._others: list[_Process] = []  # processes the program started outside the group (pinentry under gpg-agent)
         self._others_at = -1e9
-        self._others_gap = self.MARKED_FIRST
+        self._others_gap = self.MARKED_FIRST / 2  # doubled at each listing that finds none: 0.1 s after the first
         self._panes: dict[int, list[str]] = {}  # each relay that holds this terminal: its own terminals (relays.py)
         self._pane_procs: dict[int, _Process] = {}  # the processes seen in its panes
 
@@ -331,9 +342,13 @@ class TtyWatch:
                 proc.tasks = _tasks(proc.pid)
             # a member that has ended is no word at all: a script's `sleep` gone, its next command not listed yet, made
             # the group "unknown" until the next listing, and a script's still screen was judged as a question then
-            self._members = [proc for proc in self._members if os.path.exists(f"/proc/{proc.pid}")]
+            self._members = [proc for proc in self._members if _alive(proc.pid)]
             verdict = self._verdict()
         if verdict in (BUSY, _GONE) and self._adopt_children(pgid):  # ...or a process: a script's next command
+            verdict = self._verdict()
+        if verdict == _GONE:  # one ended in the meantime (between the two looks above): once more, without it
+            self._members = [proc for proc in self._members if _alive(proc.pid)]
+            self._adopt_children(pgid)
             verdict = self._verdict()
         if verdict in (BUSY, _GONE) and now - self._listed >= self.RELIST_BUSY:
             self._list(pgid, now)
@@ -352,7 +367,8 @@ class TtyWatch:
             self._others = [_Process(pid) for pid in reaper.find(self.mark or "") if pid not in group]
             self._panes, self._pane_procs = relays.panes(self._others, self.slave), {}  # a multiplexer's (tmux's) panes
             self._others_at = now
-            self._others_gap = min(self._others_gap * 2, self.MARKED_EVERY) if not self._others else self.MARKED_EVERY
+            # none found: again soon (0.1 s, then 0.2, 0.4...), a helper comes a moment after the program; found: every 1 s
+            self._others_gap = self.MARKED_EVERY if self._others else min(self._others_gap * 2, self.MARKED_EVERY)
         states = set()
         for proc in self._others:
             proc.forget_fds()

@@ -30,8 +30,8 @@ P = TypeVar("P", bound=_Proc)
 
 
 def panes(procs: Iterable[_Proc], slave: str | None) -> dict[int, list[str]]:
-    """Each relay among procs, by pid: a process that holds the pilot's terminal (`slave`) and the master of terminals
-    of its own, with those terminals (/dev/pts/M)."""
+    """Each relay among procs, by pid: a process that holds the pilot's terminal (`slave`) and the master of one
+    terminal of its own (/dev/pts/M): a tmux with one pane, the one on screen."""
     out: dict[int, list[str]] = {}
     if slave is None:
         return out
@@ -45,8 +45,8 @@ def panes(procs: Iterable[_Proc], slave: str | None) -> dict[int, list[str]]:
             continue
         mine = [f"/dev/pts/{index}" for fd, target in targets.items()
                 if target in _MASTERS and (index := _tty_index(proc.pid, fd)) is not None]
-        if mine:
-            out[proc.pid] = mine
+        if len(mine) == 1:  # one pane: the one on screen. With more, an idle shell in another window is not this
+            out[proc.pid] = mine  # screen's reader, and which pane is shown is tmux's to know: polling, as before
     return out
 
 

@@ -148,20 +148,51 @@ def test_a_script_between_two_commands_is_busy_not_unknown():
         assert None not in running, f"{running.count(None)} of {len(running)} looks said unknown"
 
 
+def test_a_thread_started_since_the_process_was_listed_keeps_its_loop_polling():
+    """An event loop that starts a worker on a key (libuv's pool on first use, asyncio's executor) and goes back to its
+    wait on the terminal and its own eventfd: the worker, unseen in a thread list taken before it, was not asked
+    whether it is idle, and the loop stayed "reading" while it worked."""
+    code = ("import os, select, threading, time, tty\ntty.setcbreak(0)\nr = os.eventfd(0)\ne = select.epoll()\ne.register(0, select.EPOLLIN)\n"
+            "e.register(r, select.EPOLLIN)\nprint('ready', flush=True)\ne.poll()\nos.read(0, 1)\n"
+            "threading.Thread(target=lambda: [time.sleep(0.01) for _ in range(10**6)], daemon=True).start()\n"
+            "print('working', flush=True)\ne.poll()")
+    with _on_a_pty([sys.executable, "-c", code]) as (fd, watch):
+        out, words = b"", []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not (b"ready" in out and words[-3:] == [kernel.READING] * 3):
+            if select.select([fd], [], [], 0.01)[0]:
+                out += os.read(fd, 4096)
+            if b"ready" in out:
+                words.append(watch.state(0.0))  # the clock held still: no new listing of the group comes by time
+        assert words[-1:] == [kernel.READING], words[-5:]
+        os.write(fd, b"x")
+        words = []
+        while time.monotonic() < deadline and not (b"working" in out and len(words) >= 20):
+            if select.select([fd], [], [], 0.01)[0]:
+                out += os.read(fd, 4096)
+            if b"working" in out:
+                words.append(watch.state(0.0))
+        assert b"working" in out and kernel.READING not in words[5:], words
+
+
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
-@pytest.mark.parametrize(("pane", "word"), [("read -r -p 'Apply? [y/N] ' a", kernel.READING),
-                                            ("echo 'Apply? [y/N] '; sleep 30", kernel.POLLING)])
-def test_a_program_in_a_tmux_pane_reads_through_the_server(tmp_path, pane, word):
+@pytest.mark.parametrize(("panes", "word"), [
+    (["read -r -p 'Apply? [y/N] ' a"], kernel.READING),
+    (["echo 'Apply? [y/N] '; sleep 30"], kernel.POLLING),
+    (["read -r -p 'other> ' a", ";", "new-window", "echo 'Apply? [y/N] '; sleep 30"], kernel.POLLING),
+], ids=["a pane that reads", "a pane that sleeps", "a window that sleeps before one that reads"])
+def test_a_program_in_a_tmux_pane_reads_through_the_server(tmp_path, panes, word):
     """tmux's client waits on its server's socket, and the server polls this terminal among its sockets and its panes:
     the pane's prompt was never "reading", and each question waited out the full settle. The server holds this terminal
-    and the pane's master; the pane's shell, blocked reading the pane, is the reader (relays.py). The mirror: a pane
-    whose program sleeps is not read through: the server's polling is all there is."""
+    and the pane's master; the pane's shell, blocked reading the pane, is the reader (relays.py). The mirrors: a pane
+    whose program sleeps is not read through, and neither is a tmux with two windows, whose idle shell in the window
+    not shown must not make the working one on screen look like a question."""
     mark = f"kernel-test-{os.getpid()}"
     env = {**os.environ, "CURSORPILOT_MARK": mark, "TMUX_TMPDIR": str(tmp_path), "TERM": "xterm-256color"}
     env.pop("TMUX", None)
     pid, fd = pty.fork()
     if pid == 0:
-        os.execvpe("tmux", ["tmux", "-f", "/dev/null", "new-session", "-s", "t", "-x", "80", "-y", "24", pane], env)
+        os.execvpe("tmux", ["tmux", "-f", "/dev/null", "new-session", "-s", "t", "-x", "80", "-y", "24", *panes], env)
     try:
         watch, out, words = kernel.TtyWatch(fd, kernel.slave_path(fd), mark), b"", []
         deadline = time.monotonic() + 20
