@@ -71,6 +71,8 @@ def serve(conn: socket.socket, key: str) -> None:
     os.umask(hello["umask"])
     sys.argv = hello["argv"]
     conn.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
+    if conn.recv(3) != b"go\n":  # the run gave up waiting for this daemon's warm-up and runs itself: not twice
+        os._exit(0)
     threading.Thread(target=_hang_up, args=(conn,), name="run-line", daemon=True).start()
     from cursorpilot import start
 

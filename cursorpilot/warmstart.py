@@ -28,6 +28,7 @@ from cursorpilot.daemons import Unreachable, connect, folder, spawn_daemon
 PLAIN_PYTHON_VARS = ("PYTHONPATH", "PYTHONHOME", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING",
                      "PYTHONUTF8", "PYTHONHASHSEED")
 LOCALE_VARS = ("LANG", "LC_ALL", "LC_CTYPE")
+WARM_WAIT = 20.0  # s: the longest a run waits for the resident pilot's first word before it runs in its own process
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGWINCH, signal.SIGUSR1, signal.SIGUSR2)
 
 
@@ -78,12 +79,20 @@ def served() -> int | None:
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
         socket.send_fds(sock, [json.dumps(hello).encode() + b"\n"], [0, 1, 2])
+        sock.settimeout(WARM_WAIT)  # a daemon still warming answers within a second; one that never does is not waited for
         reply = sock.makefile("rb")
         first = json.loads(reply.readline() or b"{}")
+        if "pid" not in first:
+            sock.close()
+            return None
+        sock.sendall(b"go\n")  # its child runs the run only now: a run that gave up on it runs here, and only here
+        sock.settimeout(None)
     except (OSError, ValueError):
+        sock.close()
         return None
-    if "pid" not in first:
-        return None
+    except KeyboardInterrupt:  # Ctrl-C while it warms: the run was never started
+        sock.close()
+        return 130
     return _wait(reply, int(first["pid"]))
 
 

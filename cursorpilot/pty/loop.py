@@ -151,7 +151,8 @@ class PtyStep:
     def _tick(self, now: float) -> float:
         pending = now + ASK_POLL if self._pending is not None else None
         look = self.view.look_at if self.pilot.state == State.RUNNING else None
-        deadlines = [t for t in (now + MAX_TICK, self.pilot.key_at(self.screen.version), look, self.pilot.wake_at(), self.view.render_due(now), pending,
+        keys = self.pilot.key_at() and self.pilot.key_at(self._answers_keys())  # (the terminal's modes: only with keys queued)
+        deadlines = [t for t in (now + MAX_TICK, keys, look, self.pilot.wake_at(), self.view.render_due(now), pending,
                                  self.recorder.due) if t is not None]
         return max(0.0, min(deadlines) - now)
 
@@ -272,18 +273,29 @@ class PtyStep:
 
     # -- keys and the end ---------------------------------------------------------------------------------------------
     def _keys(self, now: float) -> None:
-        due = self.pilot.key_at(self.screen.version)
+        due = self.pilot.key_at(self._answers_keys())
         if due is not None and now >= due:
-            self._feed(KeyDue(KeyView(self.screen.snapshot(), self.screen.version, self._no_echo())))
+            self._feed(KeyDue(KeyView(self.screen.snapshot(), self.screen.version, self._no_echo(), self._echo())))
+
+    def _answers_keys(self) -> int | None:
+        """The screen's version, by which the typist sees the program answer a key; none while the terminal echoes keys
+        itself (its echo is no sign that the program read them)."""
+        return None if self._echo() else self.screen.version
+
+    def _lflag(self) -> int:
+        assert self.driver is not None
+        try:
+            return int(termios.tcgetattr(self.driver.fd)[3])
+        except termios.error:
+            return 0
 
     def _no_echo(self) -> bool:
         """A line-mode prompt with echo off (a password): the text never shows, so nothing waits for it."""
-        assert self.driver is not None
-        try:
-            lflag = termios.tcgetattr(self.driver.fd)[3]
-        except termios.error:
-            return False
+        lflag = self._lflag()
         return bool(lflag & termios.ICANON) and not lflag & termios.ECHO
+
+    def _echo(self) -> bool:
+        return bool(self._lflag() & termios.ECHO)
 
     def _limits(self, now: float) -> None:
         if self.ctx.interrupts > self._interrupts:

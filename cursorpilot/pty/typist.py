@@ -2,8 +2,9 @@
 
 The pilot decides *what* is typed (pty/keystrokes.py makes the bytes); this says *when* each key goes: after its delay,
 or, paced by the program (the profile's `key_pace: reaction`), as soon as the program has answered the last key with
-output of its own (it read that key: the next one can't be read together with it), the delay then only a bound for a
-key that changes nothing on screen; Enter only once the text before it shows near the cursor (a filter or a completion has caught up; ECHO_WAIT at most),
+output of its own (it read that key: the next one can't be read together with it; so not while the terminal echoes
+keys itself, when output is no such sign), the delay then only a bound for a key that changes nothing on screen; Enter
+only once the text before it shows near the cursor (a filter or a completion has caught up; ECHO_WAIT at most),
 never when one key alone already took the question away (its Enter would accept the next question's default); a menu's
 Enter only once the highlight stands on the option chosen (HIGHLIGHT_WAIT at most, then nothing is pressed and a person
 decides). The loop writes what this hands out, and owns no rule of its own.
@@ -33,6 +34,7 @@ class KeyView:
     snap: Snapshot
     version: int
     no_echo: bool  # the terminal reads a line with echo off: typed text never shows
+    echo: bool = False  # the terminal echoes what is typed: output after a key is then no sign the program read it
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,15 +91,16 @@ class Typist:
         return self._sent_at if version is not None and self._answered(version) else self.next_at
 
     def _answered(self, version: int) -> bool:
-        """Paced keys: the program wrote something since the last key went (every byte fed counts in the version). Not
-        the Enter after typed text: its delay (enter_delay_ms) is the least gap, kept out of a paste window."""
+        """Paced keys: the program wrote something since the last key went (every byte fed counts in the version; the
+        loop gives no version while the terminal echoes keys itself). Not the Enter after typed text: its delay
+        (enter_delay_ms) is the least gap, kept out of a paste window."""
         return (self.paced and self._check_until is None and self._key_version not in (None, version)
                 and bool(self.queue) and self.queue[0].echo is None)
 
     def step(self, now: float, view: KeyView) -> list[Out]:
         """The key that is due, if its conditions hold: at most one write, with its record."""
         out: list[Out] = []
-        while self.queue and (now >= self.next_at or self._answered(view.version)):
+        while self.queue and (now >= self.next_at or (not view.echo and self._answered(view.version))):
             w = self.queue[0]
             if w.check is not None and not self._highlight_reached(w.check, w.check_from, now, view, out):
                 return out

@@ -82,3 +82,13 @@ def test_the_enter_after_typed_text_keeps_its_least_gap_when_paced():
     assert sent(t.step(0.0, view(1))) == [b"hello"]
     assert t.due_at(2) == 0.2
     assert sent(t.step(0.05, view(2))) == []
+
+
+def test_output_is_no_answer_while_the_terminal_echoes_keys():
+    """With echo on, the terminal itself writes each key back: that output says nothing of the program having read it,
+    so the keys keep their delay."""
+    t = Typist()
+    t.schedule(keys("<down><space>"), now=0.0, paced=True)
+    t.step(0.0, KeyView(SNAP, 1, False, echo=True))
+    assert sent(t.step(0.01, KeyView(SNAP, 2, False, echo=True))) == []
+    assert sent(t.step(0.06, KeyView(SNAP, 2, False, echo=True))) == [b" "]

@@ -128,3 +128,28 @@ def test_a_python_with_debugging_options_or_another_locale_is_not_served(monkeyp
     monkeypatch.delenv("PYTHONPROFILEIMPORTTIME")
     monkeypatch.setenv("CURSORPILOT_RESIDENT", "0")
     assert not warmstart.wanted()
+
+
+def test_a_daemon_that_never_answers_is_not_waited_for_and_its_late_child_runs_nothing(own_folder, monkeypatch):
+    """Its socket is bound when it is started, so a daemon wedged in its warm-up would hold every run: a run gives up
+    after WARM_WAIT and runs itself, and the child the daemon forks at last gets no "go": the run is not run twice."""
+    folder, env = own_folder
+    monkeypatch.setenv("XDG_RUNTIME_DIR", env["XDG_RUNTIME_DIR"])
+    monkeypatch.delenv("CURSORPILOT_RESIDENT", raising=False)
+    monkeypatch.setattr(warmstart, "WARM_WAIT", 0.2)
+    folder.mkdir(mode=0o700, exist_ok=True)
+    with socket.socket(socket.AF_UNIX) as wedged:
+        wedged.bind(str(folder / f"pilot-{warmstart.digest()}.sock"))
+        wedged.listen(8)  # listening, never accepting: a daemon still importing, for ever
+        started = time.monotonic()
+        assert warmstart.served() is None
+        assert time.monotonic() - started < 5
+        late, _ = wedged.accept()  # it warms at last
+        with late:
+            socket.recv_fds(late, 1 << 20, 3)  # the run's hello, still in the backlog
+            try:  # the child says its pid: the run is gone (its sendall fails, and the child dies of it)...
+                late.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
+                go = late.recv(3)
+            except (BrokenPipeError, ConnectionResetError):
+                go = b""
+            assert go == b""  # ...or no "go" comes: the child exits without running the run
