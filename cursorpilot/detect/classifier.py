@@ -30,10 +30,10 @@ from cursorpilot.detect.undecided import undecided
 __all__ = ["BUSY_RECHECK", "READING_SETTLE", "SETTLING", "UNKNOWN", "Classification", "Timing", "classify", "headline", "undecided"]
 
 
-# A program blocked reading its terminal has written all it will write before the key (the kernel's fact): the quiet is
-# only for its last write to have crossed the pty and been drained, which the loop's render pause (pty/view.py
-# RENDER_PAUSE, 20 ms) already waits for. It was 50 ms: 30 ms of every question of every reader, for nothing.
-READING_SETTLE = 0.02
+# A program blocked reading its terminal has written its prompt: this much quiet is enough. Not less: the reader may be
+# one thread of many (fzf's terminal goroutine blocks in read() at once, while others still load and draw the list; at
+# 20 ms its half-drawn second list was judged), and the write must cross the pty.
+READING_SETTLE = 0.05
 
 
 BUSY_RECHECK = 0.25  # a screen judged while the program was busy is looked at again this soon
