@@ -148,6 +148,18 @@ def test_a_script_between_two_commands_is_busy_not_unknown():
         assert None not in running, f"{running.count(None)} of {len(running)} looks said unknown"
 
 
+def _look_until(fd: int, watch: kernel.TtyWatch, out: bytes, shown: bytes, done, deadline: float) -> tuple[bytes, list]:
+    """Read the program's output and, once `shown` is in it, ask the kernel (the clock held still: no new listing of the
+    group comes by time) until done(words)."""
+    words: list[str | None] = []
+    while time.monotonic() < deadline and not (shown in out and done(words)):
+        if select.select([fd], [], [], 0.01)[0]:
+            out += os.read(fd, 4096)
+        if shown in out:
+            words.append(watch.state(0.0))
+    return out, words
+
+
 def test_a_thread_started_since_the_process_was_listed_keeps_its_loop_polling():
     """An event loop that starts a worker on a key (libuv's pool on first use, asyncio's executor) and goes back to its
     wait on the terminal and its own eventfd: the worker, unseen in a thread list taken before it, was not asked
@@ -157,21 +169,11 @@ def test_a_thread_started_since_the_process_was_listed_keeps_its_loop_polling():
             "threading.Thread(target=lambda: [time.sleep(0.01) for _ in range(10**6)], daemon=True).start()\n"
             "print('working', flush=True)\ne.poll()")
     with _on_a_pty([sys.executable, "-c", code]) as (fd, watch):
-        out, words = b"", []
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not (b"ready" in out and words[-3:] == [kernel.READING] * 3):
-            if select.select([fd], [], [], 0.01)[0]:
-                out += os.read(fd, 4096)
-            if b"ready" in out:
-                words.append(watch.state(0.0))  # the clock held still: no new listing of the group comes by time
+        out, words = _look_until(fd, watch, b"", b"ready", lambda w: w[-3:] == [kernel.READING] * 3, deadline)
         assert words[-1:] == [kernel.READING], words[-5:]
         os.write(fd, b"x")
-        words = []
-        while time.monotonic() < deadline and not (b"working" in out and len(words) >= 20):
-            if select.select([fd], [], [], 0.01)[0]:
-                out += os.read(fd, 4096)
-            if b"working" in out:
-                words.append(watch.state(0.0))
+        out, words = _look_until(fd, watch, out, b"working", lambda w: len(w) >= 20, deadline)
         assert b"working" in out and kernel.READING not in words[5:], words
 
 
@@ -289,19 +291,9 @@ def test_a_wait_found_to_end_on_a_key_alone_is_judged_again_once_it_has_woken():
     code = ("process.stdin.setRawMode(true); process.stdin.once('data', () => { require('child_process')"
             ".spawn('sleep', ['30'], {stdio: 'ignore'}); console.log('started'); }); console.log('ready');")
     with _on_a_pty(["node", "-e", code]) as (fd, watch):
-        out, words = b"", []
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not (b"ready" in out and words[-3:] == [kernel.READING] * 3):
-            if select.select([fd], [], [], 0.01)[0]:
-                out += os.read(fd, 4096)
-            if b"ready" in out:
-                words.append(watch.state(0.0))
+        out, words = _look_until(fd, watch, b"", b"ready", lambda w: w[-3:] == [kernel.READING] * 3, deadline)
         assert words[-1:] == [kernel.READING], words[-5:]
         os.write(fd, b"x")
-        words = []
-        while time.monotonic() < deadline and not (b"started" in out and words[-5:] == [kernel.POLLING] * 5):
-            if select.select([fd], [], [], 0.01)[0]:
-                out += os.read(fd, 4096)
-            if b"started" in out:
-                words.append(watch.state(0.0))
+        out, words = _look_until(fd, watch, out, b"started", lambda w: w[-5:] == [kernel.POLLING] * 5, deadline)
         assert words[-1:] == [kernel.POLLING], words[-5:]
