@@ -70,6 +70,11 @@ def drive(job: Job) -> StepResult:
     return PtyStep(config, job.ctx, job.sink).run()
 
 
+def _no_echo(lflag: int) -> bool:
+    """A line-mode prompt with echo off (a password): the text never shows, so nothing waits for it."""
+    return bool(lflag & termios.ICANON) and not lflag & termios.ECHO
+
+
 class PtyStep:
     def __init__(self, step: StepConfig, ctx: RunContext, sink: Sink):
         self.step, self.ctx, self.sink, self.clock = step, ctx, sink, ctx.clock
@@ -151,8 +156,7 @@ class PtyStep:
     def _tick(self, now: float) -> float:
         pending = now + ASK_POLL if self._pending is not None else None
         look = self.view.look_at if self.pilot.state == State.RUNNING else None
-        keys = self.pilot.key_at() and self.pilot.key_at(self._answers_keys())  # (the terminal's modes: only with keys queued)
-        deadlines = [t for t in (now + MAX_TICK, keys, look, self.pilot.wake_at(), self.view.render_due(now), pending,
+        deadlines = [t for t in (now + MAX_TICK, self.pilot.key_at(self.screen.version), look, self.pilot.wake_at(), self.view.render_due(now), pending,
                                  self.recorder.due) if t is not None]
         return max(0.0, min(deadlines) - now)
 
@@ -273,16 +277,13 @@ class PtyStep:
 
     # -- keys and the end ---------------------------------------------------------------------------------------------
     def _keys(self, now: float) -> None:
-        due = self.pilot.key_at(self._answers_keys())
+        due = self.pilot.key_at(self.screen.version)
         if due is not None and now >= due:
-            self._feed(KeyDue(KeyView(self.screen.snapshot(), self.screen.version, self._no_echo(), self._echo())))
-
-    def _answers_keys(self) -> int | None:
-        """The screen's version, by which the typist sees the program answer a key; none while the terminal echoes keys
-        itself (its echo is no sign that the program read them)."""
-        return None if self._echo() else self.screen.version
+            lflag = self._lflag()
+            self._feed(KeyDue(KeyView(self.screen.snapshot(), self.screen.version, _no_echo(lflag), bool(lflag & termios.ECHO))))
 
     def _lflag(self) -> int:
+        """The terminal's local modes (ECHO, ICANON), as the program set them."""
         assert self.driver is not None
         try:
             return int(termios.tcgetattr(self.driver.fd)[3])
@@ -290,12 +291,7 @@ class PtyStep:
             return 0
 
     def _no_echo(self) -> bool:
-        """A line-mode prompt with echo off (a password): the text never shows, so nothing waits for it."""
-        lflag = self._lflag()
-        return bool(lflag & termios.ICANON) and not lflag & termios.ECHO
-
-    def _echo(self) -> bool:
-        return bool(self._lflag() & termios.ECHO)
+        return _no_echo(self._lflag())
 
     def _limits(self, now: float) -> None:
         if self.ctx.interrupts > self._interrupts:

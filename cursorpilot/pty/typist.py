@@ -91,8 +91,8 @@ class Typist:
         return self._sent_at if version is not None and self._answered(version) else self.next_at
 
     def _answered(self, version: int) -> bool:
-        """Paced keys: the program wrote something since the last key went (every byte fed counts in the version; the
-        loop gives no version while the terminal echoes keys itself). Not the Enter after typed text: its delay
+        """Paced keys: the program wrote something since the last key went (every byte fed counts in the version; no
+        version is kept for a key the terminal echoed itself). Not the Enter after typed text: its delay
         (enter_delay_ms) is the least gap, kept out of a paste window."""
         return (self.paced and self._check_until is None and self._key_version not in (None, version)
                 and bool(self.queue) and self.queue[0].echo is None)
@@ -100,7 +100,7 @@ class Typist:
     def step(self, now: float, view: KeyView) -> list[Out]:
         """The key that is due, if its conditions hold: at most one write, with its record."""
         out: list[Out] = []
-        while self.queue and (now >= self.next_at or (not view.echo and self._answered(view.version))):
+        while self.queue and (now >= self.next_at or self._answered(view.version)):
             w = self.queue[0]
             if w.check is not None and not self._highlight_reached(w.check, w.check_from, now, view, out):
                 return out
@@ -124,7 +124,7 @@ class Typist:
             if self.queue:
                 self.next_at = now + self.queue[0].delay
                 self._typed_at, self._typed_cursor = view.version, (view.snap.cursor_x, view.snap.cursor_y)
-                self._key_version = view.version
+                self._key_version = None if view.echo else view.version  # an echoed key: its echo is no answer
             else:
                 out.append(KeysOut())
             return out
