@@ -66,44 +66,33 @@ def foreground_group(master_fd: int) -> int | None:
         return None
 
 
-def _group_of(pid: int) -> int | None:
+def _stat(pid: int | str) -> list[bytes]:
+    """/proc/PID/stat's fields after the command's name (state, ppid, pgrp, ...); none when the process is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             stat = fh.read()
     except OSError:
-        return None
-    fields = stat[stat.rfind(b")") + 2 :].split()
+        return []
+    return stat[stat.rfind(b")") + 2 :].split()
+
+
+def _group_of(pid: int) -> int | None:
+    fields = _stat(pid)
     return int(fields[2]) if len(fields) > 3 else None
 
 
 def _alive(pid: int) -> bool:
     """Not ended: neither gone nor a zombie its parent has not reaped yet (its syscall file can't be read either)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat = fh.read()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] not in (b"Z", b"X")
+    fields = _stat(pid)
+    return bool(fields) and fields[0] not in (b"Z", b"X")
 
 
 def _group_members(pgid: int) -> list[int]:
-    members: list[int] = []
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return members
-    for name in entries:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 3 and int(fields[2]) == pgid:
-            members.append(int(name))
-    return members
+        return []
+    return [int(name) for name in entries if name.isdigit() and _group_of(int(name)) == pgid]
 
 
 def _tasks(pid: int) -> list[str]:
@@ -342,12 +331,12 @@ class TtyWatch:
                 proc.tasks = _tasks(proc.pid)
             # a member that has ended is no word at all: a script's `sleep` gone, its next command not listed yet, made
             # the group "unknown" until the next listing, and a script's still screen was judged as a question then
-            self._members = [proc for proc in self._members if _alive(proc.pid)]
+            self._drop_ended()
             verdict = self._verdict()
         if verdict in (BUSY, _GONE) and self._adopt_children(pgid):  # ...or a process: a script's next command
             verdict = self._verdict()
         if verdict == _GONE:  # one ended in the meantime (between the two looks above): once more, without it
-            self._members = [proc for proc in self._members if _alive(proc.pid)]
+            self._drop_ended()
             self._adopt_children(pgid)
             verdict = self._verdict()
         if verdict in (BUSY, _GONE) and now - self._listed >= self.RELIST_BUSY:
@@ -386,6 +375,9 @@ class TtyWatch:
             return self._pane_procs.get(pid) or self._pane_procs.setdefault(pid, _Process(pid))
 
         return relays.reads_in_a_pane([p for p in self._others if p.pid in self._panes], self._panes, process, reads)
+
+    def _drop_ended(self) -> None:
+        self._members = [proc for proc in self._members if _alive(proc.pid)]
 
     def _adopt_children(self, pgid: int) -> bool:
         """Add the members' children (and theirs) in the group that were not there when it was listed: a script (no
