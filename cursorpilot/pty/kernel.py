@@ -9,7 +9,8 @@ readline); on a set without it, for something else (the network, a child, a time
 on a set that is the terminal alone (readline's pselect, newt's, fdisk's poll) can wake for nothing but a key: a read by
 another name, so it is reading too. So is an event loop's (Node's libuv, prompt_toolkit's asyncio) on the terminal and
 the process's own wake-up fds, with a far-off timer, no child and its other threads idle (wakeups.py): nothing outside
-the program but a key can wake it before its timer. A thread asleep in a process that holds the terminal non-blocking
+the program but a key can wake it before its timer. A thread that waits for its POSIX timers' signal (Vim's) is idle
+while the kernel's list of pending timers, which root may read, shows none due soon. A thread asleep in a process that holds the terminal non-blocking
 checks it between sleeps: polling. Anything else (running, sleeping, waiting for a child or a lock) is busy.
 
 This is the fact that tells working from waiting (pty/pilot.py): a quiet screen of a program that waits on its
@@ -228,8 +229,9 @@ def _only_keys_wake(proc: _Process, task: str, nr: int, args: list[int], fds: li
 
 
 def _idle(proc: _Process, task: str, slave: str | None) -> bool:
-    """A thread that can't wake by itself or by the world: in a futex wait with no timeout (a pool's idle worker), or
-    in a poll/select/epoll with no timeout on the process's own wake-up fds (libuv's second loop). Running, sleeping,
+    """A thread that can't wake by itself or by the world: in a futex wait with no timeout (a pool's idle worker), in a
+    poll/select/epoll with no timeout on the process's own wake-up fds (libuv's second loop), or waiting for the
+    signal of its process's POSIX timers while none fires before LONG_WAIT (Vim's timer thread). Running, sleeping,
     a read, a futex with a timeout: it may do something soon."""
     try:
         parts = wakeups.slurp(f"{task}/syscall").split()
@@ -240,6 +242,9 @@ def _idle(proc: _Process, task: str, slave: str | None) -> bool:
         return False  # running
     if wakeups.waits_on_a_lock(nr, args):
         return True
+    timers = wakeups.timer_signal_wait(nr, args, proc.pid, proc.mem)
+    if timers is not None:
+        return timers >= wakeups.LONG_WAIT
     assert _TABLE is not None
     kind = next((k for k in ("select", "poll", "epoll") if nr in _TABLE[k]), None)
     fds = proc.watched_fds(kind, args) if kind else None

@@ -37,6 +37,8 @@ _FUTEX = {"x86_64": 202, "aarch64": 98}.get(platform.machine(), -1)
 _FUTEX_WAITV = 449  # (waiters, count, flags, timeout, clock) on both
 _FUTEX_WAITS = {0, 9, 11}  # FUTEX_WAIT, FUTEX_WAIT_BITSET, FUTEX_WAIT_REQUEUE_PI: (uaddr, op, val, timeout, ...)
 _FUTEX_CMD, _FUTEX_PRIVATE = 0x7F, 0x80  # the op without FUTEX_PRIVATE_FLAG and FUTEX_CLOCK_REALTIME (256); the flag
+_SIGWAIT = {"x86_64": 128, "aarch64": 137}.get(platform.machine(), -1)  # rt_sigtimedwait: (set, info, timeout, size)
+_HRTIMER_CLOCKS = {0, 1, 7, 11}  # CLOCK_REALTIME, MONOTONIC, BOOTTIME, TAI: a POSIX timer on these is an hrtimer
 
 Mem = Callable[[int, int], "bytes | None"]
 
@@ -84,6 +86,44 @@ def waits_on_a_lock(nr: int, args: list[int]) -> bool:
     if nr == _FUTEX and len(args) > 3:
         return args[1] & _FUTEX_CMD in _FUTEX_WAITS and bool(args[1] & _FUTEX_PRIVATE) and args[3] == 0
     return nr == _FUTEX_WAITV and len(args) > 3 and args[3] == 0  # (its waiters' private flags are not looked at)
+
+
+def timer_signal_wait(nr: int, args: list[int], pid: int, mem: Mem) -> float | None:
+    """For a thread in sigwaitinfo() with no timeout for signals that only its process's own POSIX timers send (glibc's
+    helper thread for SIGEV_THREAD timers: Vim's), how soon it may wake: when the soonest POSIX timer armed on the
+    whole machine fires, in seconds (math.inf: none is armed). None for any other wait, or where the kernel's list of
+    pending timers can't be read (/proc/timer_list: only root may) or a timer is on a clock that list leaves out."""
+    if nr != _SIGWAIT or len(args) < 4 or args[2] != 0 or args[3] != 8:
+        return None
+    data = mem(args[0], 8)
+    if data is None or len(data) < 8:
+        return None
+    waited = {bit + 1 for bit in range(64) if int.from_bytes(data, "little") >> bit & 1}
+    try:
+        listed = slurp(f"/proc/{pid}/timers").decode("ascii", "replace")
+        with open("/proc/timer_list", "rb") as fh:
+            pending = fh.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    signals = set()  # each of its timers: "ID: 0", "signal: 32/<value>", "notify: signal/tid.N", "ClockID: 1"
+    fields = [line.split(": ", 1) for line in listed.splitlines() if ": " in line]
+    try:
+        for key, value in fields:
+            if key == "signal":
+                signals.add(int(value.split("/")[0]))
+            elif key == "ClockID" and int(value) not in _HRTIMER_CLOCKS:
+                return None  # a CPU-time or alarm clock's timer: not in that list
+    except ValueError:
+        return None
+    if not waited or not waited <= signals:
+        return None
+    soonest = math.inf  # each armed POSIX timer: " #3: <...>, posix_timer_fn, S:01" then " # expires at A-B nsecs [in X to Y nsecs]"
+    for entry in pending.split("posix_timer_fn")[1:]:
+        try:
+            soonest = min(soonest, int(entry.split("[in ", 1)[1].split()[0]) / 1e9)
+        except (IndexError, ValueError):
+            return None
+    return soonest
 
 
 def _socket_peer(inode: int) -> int | None:

@@ -97,6 +97,38 @@ def test_a_wait_on_something_else_is_busy():
     assert _word(WAYS["select on a pipe"]) == kernel.BUSY
 
 
+TIMER = ("import ctypes, signal, threading\nlibc = ctypes.CDLL(None, use_errno=True)\n"  # a POSIX timer whose signal a
+         "class Event(ctypes.Structure):\n"  # thread of its own waits for, as glibc's helper of SIGEV_THREAD timers (Vim's)
+         "    _fields_ = [('value', ctypes.c_void_p), ('signo', ctypes.c_int), ('notify', ctypes.c_int), ('pad', ctypes.c_byte * 48)]\n"
+         "sig = signal.SIGRTMIN + 2\nsignal.pthread_sigmask(signal.SIG_BLOCK, {{sig, signal.SIGUSR1}})\n"
+         "timer = ctypes.c_void_p()\nassert libc.timer_create(1, ctypes.byref(Event(None, sig, 0)), ctypes.byref(timer)) == 0\n"
+         "if {every_ms}:\n"
+         "    n = {every_ms} * 1_000_000\n"
+         "    assert libc.timer_settime(timer, 0, (ctypes.c_long * 4)(n // 10**9, n % 10**9, n // 10**9, n % 10**9), None) == 0\n"
+         "threading.Thread(target=lambda: [signal.sigwait({{{waited}}}) for _ in iter(int, 1)], daemon=True).start()\n"
+         "select.select([0], [], [], 30)")
+needs_timer_list = pytest.mark.skipif(not os.access("/proc/timer_list", os.R_OK),
+                                      reason="only root reads the kernel's pending timers (/proc/timer_list)")
+
+
+@needs_timer_list
+@pytest.mark.parametrize("every_ms", [0, 30_000])
+def test_a_thread_waiting_for_its_timers_signal_is_idle_while_no_timer_is_due(every_ms):
+    """Vim (from 9.0, under git commit) waits in pselect on its terminal with a 4 s timeout, beside glibc's helper
+    thread for its SIGEV_THREAD timer, in sigwaitinfo for the timer's signal: it got a poller's judgement, 0.3 s, at
+    every screen. That thread wakes only when a POSIX timer fires; the kernel's list of pending timers shows none due
+    within LONG_WAIT (its timer disarmed, or due in 30 s): nothing but a key can wake the program before then."""
+    assert _word(TIMER.format(every_ms=every_ms, waited="sig")) == kernel.READING
+
+
+@needs_timer_list
+@pytest.mark.parametrize("every_ms, waited", [(100, "sig"), (0, "signal.SIGUSR1")])
+def test_a_thread_waiting_for_a_timer_due_soon_or_another_signal_keeps_it_polling(every_ms, waited):
+    """The mirror: its timer fires every 100 ms (an animation's), or the thread waits for a signal that no timer of
+    the program sends (anyone may send it): it may wake and draw before a key comes."""
+    assert _word(TIMER.format(every_ms=every_ms, waited=waited)) == kernel.POLLING
+
+
 @contextmanager
 def _on_a_pty(argv: list[str]):
     """A program on a pseudo-terminal of its own: its master fd and the kernel's watch on it; it and the children it
