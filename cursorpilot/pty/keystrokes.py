@@ -67,9 +67,12 @@ def keystrokes(c: Classification, d: Decision, modes: Modes, profile: Profile, *
                                      highlighted=None if c.menu.typed else c.menu.current.label, multi=c.menu.multi))
     elif c.menu is not None and not only_keys(text) and kind != Kind.UNDECIDED and not _free_text(profile, c):
         raise Refused(f"the reply {shown!r} names none of the options ({', '.join(o.label for o in c.menu.options)})")
+    line = c.menu is not None and c.menu.typed and mapped is not None and typed.endswith("<enter>")
+    if line:  # an option's number on a line prompt is typed text: its Enter goes once the number shows, not a key's delay later
+        typed, submit = typed[: -len("<enter>")], True
     try:
         writes = to_writes(typed, submit=submit, key_delay=profile.key_delay_ms / 1000, enter_delay=profile.enter_delay_ms / 1000,
-                           multiline=c.multiline, modes=modes, echo_check=echo_check and mapped is None)
+                           multiline=c.multiline, modes=modes, echo_check=echo_check and (mapped is None or line))
     except ReplyError as exc:
         raise Refused(str(exc)) from None
     if c.prefill and c.state == Screen.INPUT and typed.strip() and not only_keys(typed):

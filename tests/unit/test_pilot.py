@@ -3,7 +3,7 @@
 from cursorpilot.decide.question import Decision, Verdict
 from cursorpilot.decide.turns import CheckGoal, TurnFacts
 from cursorpilot.detect.classifier import READING_SETTLE, SETTLING, UNKNOWN, Classification
-from cursorpilot.detect.menu import parse
+from cursorpilot.detect.menu import numbered, parse
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes
@@ -327,6 +327,21 @@ def test_menu_answer_moves_the_highlight_and_checks_it_before_enter():
     writes = of(out, Type)[0].writes
     assert [w.data for w in writes] == [b"\x1bOB", b"\x1bOB", b"\r"]  # application cursor mode: SS3 arrows
     assert writes[-1].check == "Gamma" and records(out, "menu_choice")[0]["keys"] == "<down><down><enter>"
+
+
+def test_a_numbered_option_on_a_line_prompt_is_typed_text_its_enter_waits_for_the_number_not_a_key_delay():
+    """cookiecutter's `Choose from [1/2/3] (1):` reads a line: the option's number is text, and its Enter goes as soon
+    as the number shows (the profile's enter_delay), as after any typed answer; it went key_delay_ms (60) later."""
+    block = "[3/4] Select license\n    1 - MIT\n    2 - BSD-3\n    3 - GNU GPL v3.0\n    Choose from [1/2/3] (1): "
+    c = Classification(state="menu", rule_id="generic.choose", block=block, key="c@1:license", anchor_row=1,
+                       menu=numbered(block))
+    p = pilot(echo_check=True)
+    (ask,) = of(screen(p, 0.0, c, facts()), Ask)
+    out = p.handle(0.1, Decided(ask.token, answer("BSD-3"), 1, Modes(), c))
+    writes = of(out, Type)[0].writes
+    assert [w.data for w in writes] == [b"2", b"\r"]
+    assert writes[-1].echo == "2" and writes[-1].delay == GENERIC.enter_delay_ms / 1000 < GENERIC.key_delay_ms / 1000
+    assert records(out, "menu_choice")[0]["keys"] == "2<enter>"
 
 
 def test_settling_screens_change_nothing():
