@@ -43,12 +43,13 @@ def main(argv: list[str]) -> int:
 
 
 def _profiles() -> None:
-    """The bundled detector profiles, read and validated once here (their cache is keyed by each file's mtime, so a
+    """The bundled detector profiles, read and validated once here (their caches are keyed by each file's mtime, so a
     changed file is read again by the run that needs it): `--profile auto` reads them all to choose one."""
-    from cursorpilot.detect.profiles import available, load_profile
+    from cursorpilot.detect.profiles import available, load_profile, resolve_name
 
     for name in available():
         load_profile(name)
+    resolve_name("auto", ["-"])  # and every profile's `commands`, which `--profile auto` reads to choose one
 
 
 def serve(conn: socket.socket, key: str) -> None:
