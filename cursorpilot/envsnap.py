@@ -33,19 +33,35 @@ SNAPSHOT_TIMEOUT_S = 20.0
 SNAPSHOT_MAX_FILE = 10 << 20  # an untracked file larger than this is left out of the snapshot (and named)
 
 
+def in_a_work_tree(cwd: str | None) -> bool:
+    """Whether git may find a work tree here: a `.git` in the folder or in one above it, or git's environment names
+    its repository (GIT_DIR, GIT_WORK_TREE). Elsewhere no git process is started: each costs a run milliseconds, at
+    its start and at its end."""
+    if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
+        return True
+    here = os.path.abspath(cwd or os.getcwd())
+    while not os.path.lexists(os.path.join(here, ".git")):
+        up = os.path.dirname(here)
+        if up == here:
+            return False
+        here = up
+    return True
+
+
 def worktree_snapshot(cwd: str | None, objects: Path, exclude: Path | None = None) -> dict | None:
     """The working tree's files, tracked and untracked (.gitignore respected), as a git tree, without touching the
     repository: a throwaway index, new objects written under `objects` (the run's folder) and the repository's own
     read as alternates. A snapshot at the run's start and one at its end give the files the run changed, even in a
     tree that was dirty before. None outside a git work tree, or when git fails or takes too long."""
-    top = _git(cwd, "rev-parse", "--show-toplevel")
-    if not top:
+    if not in_a_work_tree(cwd):
         return None
-    repo_objects, index = _git(top, "rev-parse", "--git-path", "objects"), _git(top, "rev-parse", "--git-path", "index")
-    if not repo_objects or not index:
+    found = (_git(cwd, "rev-parse", "--show-toplevel", "--git-path", "objects", "--git-path", "index") or "").split("\n")
+    if len(found) != 3 or not all(found):
         return None
+    here = os.path.abspath(cwd or os.getcwd())  # the two paths are given from where git was asked
+    top, repo_objects, index = found[0], os.path.join(here, found[1]), os.path.join(here, found[2])
     objects.mkdir(parents=True, exist_ok=True)
-    env = snapshot_env(top, objects, os.path.join(top, repo_objects))
+    env = snapshot_env(top, objects, repo_objects)
     pathspec = ["."]
     if exclude is not None:
         rel = os.path.relpath(os.path.abspath(exclude), top)
@@ -59,8 +75,8 @@ def worktree_snapshot(cwd: str | None, objects: Path, exclude: Path | None = Non
             pathspec.append(f":(exclude,literal){name}")
     with tempfile.TemporaryDirectory() as tmp:
         env["GIT_INDEX_FILE"] = os.path.join(tmp, "index")
-        if os.path.isfile(os.path.join(top, index)):
-            shutil.copyfile(os.path.join(top, index), env["GIT_INDEX_FILE"])  # git reuses its stat data: fast
+        if os.path.isfile(index):
+            shutil.copyfile(index, env["GIT_INDEX_FILE"])  # git reuses its stat data: fast
         try:
             added = subprocess.run(["git", "add", "-A", "--", *pathspec], cwd=top, env=env, capture_output=True,
                                    timeout=SNAPSHOT_TIMEOUT_S, stdin=subprocess.DEVNULL)

@@ -9,13 +9,14 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cursorpilot import __version__, channels, goalcheck, resources
 from cursorpilot.clock import Clock, SystemClock
 from cursorpilot.decide.turns import DEFAULT_MAX_TURNS, TurnConfig
-from cursorpilot.envsnap import worktree_snapshot
+from cursorpilot.envsnap import in_a_work_tree, worktree_snapshot
 from cursorpilot.detect.profiles import Profile, load_profile, resolve_name
 from cursorpilot.errors import ExitCode, PilotError
 from cursorpilot.events import Outcome, Sink
@@ -96,19 +97,17 @@ class Runner:
     def _command(self, step: Step) -> list[str]:
         return resources.self_command(command_line(step, self.spec.cursor_bin))
 
-    def _new_manifest(self, redactor: Redactor) -> Manifest:
+    def _new_manifest(self, redactor: Redactor, found: _AtStart) -> Manifest:
         """The manifest is redacted like the transcript: a token passed in argv never lands on disk (a resume of
         such a run needs the command given again; check_resumable says so)."""
         spec = self.spec
-        uses_cursor = any(s.cursor is not None for s in spec.plan.steps)
         return Manifest(
             run_id=spec.run_id, argv=redactor.value(spec.argv), options=redactor.value(spec.options),
             plan_path=str(spec.plan_path) if spec.plan_path else None,
             plan_hash=file_hash(spec.plan_path) if spec.plan_path else None,
             prompt_hash=prompt_hash(spec.governing_prompt),
-            versions={"cursor_pilot": __version__, "python": platform.python_version(),
-                      "cursor": _version_of(spec.cursor_bin) if uses_cursor else None},
-            git_commit=_git_commit(spec.cwd), transcript=str(spec.log_dir / "transcript.jsonl"),
+            versions={"cursor_pilot": __version__, "python": platform.python_version(), "cursor": found.cursor},
+            git_commit=found.commit, transcript=str(spec.log_dir / "transcript.jsonl"),
             created=now_iso(), updated=now_iso(),
             steps=[StepRecord(name=s.name, kind=s.kind) for s in spec.plan.steps],
         )
@@ -123,6 +122,7 @@ class Runner:
         """The run, start to end: its steps in order from the first unfinished one, then its outcome."""
         spec = self.spec
         spec.log_dir.mkdir(parents=True, exist_ok=True)
+        found = _AtStart(self) if self.resume is None else None  # git's word, while the run sets itself up
         redactor = Redactor(cwd=spec.cwd, secrets=spec.secrets.values())
         self.sink.redact_with(redactor.text)  # what the sink prints of the program is redacted like the transcript
         tx = Transcript(spec.log_dir / "transcript.jsonl", spec.run_id, self.clock, redactor)
@@ -137,8 +137,8 @@ class Runner:
             deadline=t0 + spec.timeout if spec.timeout else None, dry_run=spec.dry_run, secrets=spec.secrets,
         )
         session.humans = Humans(spec.humans, tx, self.clock, redactor.text, self.sink)
-        if self.resume is None:
-            self._start(session, redactor)
+        if found is not None:
+            self._start(session, redactor, found.result())
         else:
             self._resume(session)
         if spec.dry_run and any(s.run is None for s in spec.plan.steps):
@@ -155,14 +155,14 @@ class Runner:
             session.humans.close()
         return self._finish(session, code, reason)
 
-    def _start(self, session: RunContext, redactor: Redactor) -> None:
+    def _start(self, session: RunContext, redactor: Redactor, found: _AtStart) -> None:
         spec = self.spec
-        self.manifest = self._new_manifest(redactor)
+        self.manifest = self._new_manifest(redactor, found)
         session.tx.write(R.RunStarted(argv=spec.argv, plan=spec.plan.name, plan_path=str(spec.plan_path) if spec.plan_path else None,
                                       versions={"cursor_pilot": __version__, "python": platform.python_version()},
                                       provider=spec.provider.name, model=getattr(spec.provider, "model", None),
                                       steps=[s.name for s in spec.plan.steps], dry_run=spec.dry_run, governing_prompt=spec.governing_prompt,
-                                      cwd=os.path.abspath(spec.cwd or os.getcwd()), git=self._snapshot()))
+                                      cwd=os.path.abspath(spec.cwd or os.getcwd()), git=found.snapshot))
 
     def _resume(self, session: RunContext) -> None:
         """--resume: the manifest's run goes on; a step left running counts as interrupted, the counters carry over."""
@@ -359,6 +359,30 @@ class Runner:
             return {"child_exit_code": None, "child_signal": None}
         self._child_text = last.get("describe", "")
         return {"child_exit_code": last.get("code"), "child_signal": last.get("signal")}
+
+
+class _AtStart:
+    """What the run's start records of its folder and tools, asked of git (and of the Cursor CLI) on a thread while the
+    run sets itself up: the working tree's snapshot (20-30 ms of git processes in a repository) and its commit, the
+    agent's version. Its program already runs; the first look at its screen waited for them."""
+
+    def __init__(self, runner: Runner):
+        self.commit: str | None = None
+        self.snapshot: dict | None = None
+        self.cursor: str | None = None
+        self._thread = threading.Thread(target=self._ask, args=(runner,), name="at-start", daemon=True)
+        self._thread.start()
+
+    def _ask(self, runner: Runner) -> None:
+        spec = runner.spec
+        if any(s.cursor is not None for s in spec.plan.steps):
+            self.cursor = _version_of(spec.cursor_bin)
+        self.snapshot = runner._snapshot()
+        self.commit = self.snapshot.get("commit") if self.snapshot else _git_commit(spec.cwd) if in_a_work_tree(spec.cwd) else None
+
+    def result(self) -> _AtStart:
+        self._thread.join()
+        return self
 
 
 def _check_expect(step: Step, child: int | None, text: str, reason: str) -> tuple[ExitCode, str]:

@@ -161,28 +161,33 @@ def test_a_folder_without_a_transcript_is_exit_2_with_one_line(tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "no transcript" in r.stderr
 
 
-def test_the_files_changed_are_what_the_run_changed_even_in_a_dirty_tree(tmp_path):
-    work = tmp_path / "work"
-    work.mkdir()
+@pytest.mark.parametrize("sub", ["", "app/src"])
+def test_the_files_changed_are_what_the_run_changed_even_in_a_dirty_tree(tmp_path, sub):
+    """In the repository's top folder, or a run started in a folder below it (git gives the repository's paths from
+    there: the snapshot reads them from where it asked)."""
+    top = tmp_path / "work"
+    work = top / sub
+    work.mkdir(parents=True)
     git = lambda *a: subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *a], cwd=work, check=True,  # noqa: E731
                                     capture_output=True)
-    git("init", "-q")
+    git("init", "-q", str(top))
     (work / "kept.txt").write_text("one\n")
     (work / "edited.txt").write_text("old line\n")
     git("add", ".")
     git("commit", "-qm", "start")
     (work / "kept.txt").write_text("one\nchanged before the run\n")  # dirty before: not the run's doing
     (work / "rules.yaml").write_text("- {id: go, match: 'Go\\?', reply: y}\n")
-    index = (work / ".git" / "index").read_bytes()
+    index = (top / ".git" / "index").read_bytes()
     run = pilot("run", "--quiet", "--rules", "rules.yaml", "--log", "runs/one", "--", "bash", "-c",
                 'read -p "Go? [y/n] " a; echo "new line" >> edited.txt; echo made > new.txt', cwd=work)
     assert run.returncode == 0, run.stdout + run.stderr
     assert pilot("report", "runs/one", cwd=work).returncode == 0
     changes = valid(work / "runs" / "one")["changes"]
     assert changes["source"] == "git"
+    at = f"{sub}/" if sub else ""
     assert [(f["path"], f["status"], f["added"], f["removed"]) for f in changes["files"]] == [
-        ("edited.txt", "modified", 1, 0), ("new.txt", "added", 1, 0)]  # not kept.txt, not rules.yaml, not the run's folder
+        (f"{at}edited.txt", "modified", 1, 0), (f"{at}new.txt", "added", 1, 0)]  # not kept.txt, rules.yaml, the run's folder
     assert "+new line" in changes["files"][0]["diff"]
-    assert (work / ".git" / "index").read_bytes() == index  # the repository was not touched
+    assert (top / ".git" / "index").read_bytes() == index  # the repository was not touched
     status = subprocess.run(["git", "status", "--porcelain"], cwd=work, capture_output=True, text=True).stdout
-    assert " M kept.txt" in status and "?? new.txt" in status
+    assert f" M {at}kept.txt" in status and f"?? {at}new.txt" in status
