@@ -9,7 +9,7 @@ pexpect needs a real file system anyway, so the files are handed out as paths.
 from __future__ import annotations
 
 import sys
-from functools import lru_cache
+from functools import cache
 from importlib.resources import files
 from pathlib import Path
 
@@ -17,7 +17,7 @@ KINDS = ("detectors", "prompts", "plans")
 DATA_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-@lru_cache(maxsize=None)
+@cache
 def folder(kind: str) -> Path:
     """The installed folder of one kind of bundled file (where the package is does not change while it runs; asking
     importlib.resources took a millisecond, once per bundled profile when `--profile auto` chooses one)."""

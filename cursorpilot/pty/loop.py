@@ -187,14 +187,15 @@ class PtyStep:
         if not due:
             return
         self.view.look_at, self.view.judged_tty = None, tty
-        snap, quiet = self.screen.snapshot(), now - self.view.last_change
-        c = classify(self.step.profile, snap, Timing(quiet_for=quiet, tty=tty))
+        snap, quiet = self.screen.snapshot(), now - max(self.view.last_change, self.view.quiet_from)
+        alone = tty == kernel.READING and self.view.alone
+        c = classify(self.step.profile, snap, Timing(quiet_for=quiet, tty=tty, alone=alone))
         if c.recheck_after is not None:
             self.view.look_at = now + c.recheck_after
         if tty == kernel.READING and c.state == SETTLING:
             self.view.look_at = now + 0.01
         judged = undecided(self.step.profile, snap, self.pilot.answered_to) if c.state == UNKNOWN else None
-        self._feed(Screen(c, ScreenFacts(snap.text(), self.view.version, quiet, tty, self._modes(), judged, self._no_echo())))
+        self._feed(Screen(c, ScreenFacts(snap.text(), self.view.version, quiet, tty, self._modes(), judged, self._no_echo(), alone)))
 
     def _modes(self) -> Modes:
         s = self.screen

@@ -31,6 +31,11 @@ class ScreenView:
         self.last_render = 0.0
         self._content: tuple[str, ...] = ()
         self._tty: str | None = None
+        self.alone = False  # with `reading`: the reader is alone in its group (kernel.TtyWatch.state)
+        # the quiet that tells a reader's prompt is complete counts from here, not from the last change, when the program
+        # turned to reading with nothing new on screen since it was last seen not reading: it was silent while busy (a
+        # script's `sleep`), and the prompt it wrote before its read() may still be crossing the pty
+        self.quiet_from = float("-inf")
         self._tty_at = 0.0
         self.judged_tty: str | None = None  # the kernel's word the screen was last classified with
         self.watch: kernel.TtyWatch | None = None
@@ -93,5 +98,8 @@ class ScreenView:
         if now - self.last_output < 0.02:
             return None  # output is streaming: it is not waiting
         if now - self._tty_at >= KERNEL_EVERY or self._tty_at < self.last_output:  # a word older than the last output
-            self._tty, self._tty_at = self.watch.state(now), now  # is not about the screen shown now: asked again
+            word = self.watch.state(now)  # is not about the screen shown now: asked again
+            if word == kernel.READING and self._tty != kernel.READING and self._tty_at > self.last_output:
+                self.quiet_from = now
+            self._tty, self._tty_at, self.alone = word, now, self.watch.alone
         return self._tty

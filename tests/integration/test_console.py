@@ -62,7 +62,7 @@ def test_ci_log_shows_the_screen_a_human_is_needed_for(tmp_path, rules):
     assert p.returncode == 3, p.stdout + p.stderr
     lines = p.stdout.splitlines()
     human = next(i for i, line in enumerate(lines) if "needs a human" in line)
-    assert lines[:human] == ["│ about to ask", "│ Release name:"]
+    assert lines[:human] == ["│ about to ask", "│ Release name:"], p.stdout
 
 
 def test_ci_log_question_that_follows_output_at_once_is_shown_before_its_answer(tmp_path, rules):

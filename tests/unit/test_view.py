@@ -12,6 +12,7 @@ class _Kernel:
 
     def __init__(self, word: str | None):
         self.word = word
+        self.alone = False
 
     def state(self, now: float) -> str | None:
         return self.word
@@ -80,3 +81,26 @@ def test_a_busy_program_left_to_work_is_looked_at_when_it_turns_to_its_terminal(
 def test_nothing_pending_nothing_due():
     view, _ = _view(kernel.READING)
     assert view.look_due(1.0, None) == (False, None)  # the kernel is not even asked
+
+
+def test_a_program_that_turns_to_reading_with_nothing_new_shown_is_quiet_only_from_then():
+    """A script printed a line, slept 0.3 s (busy), then wrote its prompt and blocked in read(): the kernel said
+    reading before the prompt had crossed the pty, and the 0.3 s of quiet since the line counted as the settle: the
+    line alone was judged (and escalated) as the question. Silence while busy says nothing of a prompt: the quiet
+    counts from the word. The mirror: a prompt written after the last word (the usual way) keeps its quiet."""
+    view, watch = _view(kernel.BUSY)
+    view.fed(13, 0.0)
+    view.render(0.02)
+    view.look_at = 0.1
+    assert view.look_due(0.1, None) == (True, kernel.BUSY) and view.quiet_from == float("-inf")
+    watch.word = kernel.READING
+    assert view.look_due(0.3, None)[1] == kernel.READING
+    assert view.quiet_from == 0.3  # nothing was shown since the busy word: the quiet starts now
+
+    view, watch = _view(kernel.BUSY)
+    view.look_at = 0.1
+    view.look_due(0.1, None)
+    view.fed(16, 0.25)  # the prompt, after the busy word
+    view.render(0.27)
+    watch.word = kernel.READING
+    assert view.look_due(0.3, None)[1] == kernel.READING and view.quiet_from == float("-inf")
