@@ -10,8 +10,11 @@ on a set that is the terminal alone (readline's pselect, newt's, fdisk's poll) c
 another name, so it is reading too. So is an event loop's (Node's libuv, prompt_toolkit's asyncio) on the terminal and
 the process's own wake-up fds, with a far-off timer, no child and its other threads idle (wakeups.py): nothing outside
 the program but a key can wake it before its timer. A thread that waits for its POSIX timers' signal (Vim's) is idle
-while the kernel's list of pending timers, which root may read, shows none due soon. A thread asleep in a process that holds the terminal non-blocking
-checks it between sleeps: polling. Anything else (running, sleeping, waiting for a child or a lock) is busy.
+while the kernel's list of pending timers, which root may read, shows none due soon. A thread asleep in a process that
+holds the terminal non-blocking checks it between sleeps: polling. Anything else (running, sleeping, waiting for a
+child or a lock) is busy. A reader is alone when every other thread of its group is blocked too (on the terminal, on
+its own lock or wake-up fds, on far timers, in a wait for a child in the group): all it wrote before its read() is on
+its way, and its screen is complete once that has crossed the pty.
 
 This is the fact that tells working from waiting (pty/pilot.py): a quiet screen of a program that waits on its
 terminal is judged within seconds; one that is busy is left to work, up to stuck_after and the run's limits. Where
