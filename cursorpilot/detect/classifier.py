@@ -27,21 +27,13 @@ from cursorpilot.detect.snapshot import Snapshot
 from cursorpilot.detect.undecided import undecided
 
 # what the channels import from here: the classification and the two readings of a screen
-__all__ = ["BUSY_RECHECK", "READING_ALONE_SETTLE", "READING_SETTLE", "SETTLING", "UNKNOWN", "Classification", "Timing",
-           "classify", "headline", "reading_settle", "undecided"]
+__all__ = ["BUSY_RECHECK", "READING_SETTLE", "SETTLING", "UNKNOWN", "Classification", "Timing", "classify", "headline", "undecided"]
 
 
 # A program blocked reading its terminal has written its prompt: this much quiet is enough. Not less: the reader may be
 # one thread of many (fzf's terminal goroutine blocks in read() at once, while others still load and draw the list; at
 # 20 ms its half-drawn second list was judged), and the write must cross the pty.
 READING_SETTLE = 0.05
-# ...and when the reader is alone (the kernel: every other thread of its group is blocked too, none can write before a
-# key), the write that crosses the pty is all there is to wait for: the loop's render pause (view.RENDER_PAUSE)
-READING_ALONE_SETTLE = 0.02
-
-
-def reading_settle(alone: bool) -> float:
-    return READING_ALONE_SETTLE if alone else READING_SETTLE
 
 
 BUSY_RECHECK = 0.25  # a screen judged while the program was busy is looked at again this soon
@@ -51,7 +43,6 @@ BUSY_RECHECK = 0.25  # a screen judged while the program was busy is looked at a
 class Timing:
     quiet_for: float  # seconds since the screen last changed
     tty: str | None = None  # the kernel's word on the foreground process: reading | polling | busy | None (unknown)
-    alone: bool = False  # with reading: nothing else in its group can write before a key
 
     @property
     def reading(self) -> bool:
@@ -65,7 +56,7 @@ class Timing:
     def fast_settle(self, settle: float, poll_settle: float) -> float:
         """The quiet a question, an input field or a menu needs (an idle composer or a finish needs the full settle)."""
         if self.tty == "reading":
-            return min(settle, reading_settle(self.alone))
+            return min(settle, READING_SETTLE)
         if self.tty == "polling":
             return min(settle, poll_settle)
         return settle

@@ -90,7 +90,6 @@ class ScreenFacts:
     judged: Classification | None = None  # a screen no rule explains, read whole as a question (below the question
     # answered last: Pilot.answered_to); the loop reads it only for such a screen
     echo_off: bool = False  # the terminal reads a line with echo off (read -s, getpass): what is typed is a secret
-    alone: bool = False  # with tty reading: nothing else in the program's group can write before a key
 
 
 @dataclass(frozen=True, slots=True)

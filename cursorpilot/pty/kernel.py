@@ -12,9 +12,7 @@ the process's own wake-up fds, with a far-off timer, no child and its other thre
 the program but a key can wake it before its timer. A thread that waits for its POSIX timers' signal (Vim's) is idle
 while the kernel's list of pending timers, which root may read, shows none due soon. A thread asleep in a process that
 holds the terminal non-blocking checks it between sleeps: polling. Anything else (running, sleeping, waiting for a
-child or a lock) is busy. A reader is alone when every other thread of its group is blocked too (on the terminal, on
-its own lock or wake-up fds, on far timers, in a wait for a child in the group): all it wrote before its read() is on
-its way, and its screen is complete once that has crossed the pty.
+child or a lock) is busy.
 
 This is the fact that tells working from waiting (pty/pilot.py): a quiet screen of a program that waits on its
 terminal is judged within seconds; one that is busy is left to work, up to stuck_after and the run's limits. Where
@@ -45,7 +43,6 @@ _TABLES = {
     "aarch64": {"read": {63, 65, 67, 69}, "select": {72}, "poll": {73}, "epoll": {22, 441}},
 }
 _SLEEPS = {"x86_64": {35, 230}, "aarch64": {101, 115}}.get(platform.machine(), set())  # nanosleep, clock_nanosleep
-_WAITS = {"x86_64": {61, 247}, "aarch64": {260, 95}}.get(platform.machine(), set())  # wait4, waitid
 _O_NONBLOCK = 0o4000
 _TABLE = _TABLES.get(platform.machine())
 _CTTY = "/dev/tty"  # the controlling terminal: for the foreground group, this pty
@@ -258,16 +255,6 @@ def _idle(proc: _Process, task: str, slave: str | None) -> bool:
     return all(t is not None and (proc.is_tty(fd, slave) or proc.own.wakes_itself(t)) for fd, t in targets)
 
 
-def _waits_for_members(proc: _Process, task: str, members: set[int]) -> bool:
-    """A thread blocked in wait4/waitid whose process's children are all members of the group (git waiting for the
-    perl of `git add -p`, a shell for its command): it wakes when one of them ends, and each is looked at itself."""
-    try:
-        nr = int(wakeups.slurp(f"{task}/syscall").split()[0])
-    except (OSError, ValueError, IndexError):
-        return False
-    return nr in _WAITS and all(child in members for child in proc.children())
-
-
 _GONE = "gone"  # a thread that has ended since its process was listed
 
 
@@ -335,30 +322,8 @@ class TtyWatch:
         self._others_gap = self.MARKED_FIRST / 2  # doubled at each listing that finds none: 0.1 s after the first
         self._panes: dict[int, list[str]] = {}  # each relay that holds this terminal: its own terminals (relays.py)
         self._pane_procs: dict[int, _Process] = {}  # the processes seen in its panes
-        self.alone = False  # with the last `reading`: nothing else in the group can write before a key (state())
-        self._from_others = False
 
     def state(self, now: float) -> str | None:
-        """The word, and with `reading`, whether the reader is alone (`alone`): every other thread of the group is
-        blocked too, on the terminal, on its own lock or wake-up fds, on its timers far off, or waiting for a child
-        in the group. Then nothing in the group can write before a key: what it wrote is all on its way."""
-        verdict = self._state(now)
-        self.alone = verdict == READING and not self._from_others and self._alone()
-        return verdict
-
-    def _alone(self) -> bool:
-        members = {p.pid for p in self._members}
-        for proc in self._members:
-            for task in proc.tasks:
-                if _task_state(proc, task, self.slave) == READING or _idle(proc, task, self.slave):
-                    continue
-                if _waits_for_members(proc, task, members):
-                    continue
-                return False
-        return True
-
-    def _state(self, now: float) -> str | None:
-        self._from_others = False
         if _TABLE is None:
             return None
         pgid = foreground_group(self.master_fd)
@@ -384,9 +349,7 @@ class TtyWatch:
             self._list(pgid, now)
             verdict = self._verdict()
         if verdict in (BUSY, _GONE) and self.mark:  # a helper outside the group may read the terminal by its path
-            others = self._others_verdict(now)
-            self._from_others = others is not None
-            verdict = others or verdict
+            verdict = self._others_verdict(now) or verdict
         return None if verdict == _GONE else verdict
 
     def _others_verdict(self, now: float) -> str | None:

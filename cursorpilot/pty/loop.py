@@ -188,14 +188,13 @@ class PtyStep:
             return
         self.view.look_at, self.view.judged_tty = None, tty
         snap, quiet = self.screen.snapshot(), now - max(self.view.last_change, self.view.quiet_from)
-        alone = tty == kernel.READING and self.view.alone
-        c = classify(self.step.profile, snap, Timing(quiet_for=quiet, tty=tty, alone=alone))
+        c = classify(self.step.profile, snap, Timing(quiet_for=quiet, tty=tty))
         if c.recheck_after is not None:
             self.view.look_at = now + c.recheck_after
         if tty == kernel.READING and c.state == SETTLING:
             self.view.look_at = now + 0.01
         judged = undecided(self.step.profile, snap, self.pilot.answered_to) if c.state == UNKNOWN else None
-        self._feed(Screen(c, ScreenFacts(snap.text(), self.view.version, quiet, tty, self._modes(), judged, self._no_echo(), alone)))
+        self._feed(Screen(c, ScreenFacts(snap.text(), self.view.version, quiet, tty, self._modes(), judged, self._no_echo())))
 
     def _modes(self) -> Modes:
         s = self.screen

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from cursorpilot import records as R
 from cursorpilot.decide.deliver import Record
 from cursorpilot.decide.question import Decision, Kind
-from cursorpilot.detect.classifier import Classification, reading_settle
+from cursorpilot.detect.classifier import READING_SETTLE, Classification
 from cursorpilot.machine import Event
 from cursorpilot.pty.facts import Effect, ScreenFacts
 from cursorpilot.pty.held import Asking
@@ -63,7 +63,7 @@ class QuietRules(_Part):
         self._busy_since = None
         judged = facts.judged
         key = judged.key or ""
-        delay = self.judge_after(facts.tty, judged.asks, facts.alone)
+        delay = self.judge_after(facts.tty, judged.asks)
         if judged.answered_last:  # its last words are the question answered last: the kernel's "reading" shows no new one
             delay = max(delay, self.profile.undecided_after_s)
         if c.recheck_after is not None:  # a rule waits for more quiet (an idle composer): it speaks first, in time
@@ -96,12 +96,12 @@ class QuietRules(_Part):
         self._wake_by(min(now + BUSY_LOOK, now - facts.quiet_for + stuck_after))
         return out
 
-    def judge_after(self, tty: str | None, asks: bool, alone: bool = False) -> float:
+    def judge_after(self, tty: str | None, asks: bool) -> float:
         """How long a screen no rule explains, of a program that may be waiting on its terminal, stays quiet before it
         is judged: the one deadline of never-silent (a busy one is working: `_left_to_work`)."""
         after = self.profile.undecided_after_s
         if tty == "reading":  # blocked reading its terminal: all it shows before the key is shown, as for a prompt
-            after = min(after, reading_settle(alone))  # (classifier.py): the quiet that says the last write has landed
+            after = min(after, READING_SETTLE)  # (classifier.py): the quiet that says the last write has landed
         elif tty == "polling" and asks:
             after = min(after, self.profile.quick_judge_s)  # it waits for a key, but may draw more before it listens
         if self.waits_in_a_row:  # the model said WAIT: the next judgement backs off from the full deadline

@@ -31,7 +31,6 @@ class ScreenView:
         self.last_render = 0.0
         self._content: tuple[str, ...] = ()
         self._tty: str | None = None
-        self.alone = False  # with `reading`: the reader is alone in its group (kernel.TtyWatch.state)
         # the quiet that tells a reader's prompt is complete counts from here, not from the last change, when the program
         # turned to reading with nothing new on screen since it was last seen not reading: it was silent while busy (a
         # script's `sleep`), and the prompt it wrote before its read() may still be crossing the pty
@@ -101,5 +100,5 @@ class ScreenView:
             word = self.watch.state(now)  # is not about the screen shown now: asked again
             if word == kernel.READING and self._tty != kernel.READING and self._tty_at > self.last_output:
                 self.quiet_from = now
-            self._tty, self._tty_at, self.alone = word, now, self.watch.alone
+            self._tty, self._tty_at = word, now
         return self._tty

@@ -53,11 +53,6 @@ def _word(code: str) -> str | None:
 
 def _word_of(argv: list[str], ready: bytes = b"ready", alike: int = 5) -> str | None:
     """What the kernel says of a program once it has shown `ready`: the word of `alike` looks in a row that agree."""
-    return _words_of(argv, ready, alike)[0]
-
-
-def _words_of(argv: list[str], ready: bytes = b"ready", alike: int = 5) -> tuple[str | None, bool]:
-    """The same, and whether the kernel found the reader alone in its group (TtyWatch.alone) at the last look."""
     pid, fd = pty.fork()
     if pid == 0:
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # a terminal's size, as the pilot's
@@ -69,8 +64,8 @@ def _words_of(argv: list[str], ready: bytes = b"ready", alike: int = 5) -> tuple
             if select.select([fd], [], [], 0.01)[0]:
                 out += os.read(fd, 4096)
             if ready in out:
-                seen.append((watch.state(time.monotonic()), watch.alone))
-        return seen[-1] if seen else (None, False)
+                seen.append(watch.state(time.monotonic()))
+        return seen[-1] if seen else None
     finally:
         os.killpg(pid, 9)  # and the children it started (its own group: pty.fork made it a session leader)
         os.waitpid(pid, 0)
@@ -100,30 +95,6 @@ def test_a_wait_that_something_else_may_end_is_still_polling(way):
 
 def test_a_wait_on_something_else_is_busy():
     assert _word(WAYS["select on a pipe"]) == kernel.BUSY
-
-
-ALONE = {  # a program that prints `ready` and reads its terminal, and whether anything else in its group may write
-    "a shell's read": (["bash", "-c", "echo ready; read x"], True),
-    "a parent waiting for its reading child": (["bash", "-c", "echo ready; bash -c 'read x'; true"], True),
-    "an idle pool thread beside the reader": ([sys.executable, "-c", "import threading; e = threading.Event(); "
-                                               "threading.Thread(target=e.wait, daemon=True).start(); input('ready')"], True),
-    "a thread that wakes to work beside the reader": ([sys.executable, "-c", "import threading, time; threading.Thread("
-                                                      "target=lambda: [time.sleep(0.05) for _ in iter(int, 1)], daemon=True)"
-                                                      ".start(); input('ready')"], False),
-    "a member of the group asleep": (["bash", "-c", "sleep 30 & echo ready; read x"], False),
-    "a parent with a child outside the group": (["bash", "-c", "setsid sleep 30 & echo ready; bash -c 'read x'; true"], False),
-}
-
-
-@pytest.mark.parametrize("case", list(ALONE))
-def test_a_reader_is_alone_when_nothing_else_in_its_group_can_write_before_a_key(case):
-    """With `reading`, the kernel says whether the reader is alone: every other thread of its group blocked too (on the
-    terminal, on a lock of its own, waiting for a child in the group). Then all it wrote is on its way, and its
-    question is judged after the render pause (20 ms of quiet), not READING_SETTLE (50 ms), which is kept for a
-    reader beside threads that may still draw (fzf's goroutines) and for the mirrors here: a thread that wakes to
-    work, a member of the group asleep, a parent whose other child is outside the group."""
-    argv, alone = ALONE[case]
-    assert _words_of(argv) == (kernel.READING, alone)
 
 
 TIMER = ("import ctypes, signal, threading\nlibc = ctypes.CDLL(None, use_errno=True)\n"  # a POSIX timer whose signal a

@@ -430,13 +430,3 @@ def test_a_screen_that_ends_with_the_question_answered_last_says_so_and_one_with
     more = undecided(GENERIC, screen_of(asked + "\r\nBad passphrase, try again: "), answered_to=3)
     assert not more.answered_last and more.block.startswith("Bad passphrase")
     assert not undecided(GENERIC, screen_of(asked + "\r\n")).answered_last  # nothing answered yet
-
-
-def test_a_readers_question_settles_in_the_render_pause_when_it_is_alone_else_in_the_reading_settle():
-    from cursorpilot.detect.classifier import READING_ALONE_SETTLE, READING_SETTLE, SETTLING
-
-    shown = screen_of("Remove file.txt? [y/n] ")
-    quiet = (READING_ALONE_SETTLE + READING_SETTLE) / 2
-    assert classify(GENERIC, shown, Timing(quiet_for=quiet, tty="reading", alone=True)).state == "question"
-    assert classify(GENERIC, shown, Timing(quiet_for=quiet, tty="reading")).state == SETTLING
-    assert classify(GENERIC, shown, Timing(quiet_for=quiet, tty="polling", alone=True)).state == SETTLING  # alone says nothing there

@@ -2,7 +2,7 @@
 
 from cursorpilot.decide.question import Decision, Verdict
 from cursorpilot.decide.turns import CheckGoal, TurnFacts
-from cursorpilot.detect.classifier import READING_ALONE_SETTLE, READING_SETTLE, SETTLING, UNKNOWN, Classification
+from cursorpilot.detect.classifier import READING_SETTLE, SETTLING, UNKNOWN, Classification
 from cursorpilot.detect.menu import numbered, parse
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.errors import ExitCode
@@ -30,8 +30,8 @@ def pilot(profile=GENERIC, **kw) -> Pilot:
     return p
 
 
-def facts(quiet=1.0, content=1, tty=None, judged=None, text="", modes=None, alone=False):
-    return ScreenFacts(text=text, content=content, quiet_for=quiet, tty=tty, modes=modes or Modes(), judged=judged, alone=alone)
+def facts(quiet=1.0, content=1, tty=None, judged=None, text="", modes=None):
+    return ScreenFacts(text=text, content=content, quiet_for=quiet, tty=tty, modes=modes or Modes(), judged=judged)
 
 
 def of(effects, kind):
@@ -383,15 +383,3 @@ def test_a_screen_no_rule_explains_is_judged_as_soon_as_a_reader_s_prompt_is_com
     p = pilot()  # the mirror: a poller may draw more before it listens; it keeps its quick judgement
     assert not of(screen(p, 1.0, Classification(state=UNKNOWN), facts(quiet=READING_SETTLE, tty="polling", judged=box)), Ask)
     assert p.wake_at() == 1.0 - READING_SETTLE + GENERIC.quick_judge_s
-
-
-def test_a_reader_alone_in_its_group_is_judged_after_the_render_pause_one_beside_others_after_the_reading_settle():
-    """The kernel says the reader is alone (nothing else in its group can write before a key: vim beside its idle
-    timer thread, git waiting for the perl of `git add -p`): its screen is complete once the last write has crossed
-    the pty. A reader beside threads that may draw (fzf) keeps READING_SETTLE."""
-    box = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Days to keep\n7\n<OK>", key="u@0:Days", asks=True)
-    p = pilot()
-    assert of(screen(p, 1.0, Classification(state=UNKNOWN), facts(quiet=READING_ALONE_SETTLE, tty="reading", judged=box, alone=True)), Ask)
-    p = pilot()
-    assert not of(screen(p, 1.0, Classification(state=UNKNOWN), facts(quiet=READING_ALONE_SETTLE, tty="reading", judged=box)), Ask)
-    assert p.wake_at() == 1.0 - READING_ALONE_SETTLE + READING_SETTLE

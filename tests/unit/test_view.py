@@ -12,7 +12,6 @@ class _Kernel:
 
     def __init__(self, word: str | None):
         self.word = word
-        self.alone = False
 
     def state(self, now: float) -> str | None:
         return self.word
