@@ -73,6 +73,7 @@ class Typist:
     paced: bool = False  # the queued keys go as soon as the program answers the last one (schedule's `paced`)
     _sent_at: float = 0.0  # when the last key went out
     _key_version: int | None = None  # ...and the screen's version then, while more keys of the answer wait
+    _looked_at: int | None = None  # the screen's version when a condition on it (the echo, the highlight) was last unmet
 
     def schedule(self, writes: tuple[Write, ...], now: float, paced: bool = False) -> None:
         if not self.queue:
@@ -82,13 +83,18 @@ class Typist:
 
     def clear(self) -> None:
         self.queue.clear()
-        self._check_until = self._key_version = None
+        self._check_until = self._key_version = self._looked_at = None
 
     def due_at(self, version: int | None = None) -> float | None:
-        """When the next key falls due; with the screen's version, at once when the program has answered the last key."""
+        """When the next key falls due; with the screen's version, at once when the program has answered the last key,
+        or has drawn something since a condition on screen was found unmet (the echo may be there now: RECHECK is
+        only the bound)."""
         if not self.queue:
             return None
-        return self._sent_at if version is not None and self._answered(version) else self.next_at
+        return self._sent_at if version is not None and self._early(version) else self.next_at
+
+    def _early(self, version: int) -> bool:
+        return self._answered(version) or self._looked_at not in (None, version)
 
     def _answered(self, version: int) -> bool:
         """Paced keys: the program wrote something since the last key went (every byte fed counts in the version; no
@@ -100,7 +106,7 @@ class Typist:
     def step(self, now: float, view: KeyView) -> list[Out]:
         """The key that is due, if its conditions hold: at most one write, with its record."""
         out: list[Out] = []
-        while self.queue and (now >= self.next_at or self._answered(view.version)):
+        while self.queue and (now >= self.next_at or self._early(view.version)):
             w = self.queue[0]
             if w.check is not None and not self._highlight_reached(w.check, w.check_from, now, view, out):
                 return out
@@ -109,13 +115,13 @@ class Typist:
                 if verdict == "wait":
                     return out
                 if verdict == "skip":
-                    self._check_until = None
+                    self._check_until = self._looked_at = None
                     self.queue.popleft()
                     out.append(Record(R.EnterSkipped(reason="the program took the answer without Enter", prompt=w.prompt)))
                     if not self.queue:
                         out.append(KeysOut())
                     continue
-            self._check_until = None
+            self._check_until = self._looked_at = None
             self.queue.popleft()
             text = w.data.decode("utf-8", "replace")
             secret = w.secret or (text == w.label and view.no_echo)  # typed while echo is off: a secret, whoever chose it
@@ -130,14 +136,14 @@ class Typist:
             return out
         return out
 
-    def _wait_for(self, now: float, wait: float) -> bool:
+    def _wait_for(self, now: float, wait: float, version: int) -> bool:
         """Keep waiting for a condition on screen (True), or give up (False): its deadline has passed."""
         if self._check_until is None:
             self._check_until = now + wait
         if now < self._check_until:
-            self.next_at = now + RECHECK
+            self.next_at, self._looked_at = now + RECHECK, version
             return True
-        self._check_until = None
+        self._check_until = self._looked_at = None
         return False
 
     def _highlight_reached(self, label: str, anchor_row: int, now: float, view: KeyView, out: list[Out]) -> bool:
@@ -147,7 +153,7 @@ class Typist:
         menu = parse_menu(list(snap.lines[top:]), *snap.rel(top)) or buttons(snap.lines, snap.cursor_x, snap.cursor_y)
         if menu is not None and menu.current.label == label or highlighted_row(snap.lines[top:], label):
             return True
-        if self._wait_for(now, HIGHLIGHT_WAIT):
+        if self._wait_for(now, HIGHLIGHT_WAIT, view.version):
             return False
         self.clear()
         out.append(HighlightMissed(label, menu.current.label if menu else "no menu", "\n".join(snap.lines[top:]).strip()))
@@ -170,7 +176,7 @@ class Typist:
             x, y = self._typed_cursor
             if snap.cursor_y == y and snap.cursor_x - x >= len(w.echo or ""):
                 return "send"  # a masked field: the cursor moved on by the text's length (****)
-        if self._wait_for(now, ECHO_WAIT):
+        if self._wait_for(now, ECHO_WAIT, view.version):
             return "wait"
         out.append(Record(R.EchoNotSeen(text=w.echo, waited_s=ECHO_WAIT, secret=self._typed_secret or None)))
         return "send"

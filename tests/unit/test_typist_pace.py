@@ -92,3 +92,23 @@ def test_output_is_no_answer_while_the_terminal_echoes_keys():
     t.step(0.0, KeyView(SNAP, 1, False, echo=True))
     assert sent(t.step(0.01, KeyView(SNAP, 2, False, echo=True))) == []
     assert sent(t.step(0.06, KeyView(SNAP, 2, False, echo=True))) == [b" "]
+
+
+def test_the_enter_after_typed_text_goes_as_soon_as_its_echo_is_drawn():
+    """The echo wait looks again when the program draws, not only every RECHECK: Enter follows the echo at once. The
+    mirror: output that does not show the text yet leaves Enter waiting, and the next look falls due on RECHECK (no
+    busy loop on a version already looked at)."""
+    def at(text: str, version: int) -> KeyView:
+        return KeyView(Snapshot(lines=(f"name: {text}",), cursor_x=6 + len(text), cursor_y=0, scrolled=0, version=version),
+                       version, False)
+
+    t = Typist()
+    t.schedule(tuple(to_writes("hello", key_delay=0.06, enter_delay=0.0, echo_check=True)), now=0.0, paced=True)
+    assert sent(t.step(0.0, at("", 1))) == [b"hello"]
+    assert sent(t.step(0.0005, at("", 1))) == []  # not shown yet
+    assert t.due_at(1) == 0.0105
+    assert sent(t.step(0.002, at("he", 2))) == []  # part of it: still waiting
+    assert t.due_at(2) == 0.012
+    assert t.due_at(3) < 0.003  # drawn again: looked at now
+    out = t.step(0.003, at("hello", 3))
+    assert sent(out) == [b"\r"] and any(isinstance(e, KeysOut) for e in out)
