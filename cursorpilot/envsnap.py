@@ -18,15 +18,48 @@ def _git(cwd: str | None, *args: str) -> str | None:
 
 
 def git_snapshot(cwd: str | None, max_lines: int = 30) -> str:
-    """Branch, `git status --porcelain` and `git diff --shortstat`; empty outside a git repository."""
-    if _git(cwd, "rev-parse", "--is-inside-work-tree") != "true":
+    """Branch, `git status --porcelain` and `git diff --shortstat`; empty outside a git repository. Asked at every
+    question a model is asked, so: no git started outside a work tree (in_a_work_tree), and two git processes side by
+    side (the branch comes with the status), not four one after another (16 ms a question in `git add -p`)."""
+    if not in_a_work_tree(cwd):
         return ""
-    branch = _git(cwd, "branch", "--show-current") or "(detached)"
-    status = (_git(cwd, "status", "--porcelain") or "").splitlines()
+    asked = [_start(cwd, "status", "--porcelain", "--branch"), _start(cwd, "diff", "--shortstat")]
+    found = [_output(p) for p in asked]
+    if found[0] is None:  # not a work tree after all (inside .git, a bare repository), or no git
+        return ""
+    head, *status = found[0].splitlines() or [""]
     if len(status) > max_lines:
         status = [*status[:max_lines], f"… {len(status) - max_lines} more"]
-    diff = _git(cwd, "diff", "--shortstat") or "no unstaged changes"
-    return "\n".join([f"branch: {branch}", "git status --porcelain:", *(status or ["(clean)"]), f"git diff --shortstat: {diff}"])
+    diff = found[1] or "no unstaged changes"
+    return "\n".join([f"branch: {_branch(head)}", "git status --porcelain:", *(status or ["(clean)"]), f"git diff --shortstat: {diff}"])
+
+
+def _branch(head: str) -> str:
+    """The branch from `git status --branch`'s first line: `## main...origin/main [ahead 1]`, `## No commits yet on
+    main`, `## HEAD (no branch)`."""
+    name = head.removeprefix("## ").removeprefix("No commits yet on ").removeprefix("Initial commit on ")
+    name = name.split("...", 1)[0].split(" [", 1)[0].strip()
+    return "(detached)" if not name or name == "HEAD (no branch)" else name
+
+
+def _start(cwd: str | None, *args: str) -> subprocess.Popen | None:
+    try:
+        return subprocess.Popen(["git", "--no-optional-locks", *args], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True)
+    except OSError:
+        return None
+
+
+def _output(p: subprocess.Popen | None) -> str | None:
+    if p is None:
+        return None
+    try:
+        out, _ = p.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        return None
+    return out.strip() if p.returncode == 0 else None
 
 
 SNAPSHOT_TIMEOUT_S = 20.0

@@ -1,6 +1,9 @@
-"""Whether a run's folder is in a git work tree, found without starting git (envsnap.in_a_work_tree)."""
+"""Whether a run's folder is in a git work tree, found without starting git (envsnap.in_a_work_tree), and what a model is
+told of it (git_snapshot)."""
 
-from cursorpilot.envsnap import in_a_work_tree
+import subprocess
+
+from cursorpilot.envsnap import git_snapshot, in_a_work_tree
 
 
 def test_a_folder_below_a_dot_git_is_in_a_work_tree_and_one_with_none_above_it_is_not(tmp_path, monkeypatch):
@@ -19,3 +22,39 @@ def test_a_folder_below_a_dot_git_is_in_a_work_tree_and_one_with_none_above_it_i
 def test_git_told_where_its_repository_is_is_asked_wherever_the_run_is(tmp_path, monkeypatch):
     monkeypatch.setenv("GIT_DIR", str(tmp_path / "repo.git"))
     assert in_a_work_tree(str(tmp_path))
+
+
+def _git(cwd, *args):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def test_the_snapshot_a_model_is_shown_names_the_branch_the_changes_and_their_size(tmp_path, monkeypatch):
+    """One `git status --branch` and one `git diff --shortstat`, side by side: the branch as `git branch
+    --show-current` says it, before the first commit, after it, tracking an upstream, and detached."""
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "trunk")
+    (repo / "a.txt").write_text("one\n")
+    assert git_snapshot(str(repo)).splitlines() == [
+        "branch: trunk", "git status --porcelain:", "?? a.txt", "git diff --shortstat: no unstaged changes"]
+    _git(repo, "add", "a.txt")
+    _git(repo, "commit", "-q", "-m", "one")
+    assert git_snapshot(str(repo)).splitlines()[:3] == ["branch: trunk", "git status --porcelain:", "(clean)"]
+    (repo / "a.txt").write_text("two\n")
+    assert git_snapshot(str(repo)).splitlines()[2:] == [" M a.txt", "git diff --shortstat: 1 file changed, 1 insertion(+), 1 deletion(-)"]
+    _git(tmp_path, "clone", "-q", str(repo), "copy")
+    (tmp_path / "copy" / "b.txt").write_text("new\n")
+    assert git_snapshot(str(tmp_path / "copy")).splitlines()[:3] == ["branch: trunk", "git status --porcelain:", "?? b.txt"]
+    _git(repo, "checkout", "-q", "--detach")
+    assert git_snapshot(str(repo)).startswith("branch: (detached)\n")
+
+
+def test_no_snapshot_outside_a_work_tree_nor_inside_a_repository_folder(tmp_path, monkeypatch):
+    for name in ("GIT_DIR", "GIT_WORK_TREE"):
+        monkeypatch.delenv(name, raising=False)
+    assert git_snapshot(str(tmp_path)) == ""
+    _git(tmp_path, "init", "-q")
+    assert git_snapshot(str(tmp_path / ".git")) == ""
+    assert git_snapshot(str(tmp_path)).startswith("branch: ")
