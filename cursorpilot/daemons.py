@@ -1,6 +1,7 @@
 """What the two residents share (providers/resident.py keeps a provider's SDK warm, warmstart.py a whole run): the
 private folder of their sockets, connecting, starting a daemon, and a daemon's loop (a child forked per connection,
-idle exit, only its own socket, only its own user). Stdlib only, and light: a run's start imports it.
+idle exit, only its own socket, only its own user). Stdlib only, and light: a run's start imports it (paths are
+strings: no pathlib on the way to a run's program).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import stat
 import struct
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 TICK = 5.0  # how often an idle daemon looks at its socket
 _daemons: list = []  # the daemons this process started (subprocess.Popen, kept: no "still running" warning)
@@ -22,31 +22,34 @@ class Unreachable(Exception):
     """The resident is not there to be asked: the provider imports its SDK itself."""
 
 
-def folder() -> Path:
+def folder() -> str:
     """This user's private folder for the socket (made 0700; one that others can enter or that is not ours is refused),
     in $XDG_RUNTIME_DIR unless a socket's path there would be too long for the kernel (108 bytes)."""
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    base = Path(runtime) / "cursor-pilot" if runtime and Path(runtime).is_dir() else None
-    if base is None or len(str(base).encode()) > 70:
-        base = Path(f"/tmp/cursor-pilot-{os.getuid()}")
-    base.mkdir(mode=0o700, exist_ok=True)
+    base = os.path.join(runtime, "cursor-pilot") if runtime and os.path.isdir(runtime) else None
+    if base is None or len(base.encode()) > 70:
+        base = f"/tmp/cursor-pilot-{os.getuid()}"
+    try:
+        os.mkdir(base, 0o700)
+    except FileExistsError:
+        pass
     st = os.lstat(base)
     if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
         raise Unreachable(f"{base} is not a private folder of this user")
     return base
 
 
-def connect(path: Path) -> socket.socket | None:
+def connect(path: str) -> socket.socket | None:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        sock.connect(str(path))
+        sock.connect(path)
         return sock
     except OSError:
         sock.close()
         return None
 
 
-def spawn_daemon(module: str, args: list[str], path: Path) -> None:
+def spawn_daemon(module: str, args: list[str], path: str) -> None:
     """A daemon (`python -m MODULE ARGS... SOCKET FD`) in its own session, with no terminal, none of this process's
     streams and only the environment a Python needs to import (what a run needs, each run hands over). Its socket is
     bound here and handed over as FD, so that a connection made right after waits in the backlog while it warms. Its
@@ -60,25 +63,28 @@ def spawn_daemon(module: str, args: list[str], path: Path) -> None:
         fd = listener.fileno()
         import subprocess
 
-        _daemons.append(subprocess.Popen([_python(), "-m", module, *args, str(path), str(fd)], env=env,
+        _daemons.append(subprocess.Popen([_python(), "-m", module, *args, path, str(fd)], env=env,
                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                          start_new_session=True, close_fds=True, pass_fds=(fd,), cwd="/"))
     finally:
         listener.close()
 
 
-def bind_socket(listener: socket.socket, path: Path) -> None:
+def bind_socket(listener: socket.socket, path: str) -> None:
     """Bind and listen at path; a socket file there that nobody answers on (its daemon is gone) is replaced, one
     that is answered is another daemon's (OSError)."""
     try:
-        listener.bind(str(path))
+        listener.bind(path)
     except OSError:
         alive = connect(path)
         if alive is not None:
             alive.close()
             raise
-        path.unlink(missing_ok=True)
-        listener.bind(str(path))
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        listener.bind(path)
     listener.listen(64)
 
 

@@ -13,7 +13,6 @@ time (CURSORPILOT_RESIDENT_IDLE) or when its socket is no longer its own (provid
 from __future__ import annotations
 
 import io
-import json
 import os
 import random
 import signal
@@ -23,6 +22,7 @@ import threading
 import time
 from importlib import import_module
 
+from cursorpilot import warmstart
 from cursorpilot.daemons import accept_loop
 
 WARM = ("cursorpilot.commands.run", "cursorpilot.commands.guard", "cursorpilot.commands.learning", "cursorpilot.runner",
@@ -58,7 +58,7 @@ def serve(conn: socket.socket, key: str) -> None:
     if hello is None or len(fds) != 3:
         return
     if hello.get("digest") != key:
-        conn.sendall(json.dumps({"refused": "another version of cursor-pilot"}).encode() + b"\n")
+        conn.sendall(b"refused another version of cursor-pilot\n")
         return
     for n, fd in enumerate(fds):
         os.dup2(fd, n)
@@ -71,7 +71,7 @@ def serve(conn: socket.socket, key: str) -> None:
     os.chdir(hello["cwd"])
     os.umask(hello["umask"])
     sys.argv = hello["argv"]
-    conn.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
+    conn.sendall(b"pid %d\n" % os.getpid())
     if conn.recv(3) != b"go\n":  # the run gave up waiting for this daemon's warm-up and runs itself: not twice
         os._exit(0)
     threading.Thread(target=_hang_up, args=(conn,), name="run-line", daemon=True).start()
@@ -87,23 +87,21 @@ def serve(conn: socket.socket, key: str) -> None:
             except (OSError, ValueError):
                 pass
         try:
-            conn.sendall(json.dumps({"exit": code}).encode() + b"\n")
+            conn.sendall(b"exit %d\n" % code)
         except OSError:
             pass
         os._exit(code)
 
 
 def _hello(conn: socket.socket) -> tuple[dict | None, list[int]]:
+    """The run's hello (warmstart.pack) and its three streams."""
     data, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
-    while data and not data.endswith(b"\n"):
+    while 4 <= len(data) < 4 + int.from_bytes(data[:4], "big"):
         more = conn.recv(1 << 20)
         if not more:
             break
         data += more
-    try:
-        return json.loads(data), list(fds)
-    except ValueError:
-        return None, list(fds)
+    return warmstart.unpack(data), list(fds)
 
 
 def _stdio(streams: list[list[str]]) -> None:

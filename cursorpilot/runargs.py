@@ -5,12 +5,11 @@ than starting most programs does (typer, its click, and a command built from 50 
 options are all plain ones is read here instead: the same names, defaults and ranges (tests/unit/test_start.py holds
 this table to typer's, option by option, and parses the same command lines both ways). Anything else (an option this
 table does not take, a value out of range, --help, a typo) is left to typer, which reads it and says what is wrong in
-its own words. Stdlib only: this module is on the way to the program's start.
+its own words. Stdlib only, and light: a run served by the resident pilot only asks it whether the run is a plain one
+(its paths are made Paths by `paths`, where the run is run).
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 # every option of `run` that takes no value
 FLAGS = ("keep_ci_env", "no_native_deny", "no_upload", "quiet", "report", "debug", "version", "dry_run", "force", "acp", "headless")
@@ -87,7 +86,7 @@ def _convert(name: str, value: str) -> object | None:
     if kind in ("str", "list"):
         return value
     if kind == "path":
-        return Path(value) if value else None
+        return value or None
     try:
         number: float = int(value) if kind == "int" else float(value)
     except ValueError:
@@ -96,3 +95,10 @@ def _convert(name: str, value: str) -> object | None:
     if (low is not None and number < low) or (high is not None and number > high):
         return None
     return number
+
+
+def paths(values: dict[str, object]) -> dict[str, object]:
+    """The values as `run`'s body takes them (as typer gives them): each path a Path."""
+    from pathlib import Path
+
+    return {k: Path(v) if isinstance(v, str) and VALUED.get(k, ("",))[0] == "path" else v for k, v in values.items()}

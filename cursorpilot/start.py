@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import os
 import sys
-from datetime import UTC
-from pathlib import Path
 
 
 def main() -> None:
@@ -52,12 +50,12 @@ def _plain_run(args: list[str]) -> bool:
 
 def run_here(args: list[str]) -> int:
     """A plain run, in this process: its exit code."""
-    from cursorpilot.runargs import parse
+    from cursorpilot.runargs import parse, paths
 
     parsed = parse(args[1:])
     assert parsed is not None
     values, given = parsed
-    return _run(values, given)
+    return _run(paths(values), given)
 
 
 def _env_options() -> tuple[str, ...]:
@@ -101,7 +99,7 @@ def _exit_now(code: int) -> None:
 def run_id() -> str:
     """A run's id: when it started (UTC) and six random hex digits (runner.py's default_run_id says the same)."""
     import secrets
-    from datetime import datetime
+    from datetime import UTC, datetime
 
     return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
 
@@ -125,7 +123,7 @@ def _startable(o: dict) -> bool:
         return False
     if o["cwd"] is not None and not o["cwd"].is_dir():
         return False
-    log: Path | None = o["log"]
+    log = o["log"]
     if log is not None and ((log / "manifest.json").exists() or (log / "transcript.jsonl").exists()):
         return False
     return _answers_read(o["answer"] or []) and _profile_known(o["profile"]) and _answerer_ready(o["provider"], o["base_url"])
@@ -149,7 +147,7 @@ def _answers_read(answers: list[str]) -> bool:
 def _profile_known(profile: str) -> bool:
     from cursorpilot import resources
 
-    return profile == "auto" or resources.find("detectors", profile) is not None or Path(profile).is_file()
+    return profile == "auto" or resources.find("detectors", profile) is not None or os.path.isfile(profile)
 
 
 def _answerer_ready(provider: str | None, base_url: str | None) -> bool:

@@ -88,7 +88,7 @@ class Remote:
     def _connect(self, sdk: str, hello: dict) -> None:
         try:
             key = digest(sdk)
-            path = folder() / f"{sdk}-{key}.sock"
+            path = os.path.join(folder(), f"{sdk}-{key}.sock")
             sock = connect(path) or _start(sdk, key, path)
             self._file = sock.makefile("rwb")
             _send(self._file, {**hello, "digest": key})
@@ -130,7 +130,7 @@ class Remote:
         self._file = self._sock = None
 
 
-def _start(sdk: str, key: str, path: Path) -> socket.socket:
+def _start(sdk: str, key: str, path: str) -> socket.socket:
     """Start the daemon and connect to it: the connection waits in the backlog while the daemon imports its SDK."""
     try:
         spawn_daemon("cursorpilot.providers.residentd", [sdk, key], path)

@@ -4,7 +4,7 @@ signals the run's process gets reach it, and a daemon of another version is neve
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import shutil
 import signal
@@ -113,8 +113,8 @@ def test_a_daemon_of_another_version_is_never_asked(own_folder, tmp_path):
     sock_path = _warm(folder, env, tmp_path)
     with socket.socket(socket.AF_UNIX) as sock:
         sock.connect(str(sock_path))
-        socket.send_fds(sock, [json.dumps({"digest": "0" * 16}).encode() + b"\n"], [0, 1, 2])
-        assert json.loads(sock.makefile("rb").readline()) == {"refused": "another version of cursor-pilot"}
+        socket.send_fds(sock, [warmstart.pack({"digest": "0" * 16})], [0, 1, 2])
+        assert sock.makefile("rb").readline() == b"refused another version of cursor-pilot\n"
 
 
 def test_a_python_with_debugging_options_or_another_locale_is_not_served(monkeypatch):
@@ -148,8 +148,19 @@ def test_a_daemon_that_never_answers_is_not_waited_for_and_its_late_child_runs_n
         with late:
             socket.recv_fds(late, 1 << 20, 3)  # the run's hello, still in the backlog
             try:  # the child says its pid: the run is gone (its sendall fails, and the child dies of it)...
-                late.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
+                late.sendall(b"pid %d\n" % os.getpid())
                 go = late.recv(3)
             except (BrokenPipeError, ConnectionResetError):
                 go = b""
             assert go == b""  # ...or no "go" comes: the child exits without running the run
+
+
+def test_the_hello_crosses_the_line_whole_and_garbage_is_no_hello():
+    hello = {"digest": "ab" * 8, "argv": ["cursor-pilot", "run", "--", "x"], "env": {"A": "\udcff", "B": "line\nbreak"},
+             "cwd": "/tmp", "umask": 0o022, "streams": [["utf-8", "strict"]] * 3}
+    assert warmstart.unpack(warmstart.pack(hello)) == hello
+    assert warmstart.unpack(b"") is None
+    assert warmstart.unpack(b"\x00\x00\x00\x05junk!") is None
+    assert warmstart.unpack(warmstart.pack(hello)[:20]) is None  # cut short
+    listed = marshal.dumps(["not", "a", "dict"])
+    assert warmstart.unpack(len(listed).to_bytes(4, "big") + listed) is None
