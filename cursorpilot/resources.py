@@ -8,10 +8,12 @@ pexpect needs a real file system anyway, so the files are handed out as paths.
 
 from __future__ import annotations
 
+import os
 import sys
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
+from stat import S_ISDIR
 
 KINDS = ("detectors", "prompts", "plans")
 DATA_SUFFIXES = (".yaml", ".yml", ".json")
@@ -24,12 +26,25 @@ def folder(kind: str) -> Path:
     return Path(str(files("cursorpilot") / kind))
 
 
+_listed: dict[tuple[str, tuple[str, ...]], tuple[int, list[Path]]] = {}  # (kind, suffixes) -> (folder's mtime, files)
+
+
 def listing(kind: str, suffixes: tuple[str, ...] = DATA_SUFFIXES) -> list[Path]:
-    """Bundled files of one kind, sorted by name (empty when the folder is missing: a broken install)."""
+    """Bundled files of one kind, sorted by name (empty when the folder is missing: a broken install). Listed again
+    only when the folder changed (its mtime): a run asked for it at every profile it looked at, nine stats each time,
+    and the resident pilot lists it once for all its runs."""
     root = folder(kind)
-    if not root.is_dir():
+    try:
+        st = os.stat(root)
+    except OSError:
         return []
-    return sorted(p for p in root.iterdir() if p.suffix in suffixes and p.is_file())
+    if not S_ISDIR(st.st_mode):
+        return []
+    stamp = st.st_mtime_ns
+    hit = _listed.get((kind, suffixes))
+    if hit is None or hit[0] != stamp:
+        hit = _listed[(kind, suffixes)] = (stamp, sorted(p for p in root.iterdir() if p.suffix in suffixes and p.is_file()))
+    return list(hit[1])
 
 
 def find(kind: str, name: str, suffixes: tuple[str, ...] = DATA_SUFFIXES) -> Path | None:
