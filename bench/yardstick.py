@@ -12,7 +12,12 @@ time is within the budget: ideal + 0.3 s + 30 ms per question (the pilot's fixed
 question; figures: printed, never an exit code). The budget is counted only where the ideal driver passed: a failed
 ideal run's time is no limit.
 
-cursor-pilot's sitting comes after one warm-up run of its first scenario, not counted: its resident pilot and its
+The three drivers take each program in turn (the naive pilot, the ideal driver, cursor-pilot), not one sitting each:
+the ideal driver's run and cursor-pilot's, compared against each other, are a few seconds apart, not five minutes (a
+registry's or the machine's pace drifts over minutes: npm install and pip went 0.2 s faster or slower between
+sittings), and the program's files are as warm for both, the naive pilot's run having come first.
+
+cursor-pilot's runs come after one warm-up run of its first scenario, not counted: its resident pilot and its
 SDK's resident (warmstart.py, providers/resident.py) are then up, as on any machine where it ran in the last ten
 minutes. The first run on a machine, cold (the SDK's import, a second, on its first question's way), is what
 bench/startup.py's "cold" rows measure; without the warm-up it fell on the sitting's first scenario alone.
@@ -91,10 +96,13 @@ def main() -> int:
     if not PY.exists() and sh(["bash", str(YARD / "bootstrap.sh")]) != 0:
         raise SystemExit("bench/yardstick/bootstrap.sh failed")
     install(args.install)
-    ideal = run("ideal", args.scenarios)
-    naive = run("pilot", args.scenarios, label="naive", template=NAIVE)
     run("pilot", args.scenarios[:1], label="warm-up")  # not counted: the residents warm, as after any earlier run
-    pilot = run("pilot", args.scenarios)
+    ideal, naive, pilot = {}, {}, {}
+    for scenario in args.scenarios:  # each program by the three drivers in turn: no drift between the runs compared
+        stem = Path(scenario).stem
+        naive |= run("pilot", [scenario], label=f"naive-{stem}", template=NAIVE)
+        ideal |= run("ideal", [scenario], label=stem)
+        pilot |= run("pilot", [scenario], label=stem)
     rows, wrong, slow = [], [], []
     head = ["scenario", "ideal s", "naive s", "pilot s", "budget s", "pilot/ideal", "pilot/naive", "naive", "pilot", "calls/expected",
             "unmatched"]
