@@ -85,8 +85,8 @@ def served() -> int | None:
         socket.send_fds(sock, [pack(hello)], [0, 1, 2])
         sock.settimeout(WARM_WAIT)  # a daemon still warming answers within a second; one that never does is not waited for
         reply = sock.makefile("rb")
-        word, _, pid = reply.readline().decode("utf-8", "replace").partition(" ")
-        if word != "pid":
+        word, _, said = reply.readline().decode("utf-8", "replace").partition(" ")
+        if word != "pid" or not said.strip().isdigit():  # `refused …`, or nothing: the run runs here
             sock.close()
             return None
         sock.sendall(b"go\n")  # its child runs the run only now: a run that gave up on it runs here, and only here
@@ -97,7 +97,7 @@ def served() -> int | None:
     except KeyboardInterrupt:  # Ctrl-C while it warms: the run was never started
         sock.close()
         return 130
-    return _wait(reply, int(pid))
+    return _wait(reply, int(said))
 
 
 def pack(hello: dict) -> bytes:
@@ -130,10 +130,11 @@ def _wait(reply, pid: int) -> int:
         line = reply.readline()
     except OSError:
         line = b""
-    if not line:
+    word, _, said = line.decode("utf-8", "replace").partition(" ")
+    if word != "exit" or not said.strip().lstrip("-").isdigit():
         sys.stderr.write("cursor-pilot: error: the run's process ended without its exit code (it was killed)\n")
         return 1
-    return int(line.split()[1])
+    return int(said)
 
 
 def start_for_next() -> None:
