@@ -364,6 +364,14 @@ class EchoNotSeen(Rec):
     secret: bool | None = None
 
 
+@declare("enter_while_working")
+class EnterWhileWorking(Rec):
+    """The typed text showed, but the kernel saw the program still at work on it (a filter over a long list, a
+    completion) for `waited_s`: Enter went anyway. Only where keys are paced by the program (key_pace: reaction)."""
+
+    waited_s: float | None = None
+
+
 @declare("terminal_reply")
 class TerminalReply(Rec):
     """What the pilot's terminal answered to the program's probes (cursor position, device attributes, colours)."""

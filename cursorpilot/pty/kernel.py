@@ -352,6 +352,29 @@ class TtyWatch:
             verdict = self._others_verdict(now) or verdict
         return None if verdict == _GONE else verdict
 
+    def working(self, now: float) -> bool:
+        """Some thread of the foreground group is on a CPU, or waiting for one, now (`R` in its stat): the program is at
+        work, whatever else of it waits on the terminal (fzf filters a long list in its matcher threads after it has
+        drawn the query, while another thread reads keys: the word for the group is then `reading`)."""
+        if _TABLE is None:
+            return False
+        pgid = foreground_group(self.master_fd)
+        if pgid is None:
+            return False
+        if pgid != self._pgid or now - self._listed >= self.MEMBERS_EVERY:
+            self._list(pgid, now)
+        for proc in self._members:
+            proc.tasks = _tasks(proc.pid)  # threads come and go (Go starts them as its work needs)
+            for task in proc.tasks:
+                try:
+                    with open(f"{task}/stat", "rb") as fh:
+                        stat = fh.read()
+                except OSError:
+                    continue
+                if stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] == b"R":
+                    return True
+        return False
+
     def _others_verdict(self, now: float) -> str | None:
         """reading | polling when a process the program started, outside the foreground group, waits on the terminal:
         gpg's pinentry-curses runs under gpg-agent, in a session of its own, and reads the terminal GPG_TTY names

@@ -280,7 +280,9 @@ class PtyStep:
         due = self.pilot.key_at(self.screen.version)
         if due is not None and now >= due:
             lflag = self._lflag()
-            self._feed(KeyDue(KeyView(self.screen.snapshot(), self.screen.version, _no_echo(lflag), bool(lflag & termios.ECHO))))
+            working = self.pilot.enter_waits() and self.view.watch is not None and self.view.watch.working(now)
+            self._feed(KeyDue(KeyView(self.screen.snapshot(), self.screen.version, _no_echo(lflag), bool(lflag & termios.ECHO),
+                                      working)))
 
     def _lflag(self) -> int:
         """The terminal's local modes (ECHO, ICANON), as the program set them."""

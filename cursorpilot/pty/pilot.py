@@ -97,6 +97,11 @@ class Pilot(Answering, QuietRules, TurnEnds):
         times = [t for t in (self._wake, self._watch.due if self._watch else None) if t is not None]
         return min(times) if times else None
 
+    def enter_waits(self) -> bool:
+        """The key due next is an Enter that goes only once the program is no longer at work on the text before it: the
+        loop then says in the key's facts whether the kernel sees it working (typist.py)."""
+        return self.typist.enter_waits()
+
     def key_at(self, version: int | None = None) -> float | None:
         """When the next key falls due (a KeyDue then), if any is waiting to go; at once, given the screen's version,
         when the program has answered the last key of an answer paced by it (typist.py)."""

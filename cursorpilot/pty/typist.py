@@ -4,7 +4,9 @@ The pilot decides *what* is typed (pty/keystrokes.py makes the bytes); this says
 or, paced by the program (the profile's `key_pace: reaction`), as soon as the program has answered the last key with
 output of its own (it read that key: the next one can't be read together with it; so not while the terminal echoes
 keys itself, when output is no such sign), the delay then only a bound for a key that changes nothing on screen; Enter
-only once the text before it shows near the cursor (a filter or a completion has caught up; ECHO_WAIT at most),
+only once the text before it shows near the cursor and, paced by the program, once the kernel no longer sees it at work
+on that text (fzf shows a query at once and filters a long list after it: an Enter between took the old first item;
+a filter or a completion has caught up; ECHO_WAIT at most),
 never when one key alone already took the question away (its Enter would accept the next question's default); a menu's
 Enter only once the highlight stands on the option chosen (HIGHLIGHT_WAIT at most, then nothing is pressed and a person
 decides). The loop writes what this hands out, and owns no rule of its own.
@@ -35,6 +37,7 @@ class KeyView:
     version: int
     no_echo: bool  # the terminal reads a line with echo off: typed text never shows
     echo: bool = False  # the terminal echoes what is typed: output after a key is then no sign the program read it
+    working: bool = False  # the kernel sees the program at work, not waiting on its terminal (asked for enter_waits())
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +77,7 @@ class Typist:
     _sent_at: float = 0.0  # when the last key went out
     _key_version: int | None = None  # ...and the screen's version then, while more keys of the answer wait
     _looked_at: int | None = None  # the screen's version when a condition on it (the echo, the highlight) was last unmet
+    _working_seen: bool = False  # ...and the echo showed while the program was still at work on it
 
     def schedule(self, writes: tuple[Write, ...], now: float, paced: bool = False) -> None:
         if not self.queue:
@@ -84,6 +88,7 @@ class Typist:
     def clear(self) -> None:
         self.queue.clear()
         self._check_until = self._key_version = self._looked_at = None
+        self._working_seen = False
 
     def due_at(self, version: int | None = None) -> float | None:
         """When the next key falls due; with the screen's version, at once when the program has answered the last key,
@@ -92,6 +97,10 @@ class Typist:
         if not self.queue:
             return None
         return self._sent_at if version is not None and self._early(version) else self.next_at
+
+    def enter_waits(self) -> bool:
+        """The next key is an Enter after typed text, paced by the program: it asks whether the program still works."""
+        return self.paced and bool(self.queue) and self.queue[0].echo is not None
 
     def _early(self, version: int) -> bool:
         return self._answered(version) or self._looked_at not in (None, version)
@@ -116,12 +125,14 @@ class Typist:
                     return out
                 if verdict == "skip":
                     self._check_until = self._looked_at = None
+                    self._working_seen = False
                     self.queue.popleft()
                     out.append(Record(R.EnterSkipped(reason="the program took the answer without Enter", prompt=w.prompt)))
                     if not self.queue:
                         out.append(KeysOut())
                     continue
             self._check_until = self._looked_at = None
+            self._working_seen = False
             self.queue.popleft()
             text = w.data.decode("utf-8", "replace")
             secret = w.secret or (text == w.label and view.no_echo)  # typed while echo is off: a secret, whoever chose it
@@ -171,12 +182,17 @@ class Typist:
                 return "skip"
             tail = " ".join((w.echo or "")[-40:].split())
             rows = snap.lines[max(0, snap.cursor_y - 8) : snap.cursor_y + 2]  # Ink parks the cursor under its input box
-            if any(" ".join(row.rstrip(" │┃║|█▌▋▏_").split()).endswith(tail) for row in rows):  # a drawn cursor after it
-                return "send"
             x, y = self._typed_cursor
-            if snap.cursor_y == y and snap.cursor_x - x >= len(w.echo or ""):
-                return "send"  # a masked field: the cursor moved on by the text's length (****)
+            shown = any(" ".join(row.rstrip(" │┃║|█▌▋▏_").split()).endswith(tail) for row in rows)  # a drawn cursor after it
+            shown = shown or (snap.cursor_y == y and snap.cursor_x - x >= len(w.echo or ""))  # masked: the cursor moved on (****)
+            if shown and not (self.paced and view.working):
+                return "send"
+            if shown:
+                self._working_seen = True
         if self._wait_for(now, ECHO_WAIT, view.version):
             return "wait"
-        out.append(Record(R.EchoNotSeen(text=w.echo, waited_s=ECHO_WAIT, secret=self._typed_secret or None)))
+        if self._working_seen:
+            out.append(Record(R.EnterWhileWorking(waited_s=ECHO_WAIT)))
+        else:
+            out.append(Record(R.EchoNotSeen(text=w.echo, waited_s=ECHO_WAIT, secret=self._typed_secret or None)))
         return "send"

@@ -329,3 +329,23 @@ def test_a_wait_found_to_end_on_a_key_alone_is_judged_again_once_it_has_woken():
         os.write(fd, b"x")
         out, words = _look_until(fd, watch, out, b"started", lambda w: w[-5:] == [kernel.POLLING] * 5, deadline)
         assert words[-1:] == [kernel.POLLING], words[-5:]
+
+
+@pytest.mark.parametrize(("other", "working"), [("exec('while True: pass')", True), ("time.sleep(60)", False)])
+def test_a_thread_at_work_beside_the_reader_is_work_whatever_the_word_says(other, working):
+    """fzf reads keys in one thread and filters its list in others: the group's word is `reading` throughout, and an
+    Enter sent as the query showed took the old first item. `working` says whether any thread is on a CPU now; the
+    mirror: a thread asleep beside the reader is no work."""
+    code = (f"import os, threading, time\nthreading.Thread(target=lambda: {other}, daemon=True).start()\n"
+            "print('ready', flush=True)\nos.read(0, 1)")
+    with _on_a_pty([sys.executable, "-c", code]) as (fd, watch):
+        out, deadline = b"", time.monotonic() + 20
+        while b"ready" not in out and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.05)[0]:
+                out += os.read(fd, 4096)
+        looks = []
+        while len(looks) < 20 and time.monotonic() < deadline:
+            looks.append(watch.working(time.monotonic()))
+            time.sleep(0.005)  # looks spread over 0.1 s (the thread's own pace is not what is tested)
+        assert watch.state(time.monotonic()) == kernel.READING
+        assert (sum(looks) >= 15) if working else not any(looks), looks

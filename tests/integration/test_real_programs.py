@@ -312,3 +312,16 @@ def test_a_single_key_without_enter_quits_a_pager(pilot, tmp_path):
                   env={"OPENAI_API_KEY": KEY, "LESS": ""})
     assert r.code == 0, r.stdout + r.stderr
     assert [k["keys"] for k in r.of("keys_sent")] == ["q"]
+
+
+@pytest.mark.skipif(shutil.which("fzf") is None, reason="needs fzf")
+def test_a_query_typed_into_fzf_over_a_long_list_picks_what_it_filtered(pilot, tmp_path):
+    """fzf draws the query at once and filters its 300,001 items after it, in threads of its own (30-40 ms here),
+    while another thread reads keys: an Enter sent as soon as the query showed took the old first item, every time.
+    Enter waits until the kernel sees none of its threads at work."""
+    picked = tmp_path / "picked.txt"
+    (tmp_path / "pick.sh").write_text(f"(seq 1 300000 | sed s/^/item-/; echo cherry) | fzf > {picked}\n")
+    r = pilot(["bash", str(tmp_path / "pick.sh")], rules="- {match: '300001/300001', reply: cherry}\n")
+    assert r.code == 0, r.stdout + r.stderr
+    assert picked.read_text().strip() == "cherry"
+    assert [k["keys"] for k in r.of("keys_sent")] == ["cherry", "<enter>"] and not r.of("enter_while_working")

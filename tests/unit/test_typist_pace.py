@@ -10,7 +10,8 @@ from __future__ import annotations
 from cursorpilot.detect.profiles import load_profile as load
 from cursorpilot.detect.snapshot import Snapshot
 from cursorpilot.keys import Write, to_writes
-from cursorpilot.pty.typist import KeysOut, KeyView, Send, Typist
+from cursorpilot.decide.deliver import Record
+from cursorpilot.pty.typist import ECHO_WAIT, KeysOut, KeyView, Send, Typist
 
 SNAP = Snapshot(lines=("? Pick one", "❯ a", "  b", "  c"), cursor_x=0, cursor_y=3, scrolled=0, version=0)
 
@@ -112,3 +113,41 @@ def test_the_enter_after_typed_text_goes_as_soon_as_its_echo_is_drawn():
     assert t.due_at(3) < 0.003  # drawn again: looked at now
     out = t.step(0.003, at("hello", 3))
     assert sent(out) == [b"\r"] and any(isinstance(e, KeysOut) for e in out)
+
+
+def _line(text: str, version: int, working: bool = False) -> KeyView:
+    return KeyView(Snapshot(lines=(f"> {text}",), cursor_x=2 + len(text), cursor_y=0, scrolled=0, version=version), version, False,
+                   working=working)
+
+
+def test_the_enter_after_a_query_waits_while_the_kernel_sees_the_program_at_work_on_it():
+    """fzf draws the query at once and filters a long list after it, in other threads: an Enter between took the old
+    first item. Paced by the program, Enter waits for the echo and for no thread of it to be running."""
+    t = Typist()
+    t.schedule(tuple(to_writes("cherry", key_delay=0.06, enter_delay=0.0, echo_check=True)), now=0.0, paced=True)
+    assert sent(t.step(0.0, _line("", 1))) == [b"cherry"]
+    assert t.enter_waits()
+    assert sent(t.step(0.001, _line("cherry", 2, working=True))) == []  # shown, but its matcher runs
+    assert sent(t.step(0.011, _line("cherry", 2, working=True))) == []
+    out = t.step(0.03, _line("cherry", 3))
+    assert sent(out) == [b"\r"] and [e.type for e in out if isinstance(e, Record)] == ["keys_sent"]
+    assert not t.enter_waits()
+
+
+def test_a_program_at_work_for_good_gets_its_enter_after_the_wait_and_a_record_says_so():
+    t = Typist()
+    t.schedule(tuple(to_writes("cherry", key_delay=0.06, enter_delay=0.0, echo_check=True)), now=0.0, paced=True)
+    t.step(0.0, _line("", 1))
+    assert sent(t.step(0.001, _line("cherry", 2, working=True))) == []
+    out = t.step(0.001 + ECHO_WAIT, _line("cherry", 2, working=True))
+    assert sent(out) == [b"\r"]
+    assert [e.type for e in out if isinstance(e, Record)] == ["enter_while_working", "keys_sent"]
+
+
+def test_keys_paced_by_time_do_not_ask_whether_the_program_works():
+    """The mirror: the agents' profiles (key_pace: fixed) keep their Enter on the echo and its least gap alone."""
+    t = Typist()
+    t.schedule(tuple(to_writes("cherry", key_delay=0.06, enter_delay=0.0, echo_check=True)), now=0.0, paced=False)
+    t.step(0.0, _line("", 1))
+    assert not t.enter_waits()
+    assert sent(t.step(0.001, _line("cherry", 2, working=True))) == [b"\r"]
