@@ -371,7 +371,8 @@ class TtyWatch:
                         stat = fh.read()
                 except OSError:
                     continue
-                if stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] == b"R":
+                state = stat.rfind(b")") + 2  # (the command's name may hold anything, a ")" too)
+                if stat[state : state + 1] == b"R":
                     return True
         return False
 

@@ -87,7 +87,12 @@ class Typist:
 
     def clear(self) -> None:
         self.queue.clear()
-        self._check_until = self._key_version = self._looked_at = None
+        self._key_version = None
+        self._conditions_done()
+
+    def _conditions_done(self) -> None:
+        """The key at the head goes (or is dropped): no condition on screen is waited for any more."""
+        self._check_until = self._looked_at = None
         self._working_seen = False
 
     def due_at(self, version: int | None = None) -> float | None:
@@ -124,15 +129,13 @@ class Typist:
                 if verdict == "wait":
                     return out
                 if verdict == "skip":
-                    self._check_until = self._looked_at = None
-                    self._working_seen = False
+                    self._conditions_done()
                     self.queue.popleft()
                     out.append(Record(R.EnterSkipped(reason="the program took the answer without Enter", prompt=w.prompt)))
                     if not self.queue:
                         out.append(KeysOut())
                     continue
-            self._check_until = self._looked_at = None
-            self._working_seen = False
+            self._conditions_done()
             self.queue.popleft()
             text = w.data.decode("utf-8", "replace")
             secret = w.secret or (text == w.label and view.no_echo)  # typed while echo is off: a secret, whoever chose it
