@@ -326,11 +326,9 @@ class TtyWatch:
     def state(self, now: float) -> str | None:
         if _TABLE is None:
             return None
-        pgid = foreground_group(self.master_fd)
+        pgid = self._group(now)
         if pgid is None:
             return None
-        if pgid != self._pgid or now - self._listed >= self.MEMBERS_EVERY:
-            self._list(pgid, now)
         verdict = self._verdict()
         if verdict in (BUSY, _GONE):  # a thread started a moment ago may be the one that reads (one listdir a member)
             for proc in self._members:
@@ -356,13 +354,8 @@ class TtyWatch:
         """Some thread of the foreground group is on a CPU, or waiting for one, now (`R` in its stat): the program is at
         work, whatever else of it waits on the terminal (fzf filters a long list in its matcher threads after it has
         drawn the query, while another thread reads keys: the word for the group is then `reading`)."""
-        if _TABLE is None:
+        if _TABLE is None or self._group(now) is None:
             return False
-        pgid = foreground_group(self.master_fd)
-        if pgid is None:
-            return False
-        if pgid != self._pgid or now - self._listed >= self.MEMBERS_EVERY:
-            self._list(pgid, now)
         for proc in self._members:
             proc.tasks = _tasks(proc.pid)  # threads come and go (Go starts them as its work needs)
             for task in proc.tasks:
@@ -375,6 +368,13 @@ class TtyWatch:
                 if stat[state : state + 1] == b"R":
                     return True
         return False
+
+    def _group(self, now: float) -> int | None:
+        """The terminal's foreground group, its members listed again when it changed or MEMBERS_EVERY has passed."""
+        pgid = foreground_group(self.master_fd)
+        if pgid is not None and (pgid != self._pgid or now - self._listed >= self.MEMBERS_EVERY):
+            self._list(pgid, now)
+        return pgid
 
     def _others_verdict(self, now: float) -> str | None:
         """reading | polling when a process the program started, outside the foreground group, waits on the terminal:
