@@ -10,11 +10,8 @@ from pathlib import Path
 
 
 def _git(cwd: str | None, *args: str) -> str | None:
-    try:
-        p = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return p.stdout.strip() if p.returncode == 0 else None
+    """git's output, stripped; None when it failed, took over 5 s or is not there."""
+    return _output(_start(cwd, *args))
 
 
 def git_snapshot(cwd: str | None, max_lines: int = 30) -> str:

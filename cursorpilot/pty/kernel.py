@@ -70,8 +70,13 @@ def foreground_group(master_fd: int) -> int | None:
 
 def _stat(pid: int | str) -> list[bytes]:
     """/proc/PID/stat's fields after the command's name (state, ppid, pgrp, ...); none when the process is gone."""
+    return _fields(f"/proc/{pid}/stat")
+
+
+def _fields(path: str) -> list[bytes]:
+    """A stat file's fields after the command's name (which may hold anything, a ")" too); none when it is gone."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
+        with open(path, "rb") as fh:
             stat = fh.read()
     except OSError:
         return []
@@ -358,15 +363,8 @@ class TtyWatch:
             return False
         for proc in self._members:
             proc.tasks = _tasks(proc.pid)  # threads come and go (Go starts them as its work needs)
-            for task in proc.tasks:
-                try:
-                    with open(f"{task}/stat", "rb") as fh:
-                        stat = fh.read()
-                except OSError:
-                    continue
-                state = stat.rfind(b")") + 2  # (the command's name may hold anything, a ")" too)
-                if stat[state : state + 1] == b"R":
-                    return True
+            if any(_fields(f"{task}/stat")[:1] == [b"R"] for task in proc.tasks):
+                return True
         return False
 
     def _group(self, now: float) -> int | None:

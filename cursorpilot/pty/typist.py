@@ -77,7 +77,6 @@ class Typist:
     _sent_at: float = 0.0  # when the last key went out
     _key_version: int | None = None  # ...and the screen's version then, while more keys of the answer wait
     _looked_at: int | None = None  # the screen's version when a condition on it (the echo, the highlight) was last unmet
-    _working_seen: bool = False  # ...and the echo showed while the program was still at work on it
 
     def schedule(self, writes: tuple[Write, ...], now: float, paced: bool = False) -> None:
         if not self.queue:
@@ -93,7 +92,6 @@ class Typist:
     def _conditions_done(self) -> None:
         """The key at the head goes (or is dropped): no condition on screen is waited for any more."""
         self._check_until = self._looked_at = None
-        self._working_seen = False
 
     def due_at(self, version: int | None = None) -> float | None:
         """When the next key falls due; with the screen's version, at once when the program has answered the last key,
@@ -178,7 +176,7 @@ class Typist:
         the question leave the screen; it goes anyway when nothing shows in time."""
         if self._check_until is None and view.no_echo:  # asked once per Enter, not on every poll of the wait
             return "send"
-        snap = view.snap
+        snap, shown = view.snap, False
         if view.version != self._typed_at:
             one_key = len((w.echo or "").strip()) == 1  # only a single key can have been an answer by itself (y at a confirm)
             if one_key and w.prompt and " ".join(w.prompt.split()) not in " ".join(snap.text().split()):
@@ -190,11 +188,9 @@ class Typist:
             shown = shown or (snap.cursor_y == y and snap.cursor_x - x >= len(w.echo or ""))  # masked: the cursor moved on (****)
             if shown and not (self.paced and view.working):
                 return "send"
-            if shown:
-                self._working_seen = True
         if self._wait_for(now, ECHO_WAIT, view.version):
             return "wait"
-        if self._working_seen:
+        if shown:  # ...and the program still at work on it
             out.append(Record(R.EnterWhileWorking(waited_s=ECHO_WAIT)))
         else:
             out.append(Record(R.EchoNotSeen(text=w.echo, waited_s=ECHO_WAIT, secret=self._typed_secret or None)))
