@@ -418,11 +418,13 @@ class PolicyDenied(Rec):
 
 @declare("policy_granted")
 class PolicyGranted(Rec):
-    """A yes to a question whose own words name an act the deny policy weighs (`policy_rule`, `evidence`) went through:
-    `granted_by` the user's rule that names it ("your rule ID"), or a sentence of the governing prompt that asks for it
-    and forbids nothing, found as written or quoted by the focused judgment (`judge`: who judged, `why`)."""
+    """A yes to a question whose block names an act the deny policy weighs (`acts`; the first `policy_rule`, with the
+    line that names it: `evidence`) went through: `granted_by` the user's rule for it ("your rule ID", with the prompt's
+    sentence it overrides, if any), a sentence of the governing prompt that asks for it ("your prompt: '…'"), or the
+    focused judgment's reading (`judge`: who judged, `why`)."""
 
     policy_rule: str | None = None
+    acts: list[str] | None = None
     evidence: str | None = None
     rule_id: str | None = None
     granted_by: str | None = None
@@ -484,7 +486,8 @@ class Answer(Rec):
     """A question answered: the prompt block (or the ACP request, in words), the reply as sent, who chose it
     (`source`: `rules:<id>`, a model, `policy:<rule>`, `human`, `plan:send`), the detector rule, the answer's number in
     the run. Over ACP also the option id and kind chosen. `secret`: a secret typed (see `keys_sent`); `reply` is masked.
-    `changed`: the deny policy changed the answer chosen (`'y' (openai:m) -> 'n'`; `policy_denied` says why)."""
+    `changed`: the deny policy changed the answer chosen (`'y' (openai:m) -> 'n'`; `policy_denied` says why);
+    `granted`: it weighed a yes and let it through, by whose words (`delete granted by your rule go`; `policy_granted`)."""
 
     step: int | None = None
     rule_id: str | None = None
@@ -499,6 +502,7 @@ class Answer(Rec):
     policy_rule: str | None = None
     secret: bool | None = None
     changed: str | None = None
+    granted: str | None = None
 
 
 @declare("would_send")
@@ -517,6 +521,7 @@ class WouldSend(Rec):
     policy_rule: str | None = None
     secret: bool | None = None
     changed: str | None = None
+    granted: str | None = None
 
 
 @declare("escalation")

@@ -92,7 +92,7 @@ class ConsoleSink(BaseSink):
             self.console.print(Text("\n".join("│ " + line for line in self._redact("\n".join(fresh)).split("\n")), style="dim"),
                                soft_wrap=True)
 
-    def answer(self, prompt: str, typed: str, source: str, changed: str = "") -> None:
+    def answer(self, prompt: str, typed: str, source: str, changed: str = "", granted: str = "") -> None:
         who = CHOSEN_BY.get(source.split(":")[0], "the model")
         self._chosen_by[who] = self._chosen_by.get(who, 0) + 1
         if self.quiet:
@@ -105,6 +105,8 @@ class ConsoleSink(BaseSink):
                                   no_wrap=True, overflow="ellipsis"))
         if changed:  # the deny policy overrode the answer chosen: said where the answer is, never only in the transcript
             self._print(Text(f"  changed by the deny policy: {self._redact(changed)}", style="bold yellow"))
+        if granted:  # a yes the deny policy weighed went through: by whose words, said as a refusal is
+            self._print(Text(f"  {self._redact(granted)}", style="yellow"))
 
     def note(self, text: str) -> None:
         asked_here = self._at_prompt  # a question's "> " waits here: what became of it is said, even with --quiet

@@ -309,7 +309,8 @@ class AcpPilot(AgentPilot[Effect]):
         q = o.question
         effects, halt = split(deliver(self.tally, Answer(prompt=q.text, reply=sent, source=d.source, rule_id=q.source, kind=q.kind,
                                                          headline=headline(q), counted=d.text or sent,
-                                                         extra={"channel": "acp", **(extra or {})}, changed=d.changed)))
+                                                         extra={"channel": "acp", **(extra or {})}, changed=d.changed,
+                                                         granted=d.granted)))
         if halt is not None:
             return [*effects, *self._halt(halt)]
         if o.kind != "turn_end":

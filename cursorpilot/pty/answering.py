@@ -74,7 +74,8 @@ class Answering(_Part):
         delivered, halt = split(deliver(self.tally, Answer(asked, k.shown, d.source, c.rule_id, kind or c.state,
                                                            gist(asked) if kind == Kind.TURN_END else headline(asked),
                                                            extra={"secret": True} if k.secret else {},
-                                                           preview_extra={"keys": [w.label for w in k.writes]}, changed=d.changed)))
+                                                           preview_extra={"keys": [w.label for w in k.writes]}, changed=d.changed,
+                                                           granted=d.granted)))
         if halt is not None:
             return out + delivered + self._abort(halt.code, halt.reason)
         self._answered(c, k.shown, kind, d, asked)
