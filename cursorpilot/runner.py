@@ -319,10 +319,12 @@ class Runner:
 
     def _finish(self, session: RunContext, code: ExitCode, reason: str) -> Outcome:
         changed = session.usage.get("policy_changed", 0)
-        if code == ExitCode.OK and changed and not self.spec.dry_run:  # the task may be undone: never a silent exit 0
+        if code in (ExitCode.OK, ExitCode.FAILED) and changed and not self.spec.dry_run:  # the task may be undone: said, never 0
             shown = "; ".join(session.overrides[:3]) + ("; …" if len(session.overrides) > 3 else "")
-            code, reason = ExitCode.HUMAN_NEEDED, (f"{reason}, but the deny policy changed {changed} answer(s)"
-                                                   + (f" ({shown})" if shown else "") + ": check that the task is done")
+            code, reason = ExitCode.HUMAN_NEEDED, (f"{reason}, {'but' if code == ExitCode.OK else 'after'} the deny policy changed "
+                                                   f"{changed} answer(s)" + (f" ({shown})" if shown else "")
+                                                   + (": check that the task is done" if code == ExitCode.OK else
+                                                      ": the program may have failed because of it"))
         stopped = code in (ExitCode.INTERRUPTED, ExitCode.LIMIT, ExitCode.HUMAN_NEEDED)
         self.manifest.status = "completed" if code == ExitCode.OK else "aborted" if stopped else "failed"
         self.manifest.exit_code, self.manifest.reason = int(code), reason

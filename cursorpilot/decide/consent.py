@@ -55,14 +55,15 @@ _DEFINITE = re.compile(r"(?i)\b(the|this|that|these|those|my|our|your|its|their|
 _PRONOUN = re.compile(r"(?i)^\W*(it|they|them|this|that|these|those|both)\b|\b(of|to|on|from|in) (it|them)\b")
 _TOKEN = re.compile(r"""(?x) `[^`]+` | "[^"]+" | (?<![\w])'[^']+'(?![\w]) | (?<![\w])[\w~.-]*\w/[\w.~/*-]* | (?<![\w/])\w[\w-]*\.\w[\w.-]*
                     | (?<![\w])[\w-]*\d[\w.-]* """)
-_WORD = re.compile(r"[A-Za-z]{3,}")
+_WORD = re.compile(r"[A-Za-z]{2,}")
 _STOP = set("""that this these those there their them they then than what when where which with within without your yours
 ours about above after again against also always answer answered asked asks before being below both could does doing done
 down during each from further have having here into just like make more most must need needs only other over please same
 should some such sure their until upon very were while will would shall want wants mine here everything anything nothing
 something whatever every first last next time times ever once files file thing things stuff the and for are was not you all
 any can but off limit limits place alone intact where how who why its has had him her his she our out own way don doesn
-won shouldn mustn isn aren wasn didn existing current present original previous other others old new local remaining""".split())
+won shouldn mustn isn aren wasn didn is it to of in on at by or an as be do go me my no so up us we he if
+existing current present original previous other others old new local remaining""".split())
 _BARE_FILLER = re.compile(r"(?i)\b(it|that|this|them|so|just|please|always|simply|say|answer|reply|choose|pick|select|type|do|be|the"
                           r"|question|prompt|one|a|an|to|you|should|must|instead|then|and|or)\b")
 
