@@ -38,6 +38,7 @@ class RunContext:
     native_deny: bool = True  # the deny policy also goes into the agent's own deny list, where it has one (nativedeny.py)
     allow: frozenset[str] = frozenset()
     max_answers: int | None = None  # --max-steps: answers across the run
+    model_calls: tuple[int | None, int | None] = (1000, 20)  # --max-model-calls: in the run, for one question
     deadline: float | None = None  # --timeout, as a monotonic time
     dry_run: bool = False
     secrets: dict[str, str] = field(default_factory=dict)  # --secret NAME=ENVVAR: the values typed for <secret:NAME>, never shown

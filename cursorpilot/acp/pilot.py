@@ -263,7 +263,7 @@ class AcpPilot(AgentPilot[Effect]):
         if d is None:
             return self._halt(unanswered(o.human or "escalated"))
         if d.verdict == Verdict.FAIL:
-            return self._end(ExitCode.FAILED, d.why)
+            return self._end(ExitCode.LIMIT if d.limit else ExitCode.FAILED, d.why)
         return _DECIDED[o.kind](self, f.token, o, d)
 
     def _permission_decided(self, token: int, o: Open, d: Decision) -> list[Effect]:

@@ -11,7 +11,7 @@ delivered is told back with `delivered()`, which is what the loop breaker and th
 from __future__ import annotations
 
 import asyncio
-from collections import deque
+from collections import Counter, deque
 from concurrent.futures import Executor
 from dataclasses import replace
 
@@ -33,6 +33,7 @@ from cursorpilot.run_context import RunContext
 from cursorpilot import records as R
 
 WAIT_WORD = "WAIT"
+CAPPED = "model-call cap reached"  # a Reply's reason when --max-model-calls refused the call: the run ends with exit 4
 _ENTER = ("", "<enter>")  # an empty answer presses Enter alone: it takes the prompt's default (the system prompt says so)
 
 
@@ -56,7 +57,8 @@ class Decider:
         self.guards = Guards()
         self.history: deque[QA] = deque(maxlen=10)
         self.previous = ""  # who chose the last answer delivered (a rule's after: reads it)
-        self._offered: tuple[str, str, str] | None = None  # (prompt, text, source) of the last answer handed out
+        self._asked: Counter[str] = Counter()  # model calls per question, for --max-model-calls
+        self._offered: tuple[str, str, str, str] | None = None  # (prompt, text, source, as counted) of the last answer handed out
 
     @property
     def provider(self) -> Provider:
@@ -180,10 +182,23 @@ class Decider:
                        reason=f"the reply {again.text!r} {still}, after it was asked again: no answer")
 
     def _answer(self, request: AnswerRequest) -> Reply:
+        if (capped := self._capped(request)) is not None:
+            return Reply(text=None, source=self.provider.name, reason=f"{CAPPED}: {capped}")
+        self._asked[" ".join(request.prompt_block.split())] += 1
         try:
             return self.provider.answer(request)
         except Exception as exc:
             return Reply(text=None, source=self.provider.name, reason=f"provider error: {exc}")
+
+    def _capped(self, request: AnswerRequest) -> str | None:
+        """Why --max-model-calls refuses one more call, or None: a model that misbehaves (asked again and again, the
+        same question or new ones) can't spend without bound."""
+        run_cap, question_cap = self.ctx.model_calls
+        if run_cap is not None and self.ctx.usage["llm_calls"] >= run_cap:
+            return f"{self.ctx.usage['llm_calls']} model calls in this run (--max-model-calls {run_cap}/{question_cap})"
+        if question_cap is not None and self._asked[" ".join(request.prompt_block.split())] >= question_cap:
+            return f"{question_cap} model calls for this one question (--max-model-calls {run_cap}/{question_cap})"
+        return None
 
     @staticmethod
     def _unlabelled(request: AnswerRequest, reply: Reply) -> Reply:
@@ -208,6 +223,8 @@ class Decider:
     def after(self, q: Question, reply: Reply) -> Decision:
         """The provider's reply, recorded, then judged like every other answer."""
         self._received(reply, q.secret or reply.secret)
+        if reply.reason.startswith(CAPPED):
+            return Decision(Verdict.FAIL, why=reply.reason, source=reply.source, limit=True)
         failed = reply.reason.startswith("provider error")
         if self.guards.provider_result(not failed):
             return Decision(Verdict.FAIL, why=f"{self.guards.provider_errors} consecutive provider errors: {reply.reason}", source=reply.source)
@@ -300,7 +317,7 @@ class Decider:
         shown = self._shown(q, d)  # a secret is counted as it is delivered: masked
         if self.guards.looping(q.text, shown):
             return Decision.escalate(f"loop: this question was already answered {shown!r} {self.guards.repeat_limit} times", d.source)
-        self._offered = (q.text, d.text or "", d.source)
+        self._offered = (q.text, d.text or "", d.source, shown)
         return d
 
     @staticmethod
@@ -381,6 +398,8 @@ class Decider:
         assert d.weigh is not None
         self._received(reply, q.secret or d.secret)
         look = d.weigh.look
+        if reply.reason.startswith(CAPPED):
+            return Decision(Verdict.FAIL, why=reply.reason, source=reply.source, limit=True)
         j = weigh.judgment(self.governing_prompt, look, reply.judged, reply.text, reply.act, reply.reason)
         if not j.allowed:
             return self._refuse(q, look.denial, "yes", d, f"{reply.source}: {j.why}")
@@ -399,11 +418,13 @@ class Decider:
         return tuple(out) if out else None
 
     def delivered(self, prompt: str, text: str) -> None:
-        """The channel typed or sent this answer to this prompt: count it for the loop breaker and the history."""
-        self.guards.answered(prompt, text)
-        self.history.append(QA(prompt, text))
+        """The channel typed or sent this answer to this prompt: count it for the loop breaker and the history. A secret
+        comes back masked: it is counted as it was checked (`<secret:pw>` typed three times is three times the same
+        answer, however the channel shows it)."""
         offered, self._offered = self._offered, None
-        chose = offered is not None and offered[0] == prompt and (offered[1] == text or is_masked(text))  # a secret comes back masked
+        chose = offered is not None and offered[0] == prompt and (offered[1] == text or is_masked(text))
+        self.guards.answered(prompt, offered[3] if offered is not None and chose else text)
+        self.history.append(QA(prompt, text))
         self.previous = offered[2] if offered is not None and chose else ""  # "": not one it chose
 
 

@@ -196,7 +196,7 @@ class Pilot(Answering, QuietRules, TurnEnds):
             return [Record(R.HumanReply(text=d.text, secret=True if a.secret else R.OMIT)),
                     *self._type_answer(now, a.c, d, self._modes, a.kind, a.secret, prompt=shown)]
         if d.verdict == Verdict.FAIL:
-            return self._fail(d.why, a.c)
+            return self._abort(ExitCode.LIMIT, d.why) if d.limit else self._fail(d.why, a.c)
         if d.verdict == Verdict.ESCALATE:
             return self._escalate(a.c, d.why, a.kind)
         if d.verdict == Verdict.WAIT:
