@@ -178,6 +178,7 @@ class ConsoleSink(BaseSink):
         turns = f" · turns: {c['turns']}" if c.get("turns") else ""  # an agent's turn ends judged (docs/turns.md)
         goal = f" · goal check: {outcome.goal}" if outcome.goal else ""
         goal += f" · changed by the deny policy: {c['policy_changed']}" if c.get("policy_changed") else ""
+        goal += f" · granted by your words: {c['policy_granted']}" if c.get("policy_granted") else ""
         self.console.print(Text(
             f"  answers: {outcome.answers}{self._by_whom(outcome.answers)} · escalations: {outcome.escalations}{turns}{goal}"
             f" · program: {outcome.child}{llm}\n  transcript: {outcome.transcript}"
@@ -246,6 +247,7 @@ def run_summary(console: Console, r: PastRun) -> None:
     cost = f" · est. cost ${c['cost_usd']:.4f}" if isinstance(c.get("cost_usd"), (int, float)) else ""
     lines.append(f"  answers: {c.get('answers', 0)} · escalations: {c.get('escalations', 0)} · rule hits: {c.get('rule_hits', 0)}"
                  f" · llm calls: {c.get('llm_calls', 0)} · tokens in/out: {c.get('tokens_in', 0)}/{c.get('tokens_out', 0)}{cost}")
+    lines += [f"  deny policy: {line}" for line in r.guarded()]  # every weighed yes, refused or granted, by whose words
     lines.append(f"  transcript: {r.folder / 'transcript.jsonl'}")
     cast = r.folder / "session.cast"
     if cast.exists():

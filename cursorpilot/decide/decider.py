@@ -357,6 +357,7 @@ class Decider:
         """A weighed yes that goes through, said where its answer is said (`granted`) and recorded."""
         self.tx.write(R.PolicyGranted(policy_rule=look.denial.rule, evidence=look.denial.evidence, rule_id=q.source, granted_by=by,
                                       acts=sorted(look.acts), judge=judge, why=why or None))
+        self.ctx.usage["policy_granted"] += 1
         acts = " / ".join(weigh.ACT_NAMES[a] for a in sorted(look.acts, key=list(weigh.ACT_NAMES).index))
         return self._counted(q, replace(d, weigh=None, granted=f"{acts} granted by {by}"))
 

@@ -221,3 +221,23 @@ def test_python_input_with_a_warning_above_is_a_program_of_the_same_class(pilot,
     with FakeLLM(answer=model([], "y")) as server:
         r = run_with(pilot, server, [sys.executable, str(program)], "Set things up. Nothing here may be deleted.")
     assert r.code == 3 and (tmp_path / "data").is_dir(), r.stdout + r.stderr
+
+
+def test_every_grant_is_said_where_every_refusal_is_console_runs_show_and_the_report(tmp_path):
+    """The console's answer line, `runs show`, and the report's HTML, JSON and Markdown say "granted by …"."""
+    import os
+
+    command = cp_case(tmp_path)
+    log = tmp_path / "run"
+    env = {**{k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}, "OPENAI_API_KEY": KEY}
+    with FakeLLM(answer=model([], "y")) as server:
+        proc = subprocess.run([sys.executable, "-m", "cursorpilot", "run", "--log", str(log), "--report", "--timeout", "40s",
+                               "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", "Replace b.txt with a.txt.",
+                               "--", *command], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=90, cwd=tmp_path, env=env)
+    said = "overwrite granted by your prompt: 'Replace b.txt with a.txt'"
+    assert proc.returncode == 0 and said in proc.stdout and "granted by your words: 1" in proc.stdout, proc.stdout + proc.stderr
+    shown = subprocess.run([sys.executable, "-m", "cursorpilot", "runs", "show", str(log)], capture_output=True, text=True, env=env)
+    assert "overwrite 'b.txt'?\": your prompt: 'Replace b.txt with a.txt'" in shown.stdout and "deny policy: granted:" in shown.stdout, shown.stdout
+    assert said in (log / "report.md").read_text()
+    assert said in (log / "report.html").read_text().replace("&#39;", "'")
+    assert [row.get("granted") for row in json.loads((log / "report.json").read_text())["ledger"]] == [said]
