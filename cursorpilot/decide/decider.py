@@ -11,6 +11,7 @@ delivered is told back with `delivered()`, which is what the loop breaker and th
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import Counter, deque
 from concurrent.futures import Executor
 from dataclasses import replace
@@ -33,6 +34,7 @@ from cursorpilot.run_context import RunContext
 from cursorpilot import records as R
 
 WAIT_WORD = "WAIT"
+_AGREES = re.compile(r"(?i)^\W*(yes|y|yeah|yep|sure|ok|okay|go ahead|do it|please do|approved?)\b")  # a turn end's yes
 CAPPED = "model-call cap reached"  # a Reply's reason when --max-model-calls refused the call: the run ends with exit 4
 _ENTER = ("", "<enter>")  # an empty answer presses Enter alone: it takes the prompt's default (the system prompt says so)
 
@@ -375,7 +377,7 @@ class Decider:
         if d.turn != turns.TurnVerdict.CONTINUE or not d.text:
             return None
         bare = replace(d, choices=())
-        if q.closing is not None and said_yes(q.closing, bare):
+        if q.closing is not None and _AGREES.match(d.text):  # "Yes", "Sure, go ahead": a yes to what the agent asked
             look = self._look(q.closing, bare)
             return None if look is None else self._weigh_yes(q, d, look, q.closing.asked or q.closing.text)
         acts = consent.asked_for(d.text)
