@@ -402,9 +402,10 @@ class RulesChecked(Rec):
 class PolicyDenied(Rec):
     """The deny policy refused an action (`policy_rule`, with its evidence): answered with `reply` (the prompt's
     "no"), or escalated (`reply` null). `on: reply`: the answer itself was refused. `on: yes`: a yes to a question
-    whose own words delete, drop, format, overwrite, force-push or reset (`evidence`) was refused: nothing granted it
-    (decide/weigh.py), and the answer chosen (`changed_from`, by `chosen_by`) was changed to `reply`; `why`: the
-    judge's reason, or why nothing could grant it."""
+    whose block deletes, drops, formats, overwrites, force-pushes or resets (`evidence`: the line that says so) was
+    refused: a sentence of the governing prompt forbids it, or nothing granted it (decide/weigh.py), and the answer
+    chosen (`changed_from`, by `chosen_by`) was changed to `reply` (null: a person decides, as where one sentence both
+    asks for the act and forbids it); `why`: the sentence, the judge's reason, or why nothing could grant it."""
 
     policy_rule: str | None = None
     evidence: str | None = None
