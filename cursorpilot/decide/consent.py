@@ -84,9 +84,7 @@ class Clause:
             return True
         tokens, words = self.target
         low = block.lower()
-        if tokens:
-            return any(t in low for t in tokens)
-        return any(re.search(rf"(?<![a-z]){re.escape(w[:5])}", low) for w in words)
+        return any(t in low for t in tokens) or any(re.search(rf"(?<![a-z]){re.escape(w[:5])}", low) for w in words)
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -100,18 +98,17 @@ def _bare(clause: str) -> bool:
 
 
 def _target(clause: str, before: tuple[tuple[str, ...], tuple[str, ...]] | None) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """What the clause is about: None (anything: a quantifier, no object, a generic plural) or the named things."""
+    """What the clause is about: None (anything: a quantifier, no object, a generic plural) or the named things, its
+    paths and file names and its content words ("main.py and VERSION": main.py and version)."""
     if _PRONOUN.search(clause) and before is not None:
         return before
     tokens = tuple(t.strip("`'\"").lower().removeprefix("./").rstrip("/") for t in _TOKEN.findall(clause))
     tokens = tuple(t for t in tokens if len(t) >= 2)
-    if tokens:
-        return tokens, ()
-    if _QUANTIFIER.search(clause) or not _DEFINITE.search(clause):
+    if not tokens and (_QUANTIFIER.search(clause) or not _DEFINITE.search(clause)):
         return None
-    words = tuple(w.lower() for w in _WORD.findall(clause) if w.lower() not in _STOP and not _acts_named(w) and not _PRESERVE.fullmatch(w)
-                  and not _NEGATION.fullmatch(w) and not _ANY_HARM.fullmatch(w))
-    return ((), words) if words else None
+    words = tuple(w.lower() for w in _WORD.findall(_TOKEN.sub(" ", clause)) if w.lower() not in _STOP and not _acts_named(w)
+                  and not _PRESERVE.fullmatch(w) and not _NEGATION.fullmatch(w) and not _ANY_HARM.fullmatch(w))
+    return (tokens, words) if tokens or words else None
 
 
 def _acts_named(text: str) -> frozenset[str]:

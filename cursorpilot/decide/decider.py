@@ -406,8 +406,11 @@ class Decider:
         j = weigh.judgment(self.governing_prompt, look, reply.judged, reply.text, reply.act, reply.reason)
         if not j.allowed:
             return self._refuse(q, look.denial, "yes", d, f"{reply.source}: {j.why}")
-        by = "the judge's reading: it does none of these" if j.act == "none" else "your prompt"
-        return self._granted(q, d, look, f"{by}, {j.sentence!r}", judge=reply.source, why=j.why)
+        if j.act == "none":
+            by = "the judge's reading: it does none of these" + (f", under your {j.sentence!r}" if j.sentence else f" ({j.why})")
+        else:
+            by = f"your prompt, {j.sentence!r}"
+        return self._granted(q, d, look, by, judge=reply.source, why=j.why)
 
     def _chosen(self, q: Question, text: str) -> tuple[Choice, ...] | None:
         offered = [Offered(c.label, c.detail, c.number, c.kind) for c in q.choices]

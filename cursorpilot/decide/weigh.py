@@ -143,7 +143,10 @@ def judgment(governing_prompt: str, look: Look, judged: str | None, text: str | 
         why = why or ("" if judged == "allow" else text)
     if judged != "allow":
         return Judgment(False, why=why or "the judge refused" if judged == "refuse" else f"no judgment in the reply ({why or 'unreadable'})")
+    named = (act or "").strip().lower()
     quote = " ".join((text or "").strip().strip("\"'“”").split()).rstrip(".")
+    if named == "none" and not quote:  # the yes does none of the acts its words suggested (apt's "0 to remove"): nothing to grant
+        return Judgment(True, "", "none", why)
     if len(quote) < 4:
         return Judgment(False, why="the judge allowed it without quoting the governing prompt")
     clause = consent.clause_of(governing_prompt, quote)
@@ -151,7 +154,6 @@ def judgment(governing_prompt: str, look: Look, judged: str | None, text: str | 
         return Judgment(False, why=f"the judge's quote is not in the governing prompt: {quote!r}")
     if clause.forbids & look.acts:
         return Judgment(False, why=f"the words the judge quoted forbid it: {clause.sentence!r}")
-    named = (act or "").strip().lower()
     if named and named != "none":
         asked = _BY_NAME.get(named)
         if asked not in look.acts:
