@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 from cursorpilot import records as R
 from cursorpilot.decide.deliver import Record
 from cursorpilot.decide.question import Decision, Kind
-from cursorpilot.detect.classifier import READING_SETTLE, Classification
+from cursorpilot.detect.classifier import READING_SETTLE, UNKNOWN, Classification
 from cursorpilot.machine import Event
-from cursorpilot.pty.facts import Effect, ScreenFacts
+from cursorpilot.pty.facts import Effect, ScreenFacts, classified_by
 from cursorpilot.pty.held import Asking
 
 if TYPE_CHECKING:
@@ -80,7 +80,12 @@ class QuietRules(_Part):
         if judged.answered_last and not notes:
             notes = ("The last question on this screen was answered already, and nothing has been written below it "
                      "since: the program may still be working on that answer.",)
-        return self._ask(judged, Kind.UNDECIDED.value, notes)
+        asked = self._ask(judged, Kind.UNDECIDED.value, notes)
+        if asked and self._judged_rec != judged.key:  # the question's record: the screen read whole, and by what
+            self._judged_rec = judged.key
+            asked.insert(0, Record(R.ScreenState(state=UNKNOWN, rule_id=judged.rule_id, prompt=judged.block or None,
+                                                 evidence=None, error=None, facts=classified_by(judged, facts))))
+        return asked
 
     def _left_to_work(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
         """The kernel sees the program busy, not waiting on its terminal: it is working, whatever its still screen shows.
@@ -122,7 +127,8 @@ class QuietRules(_Part):
         before; the loop breaker ends a program that keeps asking. One that is busy is working: left to work."""
         if facts.tty == "busy":
             return self._left_to_work(now, c, facts)
-        if facts.text.rstrip() == self._asked_on.get(c.key or ""):
+        if self._paint.masked(facts.text) == self._paint.masked(self._asked_on.get(c.key or "", "\0")):  # a clock beside it
+            # repainted is the very same screen: the same question, not a new one to answer at once
             due = now - facts.quiet_for + self.profile.undecided_after_s
             if now < due:
                 self._wake_by(due)
