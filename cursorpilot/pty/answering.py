@@ -55,7 +55,7 @@ class Answering(_Part):
                 return self._escalate(c, f"stuck: what was typed ({w.typed!r}) sat unread for {self.profile.stuck_after_s:g}s")
             self._wake_by(now + UNREAD_LOOK)
             return []
-        if self._reacted(c, facts, w) or facts.tty == "busy":
+        if self._reacted(c, facts, w) or facts.tty == "busy":  # (busy: it read what was typed and works on it)
             self._watch = None
             return None
         if now < w.due:
@@ -71,14 +71,13 @@ class Answering(_Part):
         return [Record(R.NotTaken(prompt_key=w.c.key, typed=w.typed, enter_retries=w.retries)),
                 *self._ask(shown, Kind.UNDECIDED.value if shown.state == UNKNOWN else None, self._not_taken(w.typed), w.answer)]
 
-    def _reacted(self, c: Classification, facts: ScreenFacts, w: Watch) -> bool:
-        """The screen changed since the last key went out, other than by the paint of the same question."""
+    @staticmethod
+    def _reacted(c: Classification, facts: ScreenFacts, w: Watch) -> bool:
+        """The question went away or changed since the last key went out: its text (a cursor line's holds the answer's
+        echo), its highlight. A repaint of the rest of the screen (a clock beside the prompt) is paint, not a reaction."""
         if facts.content == w.content:
             return False
-        same = c.key == w.c.key and (c.menu is None or w.c.menu is None or c.menu.highlighted == w.c.menu.highlighted)
-        if not same or facts.text.rstrip() == w.text.rstrip():
-            return True  # another question, or the same text with the cursor moved (an echo, a field left)
-        return self._paint.masked(facts.text) != self._paint.masked(w.text)
+        return c.key != w.c.key or (c.menu is not None and w.c.menu is not None and c.menu.highlighted != w.c.menu.highlighted)
 
     def _type_answer(self, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,
                      secret: bool = False, prompt: str | None = None) -> list[Effect]:

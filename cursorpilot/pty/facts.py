@@ -138,10 +138,9 @@ class KeyDue:
 
 @dataclass(frozen=True, slots=True)
 class Typed:
-    """Every key of the answer is out; `content` is the screen as it was then (and `text` its text)."""
+    """Every key of the answer is out; `content` is the screen as it was then."""
 
     content: int
-    text: str = ""
 
 
 @dataclass(frozen=True, slots=True)

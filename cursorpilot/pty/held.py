@@ -5,7 +5,7 @@ turnend.py, quiet.py), which all read them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from cursorpilot.decide.question import Question
 from cursorpilot.detect.classifier import Classification
@@ -35,7 +35,6 @@ class Watch:
     due: float
     retries: int = 0
     content: int | None = None  # the screen when the last key went out: until it changes, the program has not reacted
-    text: str = ""  # ...and its text: a change only in the rows it repaints by itself (Paint) is no reaction
 
 
 @dataclass(slots=True)
@@ -46,33 +45,3 @@ class TurnEnd:
     message: str  # its last message (read off the screen: GoalChecked)
     closing: Question | None  # the question its last message asks, if any
 
-
-@dataclass(slots=True)
-class Paint:
-    """The rows a program repaints by itself while a question waits (a clock, a spinner beside `Proceed? [y/n]`): seen
-    changing between two looks at the same question with no key sent between them, or while the keys typed still sat
-    unread in its input. A change there is paint, not the program's answer: the question is the same question, and
-    it is not answered again (answering.py, quiet.py)."""
-
-    key: str | None = None  # the question at the last look
-    text: str = ""  # ...and the screen then
-    keyed: bool = False  # a key went out since the last look
-    rows: set[int] = field(default_factory=set)
-
-    def look(self, key: str | None, text: str, unread: int | None) -> None:
-        if key is None:
-            return  # still rendering: the next reading is compared with the last one
-        if key != self.key:
-            self.rows = set()
-        elif text != self.text and (not self.keyed or (unread or 0) > 0):
-            old, new = self.text.split("\n"), text.split("\n")
-            self.rows |= {i for i in range(max(len(old), len(new))) if _row(old, i) != _row(new, i)}
-        self.key, self.text, self.keyed = key, text, False
-
-    def masked(self, text: str) -> str:
-        """The screen without the rows it repaints by itself."""
-        return "\n".join("" if i in self.rows else row for i, row in enumerate(text.rstrip().split("\n")))
-
-
-def _row(rows: list[str], i: int) -> str:
-    return rows[i] if i < len(rows) else ""

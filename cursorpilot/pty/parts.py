@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from cursorpilot.keys import Modes
     from cursorpilot.machine import Event, State
     from cursorpilot.pty.facts import Effect, PilotConfig
-    from cursorpilot.pty.held import Asking, Paint, TurnEnd, Watch
+    from cursorpilot.pty.held import Asking, TurnEnd, Watch
     from cursorpilot.pty.typist import Typist
 
 
@@ -56,7 +56,6 @@ class PilotParts:
     _typed: dict[str, str]
     _asked_on: dict[str, str]
     _busy_since: float | None
-    _paint: Paint
     _judged_rec: str | None
 
     @property

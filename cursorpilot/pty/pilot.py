@@ -29,7 +29,7 @@ from cursorpilot.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effe
 from cursorpilot.pty.facts import Screen as ScreenFact
 from cursorpilot.pty.answering import RETRY_GAPS, Answering
 from cursorpilot.pty.quiet import QuietRules
-from cursorpilot.pty.held import Asking, Paint, TurnEnd, Watch
+from cursorpilot.pty.held import Asking, TurnEnd, Watch
 from cursorpilot.pty.turnend import TurnEnds
 from cursorpilot.pty.typist import HighlightMissed, KeyView, Typist
 from cursorpilot.secret import asks_secret
@@ -66,7 +66,6 @@ class Pilot(Answering, QuietRules, TurnEnds):
     _typed: dict[str, str] = field(default_factory=dict)  # what was last typed at each prompt (a secret as its mask)
     _asked_on: dict[str, str] = field(default_factory=dict)  # the screen's text when each prompt was answered
     _busy_since: float | None = None  # the kernel has seen the quiet program busy since then (recorded once)
-    _paint: Paint = field(default_factory=Paint)  # the rows it repaints by itself while a question waits
     _quiet_since: float = 0.0  # when the screen last changed, as of the last look
     _early_miss: dict[str, float] = field(default_factory=dict)  # rules-only misses on a screen not yet settled: asked again then
     _now: float = 0.0
@@ -130,8 +129,8 @@ class Pilot(Answering, QuietRules, TurnEnds):
                 return self._decided(now, token, d, content, current)
             case KeyDue(view):
                 return self._key_due(now, view)
-            case Typed(content, text):
-                return self._typed_out(now, content, text)
+            case Typed(content):
+                return self._typed_out(now, content)
             case Exited(code, signal, describe, last, ignored):
                 out: list[Effect] = [Record(R.ProgramExited(code=code, signal=signal, describe=describe, last_words=last))]
                 if ignored:
@@ -153,7 +152,6 @@ class Pilot(Answering, QuietRules, TurnEnds):
         out = self._record_state(c, facts)
         self._content, self._echo_off, self._text, self._modes = facts.content, facts.echo_off, facts.text.rstrip(), facts.modes
         self._quiet_since = now - facts.quiet_for
-        self._paint.look(None if c.state == SETTLING else c.key or c.state, facts.text, facts.unread)
         self._wake = None if c.recheck_after is None else now + c.recheck_after
         if self._watch is not None:
             held = self._follow_watch(now, c, facts)
@@ -234,14 +232,13 @@ class Pilot(Answering, QuietRules, TurnEnds):
                 out.append(e)
         return out
 
-    def _typed_out(self, now: float, content: int, text: str) -> list[Effect]:
+    def _typed_out(self, now: float, content: int) -> list[Effect]:
         """Every key of the answer is out; `content` is the screen as it was then."""
         if self.state != State.ANSWERING:
             return []
-        self._paint.keyed = True
         if self._watch:
             self._watch.due = now + RETRY_GAPS[self._watch.retries]
-            self._watch.content, self._watch.text = content, text
+            self._watch.content = content
         self._wake = now
         return self._apply(Event.TYPED, None)
 

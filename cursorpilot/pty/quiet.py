@@ -127,8 +127,7 @@ class QuietRules(_Part):
         before; the loop breaker ends a program that keeps asking. One that is busy is working: left to work."""
         if facts.tty == "busy":
             return self._left_to_work(now, c, facts)
-        if self._paint.masked(facts.text) == self._paint.masked(self._asked_on.get(c.key or "", "\0")):  # a clock beside it
-            # repainted is the very same screen: the same question, not a new one to answer at once
+        if facts.text.rstrip() == self._asked_on.get(c.key or ""):
             due = now - facts.quiet_for + self.profile.undecided_after_s
             if now < due:
                 self._wake_by(due)
