@@ -27,6 +27,8 @@ else:
 
 WAIT_BACKOFF_CAP = 60.0  # the longest a quiet unknown screen waits to be judged after WAIT answers in a row
 BUSY_LOOK = 0.25  # a quiet program the kernel sees busy is looked at this often: it may turn to its terminal any time
+BUSY_NOTE = ("The screen has not changed for {:g}s, and the kernel sees the program busy (asleep, computing, waiting on "
+             "something other than its terminal) at each look: it may be at work, or waiting in a way the kernel does not show.")
 
 
 class QuietRules(_Part):
@@ -97,6 +99,9 @@ class QuietRules(_Part):
                                             evidence="the kernel sees it busy, not waiting on its terminal", error=None)))
         stuck_after = self.profile.stuck_after_s
         if facts.quiet_for >= stuck_after:
+            judged = facts.judged if c.state == UNKNOWN else None
+            if judged is not None and (judged.key or "") not in self.waited:  # judged whatever one look said: a model may
+                return out + self._ask(judged, Kind.UNDECIDED.value, (BUSY_NOTE.format(stuck_after),))  # say WAIT, once
             return out + self._escalate(c, f"stuck: quiet for {stuck_after:g}s, busy and not waiting on its terminal")
         self._wake_by(min(now + BUSY_LOOK, now - facts.quiet_for + stuck_after))
         return out
