@@ -29,6 +29,7 @@ _TIMER_ABSTIME = 1
 
 _polled: dict[str, float] = {}  # thread (its /proc path) -> when it was last seen polling its terminal
 _watched: dict[str, tuple[float, int]] = {}  # thread -> when a nap of it was last watched, and how many in a row saw no poll
+_any = [-1e9]  # when any nap was last watched: one at a time per AGAIN, however many threads nap (a pool of workers)
 
 Mem = Callable[[int, int], "bytes | None"]
 
@@ -48,8 +49,9 @@ def between_polls(task: str, nr: int, args: list[int], mem: Mem, polls_tty: Call
     if now - _polled.get(task, -1e9) <= WINDOW:
         return True
     last, missed = _watched.get(task, (-1e9, 0))
-    if now - last <= (AGAIN if missed < GIVE_UP else QUIET_FOR):
+    if now - last <= (AGAIN if missed < GIVE_UP else QUIET_FOR) or now - _any[0] <= AGAIN / 2:
         return False  # watched a moment ago and seen doing nothing else: a loop's pause of another kind
+    _any[0] = now
     _prune(now)
     end = now + nap + AFTER
     while time.monotonic() < end:
