@@ -240,14 +240,18 @@ class Kill(Rec):
 # -- the screen (PTY channel) ----------------------------------------------------------------------------------------------
 @declare("screen_state")
 class ScreenState(Rec):
-    """The classified screen changed: its state (`starting`, working, question, input, menu, idle, completed, error),
-    the detector rule, the prompt block and the evidence."""
+    """The classified screen changed: its state (`starting`, working, question, input, menu, idle, completed, error;
+    `unknown` with rule `<profile>.undecided`: a screen no rule explains, read whole as a question when it is judged),
+    the detector rule, the prompt block and the evidence. A question's (question, input, menu, a screen judged) has
+    `facts`: what classified it beyond the rule's words (the kernel's word and the quiet, the terminal's mode, the
+    cursor and how its line ends, how a menu's highlight was read)."""
 
     state: str | None = None
     rule_id: str | None = None
     prompt: str | None = None
     evidence: Any = None
     error: str | None = None
+    facts: list[str] | None = None
 
 
 @declare("state")

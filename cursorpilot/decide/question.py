@@ -67,6 +67,8 @@ class Question:
     choices: tuple[Choice, ...] = ()
     multi: bool = False
     free_text: bool = False  # the options are suggestions: a reply that names none is typed as it is (a list above a prompt)
+    options_from_facts: bool = True  # the choices were read from facts (a marker, numbers, buttons, a highlight in a program
+    # that reads keys); False: from style alone, the terminal's mode unknown: the answer is never narrowed to them
     highlighted: int | None = None  # the choice highlighted on screen
     deny_reply: str | None = None  # the program's own "no", when the policy refuses
     multiline: bool = False  # several lines may be typed

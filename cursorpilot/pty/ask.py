@@ -14,6 +14,7 @@ from dataclasses import replace
 from cursorpilot.decide.question import Choice, Kind, Question
 from cursorpilot.decide.yesno import NO_LABEL, YES_LABEL
 from cursorpilot.detect.classifier import Classification, headline
+from cursorpilot.detect.facts import UNCERTAIN
 from cursorpilot.detect.menu import Menu
 from cursorpilot.detect.profiles import Profile, Rule
 from cursorpilot.detect.snapshot import Snapshot
@@ -124,6 +125,9 @@ def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[
     if c.prefill:
         notes = (*notes, f"The field already holds {c.prefill!r}, a default the program filled in: an empty answer keeps "
                          "it; any other answer replaces it (it is erased first).")
+    certain = c.menu is None or c.options_certain
+    if not certain:
+        notes = (*notes, UNCERTAIN)
     return Question(
         kind=kind or c.state,
         text=c.block,
@@ -135,7 +139,8 @@ def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[
         approval=approval,
         choices=options,
         multi=bool(c.menu and c.menu.multi),
-        free_text=bool(rule and rule.free_text),
+        free_text=bool(rule and rule.free_text) or not certain,
+        options_from_facts=certain,
         highlighted=highlighted,
         deny_reply=deny_reply,
         multiline=c.multiline,
