@@ -119,7 +119,7 @@ def test_adapter_over_acp_new_file_edit_command_and_closing_question(agent, name
     r, llm = run_adapter(agent, name, provider, script, rules, "write the notes, fix the app, run the tests",
                          prepare=lambda work: (work / "app.txt").write_text("one\n"))
     assert r.code == 0, r.explain()
-    assert (r.work / "notes.txt").read_text() == "hello\n" and (r.work / "app.txt").read_text() == "two\n"
+    assert (r.work / "notes.txt").read_text() == "hello\n" and (r.work / "app.txt").read_text() == "two\n", r.explain()
     assert (r.work / "tested.txt").read_text() == "tests pass\n"
     assert r.health["done"] and "Using 8080." in json.dumps([q.get("reply") for q in r.requests])
     who = "rules" if provider == "rules" else "openai"
