@@ -165,13 +165,19 @@ def reading(text: str, acts: frozenset[str], block: str) -> Reading:
                    granting=tuple(c for c in clauses if c.grants & acts and c.bears(block)))
 
 
+_OPENER = re.compile(r"(?i)^\W*(?:(?:yes|ok|okay|sure|please|now|then|also|first|go ahead and|just|so)\W+)*")
+
+
 def asked_for(text: str) -> frozenset[str]:
-    """The acts a message asks for in so many words (a turn end's next instruction to an agent): not negated, not a
-    condition. "Do not delete anything, leave it in place and finish" asks for none."""
+    """The acts a message asks for in so many words (a turn end's next instruction to an agent): a clause that opens with
+    the act's verb ("Remove the build directory", "Yes, delete it", "Go ahead and wipe the cache"), not negated, not a
+    condition. "Do not delete anything, leave it in place and finish" and "Skip the deletion and finish" ask for none."""
     out: set[str] = set()
     for c in read(text):
-        if not (c.forbids or _NEGATION.search(c.text) or _PRESERVE.search(c.text) or _CONDITION.match(c.text)):
-            out |= _acts_named(c.text)
+        if c.forbids or _NEGATION.search(c.text) or _PRESERVE.search(c.text) or _CONDITION.match(c.text):
+            continue
+        rest = c.text[_OPENER.match(c.text).end():]  # type: ignore[union-attr]  # the pattern matches any text
+        out |= {act for act, rx in FORBIDDEN.items() if (m := rx.search(rest)) is not None and m.start() == 0}
     return frozenset(out)
 
 

@@ -156,8 +156,11 @@ def test_the_governing_prompt_is_read_clause_by_clause(prompt, acts, block, forb
 
 
 def test_a_continue_message_asks_for_nothing_its_negations_forbid():
-    assert consent.asked_for("Do not delete anything, leave it in place and finish.") == frozenset()
-    assert consent.asked_for("Go ahead and delete the build folder.") == {"delete"}
+    for said in ("Do not delete anything, leave it in place and finish.", "Skip the deletion and finish.",
+                 "Leave the data alone and finish.", "Run the tests; the removal can wait."):
+        assert consent.asked_for(said) == frozenset(), said
+    for said in ("Go ahead and delete the build folder.", "Yes, remove it.", "Run the tests, then remove the temp files."):
+        assert "delete" in consent.asked_for(said), said
 
 
 # -- the decision path ---------------------------------------------------------------------------------------------------
