@@ -73,8 +73,9 @@ def trigger(text: str, cwd: str | None, allow: frozenset[str]) -> Look | None:
             if act not in allow and act not in acts and rx.search(line):
                 acts[act] = " ".join(line.split())
     command = check(text, cwd, frozenset())
-    if command is not None and (act := _COMMAND_ACTS.get(command.rule)) is not None and act not in allow and command.rule not in allow:
-        acts.setdefault(act, command.evidence)
+    shown_act = _COMMAND_ACTS.get(command.rule) if command is not None else None
+    if command is not None and shown_act is not None and shown_act not in allow and command.rule not in allow:
+        acts.setdefault(shown_act, command.evidence)
     if not acts:
         return None
     first = next(iter(acts.values()))
