@@ -12,6 +12,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from cursorpilot import records as R
 from cursorpilot.detect.snapshot import Snapshot
 from cursorpilot.events import BaseSink, Outcome, Status
 from cursorpilot.logview import ScreenLog
@@ -21,7 +22,8 @@ from cursorpilot.secret import is_masked
 if TYPE_CHECKING:
     from cursorpilot.human.asked import Asked
 
-CHOSEN_BY = {"rules": "rules", "policy": "the deny policy", "human": "you", "script": "the script", "plan": "the plan"}  # else a model
+CHOSEN_BY = {"rules": "rules", "policy": "the deny policy", "human": "you", "script": "the script", "plan": "the plan",
+             R.BY_TIMEOUT: "--on-human-timeout"}  # else a model
 LOG_TAIL = 200  # at most this many of a step's last lines go to a log at its end (all of them are in session.raw)
 
 

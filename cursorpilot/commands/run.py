@@ -43,7 +43,7 @@ def run(**o: Any) -> int:
     try:
         return runner.run().exit_code
     finally:
-        if spec.interactive:
+        if spec.humans.terminal:  # the offer is a question at the terminal: with nobody there, nobody is asked it
             learned_at_exit(spec.log_dir, o.get("learn"), o["rules"], command or [str(o["plan"])])
         if o.get("report"):
             report_at_exit(spec.log_dir)

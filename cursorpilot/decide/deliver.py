@@ -153,9 +153,15 @@ def escalate(counts: RunCounts, *, rule_id: str | None, prompt: str, why: str, h
     return out
 
 
-def unanswered(why: str) -> Halt:
-    """The human asked gave no answer."""
-    return Halt(ExitCode.HUMAN_NEEDED, f"a human is needed ({why}); none answered")
+NOBODY = "nobody"  # the source of the escalation that says why the people asked gave no answer (human/humans.py)
+
+
+def unanswered(needed: str, why: str = "") -> Halt:
+    """The people asked gave no answer: why they were needed (when the channel still knows), and why no answer came (the
+    person at the terminal gave up, the time to answer ran out, nobody could be asked), said first when known."""
+    if not why:
+        return Halt(ExitCode.HUMAN_NEEDED, f"a human is needed ({needed or 'escalated'}); none answered")
+    return Halt(ExitCode.HUMAN_NEEDED, f"{why}, when a human was needed ({needed})" if needed else why)
 
 
 def halt_of(effects: list) -> Halt | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import assert_never
 
 from cursorpilot.decide.agentpilot import AgentPilot, headline
-from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, deliver, escalate, split, unanswered
+from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, NOBODY, deliver, escalate, split, unanswered
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
 from cursorpilot.decide.toolcalls import describe, fingerprint, permission_question, permission_reply, turn_end_question
@@ -296,8 +296,8 @@ class HeadlessPilot(AgentPilot[Effect]):
         if o is None or self.done:
             return []
         d = f.decision
-        if d is None:
-            return self._halt(unanswered(o.human or "escalated"))
+        if d is None or d.source == NOBODY:  # the people asked gave no answer
+            return self._halt(unanswered(o.human or "escalated", d.why if d is not None else ""))
         if d.verdict == Verdict.FAIL:
             return self._end(ExitCode.FAILED, d.why)
         if o.kind == "turn_end":

@@ -229,6 +229,19 @@ def test_on_human_timeout_no_answers_the_questions_own_no(tmp_path):
     assert records(tmp_path, "human_answered")[0]["channel"] == "timeout"
 
 
+def test_on_human_timeouts_no_is_not_a_persons_answer_and_nobody_at_a_pipe_is_offered_to_save_it(tmp_path):
+    """The automatic `n` was shown `[human]`, counted "1 by you" and offered as the person's answer to keep; and with stdin
+    not a terminal the run still asked "Save your answers as rules? [y/N]" (of nobody)."""
+    program = 'read -p "Overwrite config.yaml? [y/N] " a; echo "got:$a"'
+    proc = start(tmp_path, "--answer", "Continue=y", "--listen", "127.0.0.1:0", "--human-timeout", "1s", "--on-human-timeout", "no",
+                 "--", "bash", "-c", program)
+    code, out = finished(proc)
+    assert code == 0 and "got:n" in out, out
+    assert "answer 'n'  [on-human-timeout]" in out and "answers: 1 (1 by --on-human-timeout)" in out, out
+    assert "[human]" not in out and "by you" not in out and "Save your answers" not in out
+    assert [r["source"] for r in records(tmp_path, "answer")] == ["on-human-timeout"]
+
+
 def test_a_listen_beyond_loopback_warns(tmp_path):
     proc = start(tmp_path, "--answer", "x=y", "--listen", "0.0.0.0:0", "--", "true")
     code, out = finished(proc)
