@@ -165,7 +165,7 @@ class ConsoleSink(BaseSink):
             for row in outcome.preview:  # Text cells: screen text such as "[y/n]" is not rich markup
                 typed = repr(row["would_send"]) if row["source"] != "not run" else row["would_send"]
                 table.add_row(*(Text(str(v)) for v in (row["step"], row["kind"], row["question"], typed, row["source"])))
-            self.console.print(table)
+            self.console.print(table, soft_wrap=False)  # its cells wrap within it, even in a log
         style = "bold green" if outcome.exit_code == 0 else "bold red"
         self.console.print(Text(f"cursor-pilot: {outcome.reason} (exit {outcome.exit_code})", style=style))
         c = outcome.counters
@@ -252,7 +252,7 @@ def run_summary(console: Console, r: PastRun) -> None:
         lines.append(f"  replay: asciinema play {cast}")
     if m.status != "completed":
         lines.append(f"  continue: cursor-pilot run --resume {r.folder / 'manifest.json'}")
-    console.print(Text("\n".join(lines)))
+    console.print(Text("\n".join(lines)), soft_wrap=not console.is_terminal)  # a log keeps each line whole
 
 
 def error_line(message: str) -> None:

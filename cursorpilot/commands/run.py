@@ -35,7 +35,8 @@ def run(**o: Any) -> int:
     manifest = _resumed(o)
     command = _program(o)
     spec = _spec(o, command, manifest)
-    console = Console() if sys.stdout.isatty() else Console(width=140)  # logs and CI: don't wrap at 80 columns
+    # logs and CI: no line is cut in two (`grep 'exit 3'` finds it); a table still fits 140 columns
+    console = Console() if sys.stdout.isatty() else Console(width=140, soft_wrap=True)
     runner = Runner(spec, ConsoleSink(console, quiet=o["quiet"]), resume=manifest)
     runner.check_profiles()
     register(spec.log_dir, spec.run_id)  # cursor-pilot runs lists it from anywhere

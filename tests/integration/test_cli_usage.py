@@ -55,6 +55,17 @@ def test_bare_command_after_options_takes_everything_after_it(tmp_path, ok_rules
     assert b"args:--timeout --quiet" in raw and b"got:y" in raw
 
 
+def test_a_log_keeps_each_line_whole_so_grep_finds_the_exit_code(tmp_path):
+    """Not on a terminal, lines were hard-wrapped at 140 columns mid-phrase (`… (exit` / `3)`): `grep 'exit 3'` on a CI
+    log missed the run's own last word."""
+    p = cp("run", "--log", "log", "--", "bash", "-c", ASK, cwd=tmp_path)  # no answerer: the longest reason there is
+    assert p.returncode == 3, p.stdout + p.stderr
+    ending = [line for line in p.stdout.splitlines() if line.startswith("cursor-pilot: a human is needed")]
+    assert len(ending) == 1 and len(ending[0]) > 140 and ending[0].endswith("Continue? [y/n] (exit 3)"), p.stdout
+    assert any(line.startswith("needs a human: no answerer was chosen") and line.endswith("(or --provider)")
+               for line in p.stdout.splitlines()), p.stdout
+
+
 # -- item 9: run folders ------------------------------------------------------------------------------------------------
 def test_reused_log_folder_is_refused_not_appended_to(tmp_path, ok_rules):
     """A second run into the same --log was appended to the first one's transcript."""
