@@ -105,6 +105,35 @@ def test_run_help_shows_the_panels_and_the_prices_brackets(tmp_path):
     assert "{model: [usd_per_1M_in, usd_per_1M_out]}" in p.stdout  # rich markup took [..] for a style tag
 
 
+def test_help_shows_a_flag_without_a_type_and_version_takes_no_value(tmp_path):
+    """`--help` showed `--quiet <bool>`, `--version <bool>`, as if they took a value, and `--version true` was taken."""
+    for args in (("run", "--help"), ("--help",), ("demo", "--help")):
+        p = cp(*args, cwd=tmp_path, env={"COLUMNS": "220"})
+        assert p.returncode == 0 and "<bool>" not in p.stdout and "--help" in p.stdout, p.stdout
+    row = next(line for line in cp("run", "--help", cwd=tmp_path, env={"COLUMNS": "220"}).stdout.splitlines() if "--rules " in line)
+    assert "<path>" in row  # the mirror: an option that takes a value still says what kind
+    p = cp("--version", "true", cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.startswith("cursor-pilot: error: --version takes no value") and not p.stdout
+    assert cp("--version", cwd=tmp_path).stdout.startswith("cursor-pilot ")
+
+
+@pytest.mark.parametrize("args, said", [
+    (["run", "--rules", "ok.yaml", "--timout", "5s", "--", "sleep", "3"],
+     "No such option: --timout (Possible options: --human-timeout, --llm-timeout, --timeout) (cursor-pilot run -h for help)"),
+    (["run", "--cols", "5", "--", "true"],
+     "Invalid value for '--cols': Input should be greater than or equal to 20 (cursor-pilot run -h for help)"),
+    (["learn", "--timout", "3", "--", "true"],
+     "No such option: --timout (Possible options: --human-timeout, --llm-timeout, --timeout) (cursor-pilot run -h for help)"),
+    (["runs", "--bogus"], "No such option: --bogus (cursor-pilot runs -h for help)"),
+    (["runs", "show"], "Missing argument 'run'. (cursor-pilot runs show -h for help)"),
+    (["bogus"], "No such command 'bogus'. (cursor-pilot -h for help)"),
+])
+def test_a_mistake_in_the_command_line_is_one_error_line_not_a_boxed_panel(tmp_path, args, said):
+    """An option typo printed a 4-line boxed panel (usage, hint, box) where every other error is one line."""
+    p = cp(*args, cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == "" and p.stderr == f"cursor-pilot: error: {said}\n", p.stderr
+
+
 @pytest.mark.parametrize("words, expected", [
     ("cursor-pilot run --provider ", ["anthropic", "openai", "rules", "script", "mock"]),
     ("cursor-pilot run --profile c", ["claude", "codex", "cursor"]),
