@@ -99,7 +99,7 @@ class RunOptions:
                          help="The model (openai: gpt-4o-mini, anthropic: claude-haiku-4-5).")
     base_url = typer.Option(None, "--base-url", help="The model's server, e.g. an OpenAI-compatible one.",
                             rich_help_panel=ANSWERS)
-    llm_retries = typer.Option(4, "--llm-retries", min=0, help="Retries on 429, 5xx, timeouts, connection errors.",
+    llm_retries = typer.Option(4, "--llm-retries", min=0, help="Retries on 429, a 5xx that may pass, timeouts, connection errors.",
                                rich_help_panel=ANSWERS)
     llm_timeout = typer.Option("60s", "--llm-timeout", help="The timeout of each model call.", rich_help_panel=ANSWERS)
     context_tokens = typer.Option(3000, "--context-tokens", min=200, help="The token budget of each prompt to the model.",
