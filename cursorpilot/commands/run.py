@@ -157,6 +157,7 @@ def _answerer(o: dict[str, Any], answers: list, interactive_steps: bool):
     so a program that asks nothing runs, and each question goes to a person (exit 3 with nobody at the terminal,
     saying how to choose an answerer)."""
     from cursorpilot.durations import parse_duration
+    from cursorpilot.learn import LearningRules
     from cursorpilot.providers import choose as choose_provider
     from cursorpilot.providers import create as create_provider
     from cursorpilot.providers.base import Provider, ProviderConfig
@@ -175,7 +176,7 @@ def _answerer(o: dict[str, Any], answers: list, interactive_steps: bool):
         origin = str(rules or ("--answer" if answers else "--learn" if o.get("learn") else "--provider rules" if o["provider"] else ""))
         # (""): nothing was chosen to answer, and a question's escalation says how to choose
         read = read_entries(rules) if rules else []
-        provider = RulesProvider([*answers, *read], origin)
+        provider = (LearningRules if o.get("learn") else RulesProvider)([*answers, *read], origin)
         rule_entries = []
     else:  # an answerer that is not rules: the rules go first, as the step's own (the script's file is its script)
         provider = create_provider(provider_name, pconfig)

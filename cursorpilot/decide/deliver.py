@@ -137,8 +137,14 @@ def deliver(tally: Tally, a: Answer) -> list[Effect]:
             Delivered(a.prompt, a.counted if a.counted is not None else a.reply)]
 
 
+YOURS = "--learn: your answer becomes a rule"  # why a learn run asks the person (learn.LearningRules): by design
+
+
 def escalation(counts: RunCounts, *, rule_id: str | None, prompt: str, why: str) -> list[Shared]:
-    """Count, record and say that a human is needed; the caller goes on (a request it declines, say)."""
+    """Count, record and say that a human is needed; the caller goes on (a request it declines, say). A learn run's
+    question that no rule answers is the person's by design: asked (human_asked says so), never an escalation."""
+    if why == YOURS:
+        return []
     counts.escalations += 1
     return [Record(R.Escalation(rule_id=rule_id, prompt=prompt, why=why, interactive=counts.interactive)),
             Tell("note", f"needs a human: {why}")]
