@@ -241,7 +241,7 @@ def run_summary(console: Console, r: PastRun) -> None:
     for i, step in enumerate(m.steps, 1):
         last = step.attempts[-1] if step.attempts else None
         ended = f" (exit code {last.exit_code})" if last and last.exit_code is not None else ""
-        why = f": {last.reason}" if last and last.reason else ""
+        why = f": {last.reason}" if last and last.reason and last.reason != step.status else ""  # not "interrupted: interrupted"
         lines.append(f"  step {i} {step.name} [{step.kind}]: {step.status}{ended}{why}")
     cost = f" · est. cost ${c['cost_usd']:.4f}" if isinstance(c.get("cost_usd"), (int, float)) else ""
     lines.append(f"  answers: {c.get('answers', 0)} · escalations: {c.get('escalations', 0)} · rule hits: {c.get('rule_hits', 0)}"

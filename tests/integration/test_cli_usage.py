@@ -187,6 +187,24 @@ def test_runs_lists_past_runs_and_shows_one(tmp_path, ok_rules):
     assert '"type": "run_resumed"' in (home / second / "transcript.jsonl").read_text()
 
 
+def test_runs_show_of_an_interrupted_run_says_it_once(tmp_path):
+    """`runs show` printed `step 1 sleep [drive]: interrupted: interrupted`."""
+    import signal
+    import time
+
+    base = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
+    proc = subprocess.Popen([sys.executable, "-m", "cursorpilot", "run", "--log", "log", "--", "sleep", "30"], cwd=tmp_path,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=base)
+    transcript, deadline = tmp_path / "log" / "transcript.jsonl", time.monotonic() + 30
+    while not (transcript.exists() and "program_started" in transcript.read_text()) and time.monotonic() < deadline:
+        assert proc.poll() is None
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(30) == 130
+    p = cp("runs", "show", "log", cwd=tmp_path)
+    assert p.returncode == 0 and "  step 1 sleep [drive]: interrupted\n" in p.stdout and "interrupted: interrupted" not in p.stdout, p.stdout
+
+
 def test_runs_are_kept_in_one_place_and_listed_from_anywhere(tmp_path, ok_rules):
     """`runs/` appeared in every working directory, and `runs --dir X` said "no runs" where `runs show X` worked. Runs
     go to $XDG_STATE_HOME/cursor-pilot/runs/ (CURSORPILOT_RUNS=runs: the working directory's), a --log run is indexed,
