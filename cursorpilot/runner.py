@@ -302,7 +302,7 @@ class Runner:
 
     def _ended(self, step: Step, result: StepResult) -> tuple[ExitCode, str, int | None]:
         """Either channel's step result: its preview row, and the step's expect checked on what the program showed."""
-        self.sink.step_ended(step.name, result.text)
+        self.sink.step_ended(step.name, result.text, result.text_top)
         if result.preview is not None:
             self.preview.append({"step": step.name, **result.preview})
         elif self.spec.dry_run:

@@ -104,9 +104,11 @@ class PtyStep:
             self.view.watch = kernel.TtyWatch(self.driver.fd, kernel.slave_path(self.driver.fd), self.host.mark)
             self._feed(Started(self.driver.pid, tuple(self.step.command), tuple(hidden)))
             status = self._loop()
-            text = "\n".join([*self.screen.scrollback(), *self.screen.snapshot().lines]).rstrip()
+            earlier, snap = self.screen.scrollback(), self.screen.snapshot()
+            text = "\n".join([*earlier, *snap.lines]).rstrip()
             p = self.pilot
-            return StepResult(int(p.exit_code), p.reason, status.code, p.answers, text, p.preview, goal=p.turns.goal)
+            return StepResult(int(p.exit_code), p.reason, status.code, p.answers, text, p.preview, goal=p.turns.goal,
+                              text_top=snap.scrolled - len(earlier))
         finally:
             self.recorder.close()
             if self.driver is not None:
