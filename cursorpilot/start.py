@@ -183,9 +183,11 @@ def _answerer_ready(provider: str | None, base_url: str | None) -> bool:
 def _prestart(o: dict) -> None:
     """The program, as the run's first step will start it: the same command, folder, environment and terminal."""
     from cursorpilot import resources
+    from cursorpilot.envsnap import remember_head
     from cursorpilot.program_env import program_env
     from cursorpilot.pty.driver import prestart
 
+    remember_head(str(o["cwd"]) if o["cwd"] is not None else None)  # before the program can move it (the report says so)
     command = resources.self_command(list(o["command"]))
     env, _ = program_env({}, f"{o['run_id']}-1", bool(o["keep_ci_env"]))
     prestart(command, cwd=str(o["cwd"]) if o["cwd"] is not None else None, env=env, cols=int(o["cols"]), rows=int(o["rows"]))
