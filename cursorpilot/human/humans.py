@@ -86,7 +86,7 @@ class Humans:
         self.withdraw("the run ended")
         page, self.page = self.page, None
         if page is not None:
-            page.close()
+            page.close(ended_run=self.board.linked())  # its links answer 410 "this run has ended" (ended.py)
             if page.refusals:
                 self.tx.write(R.PageRefusals(counts=dict(page.refusals)))
 
