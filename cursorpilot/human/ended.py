@@ -22,6 +22,7 @@ import subprocess
 import sys
 
 AFTERLIFE = 3600.0  # seconds a run's page address answers 410 after the run
+_started: list[subprocess.Popen] = []  # kept: no "still running" warning when this process ends first
 GONE = "this run has ended: nothing can be answered here any more"
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
@@ -48,6 +49,7 @@ def hand_over(sock: socket.socket, page: str) -> None:
         proc = subprocess.Popen([sys.executable, "-m", "cursorpilot.human.ended", str(fd), str(seconds), pidfile], stdin=subprocess.PIPE,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(fd,), close_fds=True,
                                 start_new_session=True, cwd="/", env=_env())
+        _started.append(proc)
         assert proc.stdin is not None
         proc.stdin.write(json.dumps({"html": page}).encode())
         proc.stdin.close()
