@@ -110,6 +110,9 @@ class RunOptions:
                           help="YAML {model: \\[usd_per_1M_in, usd_per_1M_out]} for the cost estimate.")
     max_steps = typer.Option(None, "--max-steps", min=1, help="Answer at most N prompts (then exit 4).",
                              rich_help_panel=LIMITS)
+    max_model_calls = typer.Option("1000/20", "--max-model-calls", metavar="N[/Q]", rich_help_panel=LIMITS,
+                                   help="Call the model at most N times in the run and Q times for one question (then "
+                                        "exit 4); 'off': no cap.")
     timeout = typer.Option(None, "--timeout", help="Cap the whole run: 90s, 45m, 1h30m (then exit 4).",
                            rich_help_panel=LIMITS)
     done_when = typer.Option(None, "--done-when", metavar="CMD", rich_help_panel=TURNS,
@@ -171,7 +174,8 @@ def run(
     secret: list[str] | None = Opt.secret, provider: str | None = Opt.provider, model: str | None = Opt.model,
     base_url: str | None = Opt.base_url, llm_retries: int = Opt.llm_retries, llm_timeout: str = Opt.llm_timeout,
     context_tokens: int = Opt.context_tokens, no_upload: bool = Opt.no_upload, prices: Path | None = Opt.prices,
-    max_steps: int | None = Opt.max_steps, timeout: str | None = Opt.timeout, done_when: str | None = Opt.done_when,
+    max_steps: int | None = Opt.max_steps, max_model_calls: str = Opt.max_model_calls, timeout: str | None = Opt.timeout,
+    done_when: str | None = Opt.done_when,
     max_turns: int | None = Opt.max_turns, max_wall: str | None = Opt.max_wall,
     max_cost: float | None = Opt.max_cost, notify: list[str] | None = Opt.notify, listen: str | None = Opt.listen,
     human_timeout: str | None = Opt.human_timeout, on_human_timeout: str = Opt.on_human_timeout,

@@ -47,7 +47,8 @@ class Sink(Protocol):
 
     def screen(self, snap: Snapshot, status: Status) -> None: ...
 
-    def answer(self, prompt: str, typed: str, source: str, changed: str = "") -> None: ...  # changed: the policy changed it
+    def answer(self, prompt: str, typed: str, source: str, changed: str = "", granted: str = "") -> None: ...  # the policy changed
+    # the answer chosen (`changed`), or weighed a yes and let it through (`granted`: by whose words)
 
     def note(self, text: str) -> None: ...
 
@@ -75,7 +76,7 @@ class BaseSink:
     def screen(self, snap: Snapshot, status: Status) -> None:
         pass
 
-    def answer(self, prompt: str, typed: str, source: str, changed: str = "") -> None:
+    def answer(self, prompt: str, typed: str, source: str, changed: str = "", granted: str = "") -> None:
         pass
 
     def note(self, text: str) -> None:
@@ -100,7 +101,7 @@ class NullSink(BaseSink):
         self.notes: list[str] = []
         self.outcome: Outcome | None = None
 
-    def answer(self, prompt: str, typed: str, source: str, changed: str = "") -> None:
+    def answer(self, prompt: str, typed: str, source: str, changed: str = "", granted: str = "") -> None:
         self.answers.append((prompt, typed, source))
 
     def note(self, text: str) -> None:

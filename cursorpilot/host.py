@@ -72,7 +72,7 @@ class StepHost:
             if e.what == "answer":
                 if before_answer is not None:
                     before_answer()  # (the PTY shows what was asked before what was answered)
-                self.sink.answer(e.prompt, e.text, e.source, e.changed)
+                self.sink.answer(e.prompt, e.text, e.source, e.changed, e.granted)
             else:
                 self.sink.note(e.text)
             return True

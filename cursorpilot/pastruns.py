@@ -81,6 +81,26 @@ class PastRun:
         command = self.manifest.options.get("command")
         return shlex.join(command) if isinstance(command, list) else shlex.join(argv[1:])
 
+    def guarded(self) -> list[str]:
+        """The yeses the deny policy weighed, from the transcript: refused (what was chosen, why) and granted (by whose
+        words), one line each, in order. A torn or missing transcript says nothing."""
+        out: list[str] = []
+        try:
+            lines = (self.folder / "transcript.jsonl").read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return out
+        for line in lines:
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            if r.get("type") == "policy_granted":
+                out.append(f"granted: {r.get('evidence')!r}: {r.get('granted_by')}")
+            elif r.get("type") == "policy_denied" and r.get("on") == "yes":
+                out.append(f"refused: {r.get('evidence')!r}: {r.get('changed_from')!r} ({r.get('chosen_by')}) -> "
+                           f"{r.get('reply') or 'a person'}: {r.get('why')}")
+        return out
+
     @property
     def status(self) -> str:
         m = self.manifest

@@ -240,14 +240,18 @@ class Kill(Rec):
 # -- the screen (PTY channel) ----------------------------------------------------------------------------------------------
 @declare("screen_state")
 class ScreenState(Rec):
-    """The classified screen changed: its state (`starting`, working, question, input, menu, idle, completed, error),
-    the detector rule, the prompt block and the evidence."""
+    """The classified screen changed: its state (`starting`, working, question, input, menu, idle, completed, error;
+    `unknown` with rule `<profile>.undecided`: a screen no rule explains, read whole as a question when it is judged),
+    the detector rule, the prompt block and the evidence. A question's (question, input, menu, a screen judged) has
+    `facts`: what classified it beyond the rule's words (the kernel's word and the quiet, the terminal's mode, the
+    cursor and how its line ends, how a menu's highlight was read)."""
 
     state: str | None = None
     rule_id: str | None = None
     prompt: str | None = None
     evidence: Any = None
     error: str | None = None
+    facts: list[str] | None = None
 
 
 @declare("state")
@@ -402,9 +406,10 @@ class RulesChecked(Rec):
 class PolicyDenied(Rec):
     """The deny policy refused an action (`policy_rule`, with its evidence): answered with `reply` (the prompt's
     "no"), or escalated (`reply` null). `on: reply`: the answer itself was refused. `on: yes`: a yes to a question
-    whose own words delete, drop, format, overwrite, force-push or reset (`evidence`) was refused: nothing granted it
-    (decide/weigh.py), and the answer chosen (`changed_from`, by `chosen_by`) was changed to `reply`; `why`: the
-    judge's reason, or why nothing could grant it."""
+    whose block deletes, drops, formats, overwrites, force-pushes or resets (`evidence`: the line that says so) was
+    refused: a sentence of the governing prompt forbids it, or nothing granted it (decide/weigh.py), and the answer
+    chosen (`changed_from`, by `chosen_by`) was changed to `reply` (null: a person decides, as where one sentence both
+    asks for the act and forbids it); `why`: the sentence, the judge's reason, or why nothing could grant it."""
 
     policy_rule: str | None = None
     evidence: str | None = None
@@ -418,11 +423,13 @@ class PolicyDenied(Rec):
 
 @declare("policy_granted")
 class PolicyGranted(Rec):
-    """A yes to a question whose own words name an act the deny policy weighs (`policy_rule`, `evidence`) went through:
-    `granted_by` the user's rule that names it ("your rule ID"), or a sentence of the governing prompt that asks for it
-    and forbids nothing, found as written or quoted by the focused judgment (`judge`: who judged, `why`)."""
+    """A yes to a question whose block names an act the deny policy weighs (`acts`; the first `policy_rule`, with the
+    line that names it: `evidence`) went through: `granted_by` the user's rule for it ("your rule ID", with the prompt's
+    sentence it overrides, if any), a sentence of the governing prompt that asks for it ("your prompt: '…'"), or the
+    focused judgment's reading (`judge`: who judged, `why`)."""
 
     policy_rule: str | None = None
+    acts: list[str] | None = None
     evidence: str | None = None
     rule_id: str | None = None
     granted_by: str | None = None
@@ -488,7 +495,8 @@ class Answer(Rec):
     (`source`: `rules:<id>`, a model, `policy:<rule>`, `human`, `on-human-timeout` (the question's own no when nobody
     answered in time), `plan:send`), the detector rule, the answer's number in
     the run. Over ACP also the option id and kind chosen. `secret`: a secret typed (see `keys_sent`); `reply` is masked.
-    `changed`: the deny policy changed the answer chosen (`'y' (openai:m) -> 'n'`; `policy_denied` says why)."""
+    `changed`: the deny policy changed the answer chosen (`'y' (openai:m) -> 'n'`; `policy_denied` says why);
+    `granted`: it weighed a yes and let it through, by whose words (`delete granted by your rule go`; `policy_granted`)."""
 
     step: int | None = None
     rule_id: str | None = None
@@ -503,6 +511,7 @@ class Answer(Rec):
     policy_rule: str | None = None
     secret: bool | None = None
     changed: str | None = None
+    granted: str | None = None
 
 
 @declare("would_send")
@@ -521,6 +530,7 @@ class WouldSend(Rec):
     policy_rule: str | None = None
     secret: bool | None = None
     changed: str | None = None
+    granted: str | None = None
 
 
 @declare("escalation")

@@ -38,6 +38,7 @@ class RunContext:
     native_deny: bool = True  # the deny policy also goes into the agent's own deny list, where it has one (nativedeny.py)
     allow: frozenset[str] = frozenset()
     max_answers: int | None = None  # --max-steps: answers across the run
+    model_calls: tuple[int | None, int | None] = (1000, 20)  # --max-model-calls: in the run, for one question
     deadline: float | None = None  # --timeout, as a monotonic time
     dry_run: bool = False
     secrets: dict[str, str] = field(default_factory=dict)  # --secret NAME=ENVVAR: the values typed for <secret:NAME>, never shown
@@ -46,7 +47,8 @@ class RunContext:
     interrupts: int = 0
     usage: dict[str, int] = field(
         default_factory=lambda: {"llm_calls": 0, "questions_to_llm": 0, "rule_hits": 0, "tokens_in": 0, "tokens_out": 0, "prompt_tokens_est": 0,
-                                 "waits": 0, "turns": 0, "policy_changed": 0}
+                                 "waits": 0, "turns": 0, "policy_changed": 0,
+                                 "policy_granted": 0}
     )
     overrides: list[str] = field(default_factory=list)  # answers the deny policy changed in this session: "question: 'y' (by) -> 'n'"
     cost_usd: float | None = None

@@ -19,6 +19,7 @@ VALUED: dict[str, tuple[str, object]] = {
     "prompt": ("str", None), "rules": ("path", None), "learn": ("path", None), "answer": ("list", None), "secret": ("list", None),
     "provider": ("str", None), "model": ("str", None), "base_url": ("str", None), "llm_retries": ("int", 4),
     "llm_timeout": ("str", "60s"), "context_tokens": ("int", 3000), "prices": ("path", None), "max_steps": ("int", None),
+    "max_model_calls": ("str", "1000/20"),
     "timeout": ("str", None), "done_when": ("str", None), "max_turns": ("int", None), "max_wall": ("str", None),
     "max_cost": ("float", None), "notify": ("list", None), "listen": ("str", None), "human_timeout": ("str", None),
     "on_human_timeout": ("str", "exit"), "log": ("path", None), "plan": ("path", None), "cursor": ("str", "cursor-agent"),
@@ -31,7 +32,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
 # what a run that starts at once may be given: a program on a terminal, its answerers, its limits, its output. The rest
 # (plans, resumes, agents, learning, a person reached, detector files, prices) goes through typer and starts as before.
 QUICK = frozenset({"cwd", "cols", "rows", "profile", "keep_ci_env", "no_native_deny", "prompt", "rules", "answer", "secret",
-                   "provider", "model", "base_url", "llm_retries", "llm_timeout", "context_tokens", "no_upload", "max_steps",
+                   "provider", "model", "base_url", "llm_retries", "llm_timeout", "context_tokens", "no_upload", "max_steps", "max_model_calls",
                    "timeout", "log", "quiet", "report", "debug"})
 ENV_OPTIONS = ("CURSOR_PILOT_NOTIFY",)  # an option typer reads from the environment: with one set, typer reads the run
 

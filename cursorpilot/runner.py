@@ -51,6 +51,7 @@ class RunSpec:
     cursor_bin: str = "cursor-agent"
     cwd: str | None = None
     max_steps: int | None = None
+    model_calls: tuple[int | None, int | None] = (1000, 20)  # --max-model-calls: in the run, for one question
     timeout: float | None = None
     done_when: str | None = None  # --done-when: the goal check of every interactive step without its own
     max_turns: int | None = None  # --max-turns (given: it wins over a plan's; else the plan's, else DEFAULT_MAX_TURNS)
@@ -133,7 +134,7 @@ class Runner:
             governing_prompt=spec.governing_prompt, interactive=spec.interactive, cols=spec.cols, rows=spec.rows,
             context_tokens=spec.context_tokens, no_upload=spec.no_upload, keep_ci_env=spec.keep_ci_env, native_deny=spec.native_deny,
             allow=frozenset(spec.plan.allow),
-            max_answers=spec.max_steps or spec.plan.defaults.max_steps,
+            max_answers=spec.max_steps or spec.plan.defaults.max_steps, model_calls=spec.model_calls,
             deadline=t0 + spec.timeout if spec.timeout else None, dry_run=spec.dry_run, secrets=spec.secrets,
         )
         session.humans = Humans(spec.humans, tx, self.clock, redactor.text, self.sink)
@@ -319,10 +320,12 @@ class Runner:
 
     def _finish(self, session: RunContext, code: ExitCode, reason: str) -> Outcome:
         changed = session.usage.get("policy_changed", 0)
-        if code == ExitCode.OK and changed and not self.spec.dry_run:  # the task may be undone: never a silent exit 0
+        if code in (ExitCode.OK, ExitCode.FAILED) and changed and not self.spec.dry_run:  # the task may be undone: said, never 0
             shown = "; ".join(session.overrides[:3]) + ("; …" if len(session.overrides) > 3 else "")
-            code, reason = ExitCode.HUMAN_NEEDED, (f"{reason}, but the deny policy changed {changed} answer(s)"
-                                                   + (f" ({shown})" if shown else "") + ": check that the task is done")
+            code, reason = ExitCode.HUMAN_NEEDED, (f"{reason}, {'but' if code == ExitCode.OK else 'after'} the deny policy changed "
+                                                   f"{changed} answer(s)" + (f" ({shown})" if shown else "")
+                                                   + (": check that the task is done" if code == ExitCode.OK else
+                                                      ": the program may have failed because of it"))
         stopped = code in (ExitCode.INTERRUPTED, ExitCode.LIMIT, ExitCode.HUMAN_NEEDED)
         self.manifest.status = "completed" if code == ExitCode.OK else "aborted" if stopped else "failed"
         self.manifest.exit_code, self.manifest.reason = int(code), reason

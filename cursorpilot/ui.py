@@ -119,7 +119,7 @@ class ConsoleSink(BaseSink):
             self.console.print(Text("\n".join("│ " + line for line in self._redact("\n".join(fresh)).split("\n")), style="dim"),
                                soft_wrap=True)
 
-    def answer(self, prompt: str, typed: str, source: str, changed: str = "") -> None:
+    def answer(self, prompt: str, typed: str, source: str, changed: str = "", granted: str = "") -> None:
         who = CHOSEN_BY.get(source.split(":")[0], "the model")
         self._chosen_by[who] = self._chosen_by.get(who, 0) + 1
         if self.quiet:
@@ -132,6 +132,8 @@ class ConsoleSink(BaseSink):
                                   no_wrap=True, overflow="ellipsis"))
         if changed:  # the deny policy overrode the answer chosen: said where the answer is, never only in the transcript
             self._print(Text(f"  changed by the deny policy: {self._redact(changed)}", style="bold yellow"))
+        if granted:  # a yes the deny policy weighed went through: by whose words, said as a refusal is
+            self._print(Text(f"  {self._redact(granted)}", style="yellow"))
 
     def note(self, text: str) -> None:
         asked_here = self._at_prompt  # a question's "> " waits here: what became of it is said, even with --quiet
@@ -203,6 +205,7 @@ class ConsoleSink(BaseSink):
         turns = f" · turns: {c['turns']}" if c.get("turns") else ""  # an agent's turn ends judged (docs/turns.md)
         goal = f" · goal check: {outcome.goal}" if outcome.goal else ""
         goal += f" · changed by the deny policy: {c['policy_changed']}" if c.get("policy_changed") else ""
+        goal += f" · granted by your words: {c['policy_granted']}" if c.get("policy_granted") else ""
         self.console.print(Text(
             f"  answers: {outcome.answers}{self._by_whom(outcome.answers)} · escalations: {outcome.escalations}{turns}{goal}"
             f" · program: {outcome.child}{llm}\n  transcript: {outcome.transcript}"
@@ -271,6 +274,7 @@ def run_summary(console: Console, r: PastRun) -> None:
     cost = f" · est. cost ${c['cost_usd']:.4f}" if isinstance(c.get("cost_usd"), (int, float)) else ""
     lines.append(f"  answers: {c.get('answers', 0)} · escalations: {c.get('escalations', 0)} · rule hits: {c.get('rule_hits', 0)}"
                  f" · llm calls: {c.get('llm_calls', 0)} · tokens in/out: {c.get('tokens_in', 0)}/{c.get('tokens_out', 0)}{cost}")
+    lines += [f"  deny policy: {line}" for line in r.guarded()]  # every weighed yes, refused or granted, by whose words
     lines.append(f"  transcript: {r.folder / 'transcript.jsonl'}")
     cast = r.folder / "session.cast"
     if cast.exists():

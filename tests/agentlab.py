@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -49,6 +50,22 @@ def version(agent: str) -> str:
         return "not installed"
     out = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=60, env=_base_env(Path("/tmp")))
     return (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr).strip() else "unknown"
+
+
+def bundled_bwrap() -> Path | None:
+    """The bubblewrap the pinned Codex CLI ships (@openai/codex-<platform>/vendor/<target>/codex-resources/bwrap)."""
+    return next(iter(sorted((BIN.parent / "@openai").glob("codex-*/vendor/*/codex-resources/bwrap"))), None)
+
+
+def with_bwrap(path: str) -> str:
+    """PATH for codex-acp, which checks an edit by reading the file in its sandbox: it takes bwrap from PATH, else from
+    codex-resources/ beside its own binary, which its npm package does not ship (the Codex CLI's does). With neither
+    that read panics ("bubblewrap is unavailable"), apply_patch fails before any permission is asked, and the model
+    goes on. A bwrap already on PATH stays first; where there is none, the pinned Codex CLI's own comes after it."""
+    bundled = bundled_bwrap()
+    if bundled is None or shutil.which("bwrap", path=path):
+        return path
+    return os.pathsep.join([p for p in path.split(os.pathsep) if p] + [str(bundled.parent)])
 
 
 def _base_env(home: Path) -> dict[str, str]:
@@ -145,6 +162,7 @@ class Lab:
                 # The lab lives under /tmp: the agent's temp dir is moved into the lab, so its CODEX_HOME is not in it.
                 (self.root / "tmp").mkdir(exist_ok=True)
                 env["TMPDIR"] = str(self.root / "tmp")
+                env["PATH"] = with_bwrap(env.get("PATH", ""))
         else:
             self._gemini_config()
             env.update(GOOGLE_GEMINI_BASE_URL=url, GEMINI_API_KEY="fake-gemini-key", NO_BROWSER="1")

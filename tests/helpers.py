@@ -35,9 +35,10 @@ def is_weigh(prompt: str) -> bool:
     return "# The answer about to be given" in prompt
 
 
-def judged(decision: str, quote: str = "", why: str = "") -> str:
-    """The judge's structured reply on a yes (WEIGH_SCHEMA): allow (quoting the governing prompt) or refuse."""
-    return json.dumps({"decision": decision, "quote": quote, "why": why or f"judged {decision}"})
+def judged(decision: str, quote: str = "", why: str = "", act: str | None = None) -> str:
+    """The judge's structured reply on a yes (WEIGH_SCHEMA): allow (quoting the governing prompt, and saying which act its
+    words ask for: delete, overwrite, format, drop, reset, force-push, none) or refuse."""
+    return json.dumps({"decision": decision, "quote": quote, "why": why or f"judged {decision}", **({"act": act} if act else {})})
 
 
 def script(tmp_path, name: str, body: str) -> list[str]:

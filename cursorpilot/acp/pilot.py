@@ -263,7 +263,7 @@ class AcpPilot(AgentPilot[Effect]):
         if d is None or d.source == NOBODY:  # the people asked gave no answer
             return self._halt(unanswered(o.human or "escalated", d.why if d is not None else ""))
         if d.verdict == Verdict.FAIL:
-            return self._end(ExitCode.FAILED, d.why)
+            return self._end(ExitCode.LIMIT if d.limit else ExitCode.FAILED, d.why)
         return _DECIDED[o.kind](self, f.token, o, d)
 
     def _permission_decided(self, token: int, o: Open, d: Decision) -> list[Effect]:
@@ -309,7 +309,8 @@ class AcpPilot(AgentPilot[Effect]):
         q = o.question
         effects, halt = split(deliver(self.tally, Answer(prompt=q.text, reply=sent, source=d.source, rule_id=q.source, kind=q.kind,
                                                          headline=headline(q), counted=d.text or sent,
-                                                         extra={"channel": "acp", **(extra or {})}, changed=d.changed)))
+                                                         extra={"channel": "acp", **(extra or {})}, changed=d.changed,
+                                                         granted=d.granted)))
         if halt is not None:
             return [*effects, *self._halt(halt)]
         if o.kind != "turn_end":

@@ -15,7 +15,7 @@ from cursorpilot.errors import BadInput
 PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume", "learn")
 RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "headless", "task", "cwd", "provider", "model", "base_url",
              "llm_retries", "llm_timeout", "context_tokens", "no_upload", "keep_ci_env", "no_native_deny", "prices", "rules", "answer",
-             "secret", "profile", "detectors", "max_steps", "timeout", "cols", "rows", "done_when", "max_turns", "max_wall", "max_cost",
+             "secret", "profile", "detectors", "max_steps", "max_model_calls", "timeout", "cols", "rows", "done_when", "max_turns", "max_wall", "max_cost",
              "human_timeout", "on_human_timeout")
 
 
@@ -129,6 +129,7 @@ def _spec(o: dict[str, Any], command: list[str], manifest):
     check_secrets_given(_rules_written(o, answers, read, plan), secrets)
     max_wall = parse_duration(o["max_wall"]) if o.get("max_wall") else None
     _check_max_cost(o.get("max_cost"), provider)
+    model_calls = model_call_caps(o.get("max_model_calls") or "1000/20")
     cwd = o["cwd"]
     if cwd is not None and not cwd.is_dir():
         raise BadInput(f"--cwd is not a directory: {cwd}")
@@ -145,11 +146,26 @@ def _spec(o: dict[str, Any], command: list[str], manifest):
         plan=plan, governing_prompt=governing, provider=provider, run_id=run_id, log_dir=log_dir, argv=o["argv"], options=options,
         plan_path=o["plan"], rule_entries=rule_entries,
         profile=o["profile"], detectors=detectors, cursor_bin=o["cursor"], cwd=str(cwd) if cwd else None,
-        max_steps=o["max_steps"], timeout=timeout, dry_run=o["dry_run"], done_when=o.get("done_when") or None,
+        max_steps=o["max_steps"], model_calls=model_calls, timeout=timeout, dry_run=o["dry_run"], done_when=o.get("done_when") or None,
         max_turns=o.get("max_turns"), max_wall=max_wall, max_cost=o.get("max_cost"),
         interactive=humans.reachable, context_tokens=o["context_tokens"], humans=humans,
         no_upload=o["no_upload"], keep_ci_env=o["keep_ci_env"], native_deny=not o.get("no_native_deny"), cols=o["cols"], rows=o["rows"], secrets=secrets,
     )
+
+
+def model_call_caps(text: str) -> tuple[int | None, int | None]:
+    """--max-model-calls N[/Q]: the model calls a run may make, and one question (Q defaults to 20); 'off': no cap. A
+    model that misbehaves (the same question asked again and again) can't spend without bound."""
+    if text.strip().lower() == "off":
+        return None, None
+    run, _, question = text.partition("/")
+    try:
+        caps = int(run), int(question) if question else 20
+    except ValueError:
+        raise BadInput(f"--max-model-calls takes N or N/Q (calls in the run / for one question) or 'off', not {text!r}") from None
+    if min(caps) < 1:
+        raise BadInput(f"--max-model-calls: each cap is at least 1 (or 'off'), not {text!r}")
+    return caps
 
 
 def _answerer(o: dict[str, Any], answers: list, interactive_steps: bool):
@@ -211,7 +227,7 @@ def demo(log: Path | None, quiet: bool, report: bool, debug: bool, argv: list[st
         cwd=None, log=log,
         provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
         keep_ci_env=False, no_native_deny=False, prices=None, rules=package / "demo" / "rules.yaml", answer=None, secret=None, profile="cursor", detectors=None,
-        dry_run=False, max_steps=20, timeout="5m", done_when=None, max_turns=None, max_wall=None, max_cost=None, resume=None, force=False,
+        dry_run=False, max_steps=20, max_model_calls="1000/20", timeout="5m", done_when=None, max_turns=None, max_wall=None, max_cost=None, resume=None, force=False,
         cols=120, rows=40, quiet=quiet, report=report, debug=debug, learn=None, notify=None, listen=None, human_timeout=None, on_human_timeout="exit",
     )
 

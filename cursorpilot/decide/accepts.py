@@ -26,6 +26,8 @@ def accepted(q: Question) -> tuple[str, ...]:
     """The answers `q` takes, in the order it offers them; () when it does not say."""
     if q.kind in _UNSAID or q.multiline:
         return ()
+    if q.choices and not q.options_from_facts:  # options read from style alone: an uncertain reading never narrows it
+        return ()
     if q.choices:
         return () if q.multi else tuple(dict.fromkeys(c.label for c in q.choices if c.label.strip()))
     if q.kind not in (Kind.QUESTION, Kind.INPUT):

@@ -11,11 +11,12 @@ delivered is told back with `delivered()`, which is what the loop breaker and th
 from __future__ import annotations
 
 import asyncio
-from collections import deque
+import re
+from collections import Counter, deque
 from concurrent.futures import Executor
 from dataclasses import replace
 
-from cursorpilot.decide import turns, weigh
+from cursorpilot.decide import consent, turns, weigh
 from cursorpilot.decide.accepts import accepted
 from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.choices import Offered, find
@@ -33,6 +34,8 @@ from cursorpilot.run_context import RunContext
 from cursorpilot import records as R
 
 WAIT_WORD = "WAIT"
+_AGREES = re.compile(r"(?i)^\W*(yes|y|yeah|yep|sure|ok|okay|go ahead|do it|please do|approved?)\b")  # a turn end's yes
+CAPPED = "model-call cap reached"  # a Reply's reason when --max-model-calls refused the call: the run ends with exit 4
 _ENTER = ("", "<enter>")  # an empty answer presses Enter alone: it takes the prompt's default (the system prompt says so)
 
 
@@ -56,7 +59,8 @@ class Decider:
         self.guards = Guards()
         self.history: deque[QA] = deque(maxlen=10)
         self.previous = ""  # who chose the last answer delivered (a rule's after: reads it)
-        self._offered: tuple[str, str, str] | None = None  # (prompt, text, source) of the last answer handed out
+        self._asked: Counter[str] = Counter()  # model calls per question, for --max-model-calls
+        self._offered: tuple[str, str, str, str] | None = None  # (prompt, text, source, as counted) of the last answer handed out
 
     @property
     def provider(self) -> Provider:
@@ -76,7 +80,7 @@ class Decider:
             self.tx.write(R.RulesChecked(hit=reply.text is not None, source=reply.source, prompt=q.text))
             if reply.text is not None:
                 self.ctx.usage["rule_hits"] += 1
-                return self.check(q, self._from_text(reply.text, reply.source, reply.secret, reply.matched))
+                return self.check(q, self._from_text(reply.text, reply.source, reply.secret, reply.matched, reply.named))
         if not self.provider.needs_prompt:  # rules or the script as the run's provider: no prompt, no thread needed
             reply = self.provider.answer(self._bare_request(q))
             if judging and reply.text is None:
@@ -118,7 +122,7 @@ class Decider:
         """The question's no (its reject option, the profile's no, a No option, the no its spelling offers), or a human
         when it offers none. on: "yes" when it was a yes to the question that was refused, not the action; changed: the
         answer refused (who chose what), said wherever the answer is shown, and counted against the run's outcome."""
-        no = refusal(q)
+        no = refusal(q) if q.kind != Kind.TURN_END else None  # a turn end has no "no": a person decides
         self.tx.write(R.PolicyDenied(policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, reply=no and no[0], on=on,
                                      changed_from=self._shown(q, changed) if changed is not None else R.OMIT,
                                      chosen_by=changed.source if changed is not None else R.OMIT,
@@ -180,10 +184,23 @@ class Decider:
                        reason=f"the reply {again.text!r} {still}, after it was asked again: no answer")
 
     def _answer(self, request: AnswerRequest) -> Reply:
+        if (capped := self._capped(request)) is not None:
+            return Reply(text=None, source=self.provider.name, reason=f"{CAPPED}: {capped}")
+        self._asked[" ".join(request.prompt_block.split())] += 1
         try:
             return self.provider.answer(request)
         except Exception as exc:
             return Reply(text=None, source=self.provider.name, reason=f"provider error: {exc}")
+
+    def _capped(self, request: AnswerRequest) -> str | None:
+        """Why --max-model-calls refuses one more call, or None: a model that misbehaves (asked again and again, the
+        same question or new ones) can't spend without bound."""
+        run_cap, question_cap = self.ctx.model_calls
+        if run_cap is not None and self.ctx.usage["llm_calls"] >= run_cap:
+            return f"{self.ctx.usage['llm_calls']} model calls in this run (--max-model-calls {run_cap}/{question_cap})"
+        if question_cap is not None and self._asked[" ".join(request.prompt_block.split())] >= question_cap:
+            return f"{question_cap} model calls for this one question (--max-model-calls {run_cap}/{question_cap})"
+        return None
 
     @staticmethod
     def _unlabelled(request: AnswerRequest, reply: Reply) -> Reply:
@@ -208,6 +225,8 @@ class Decider:
     def after(self, q: Question, reply: Reply) -> Decision:
         """The provider's reply, recorded, then judged like every other answer."""
         self._received(reply, q.secret or reply.secret)
+        if reply.reason.startswith(CAPPED):
+            return Decision(Verdict.FAIL, why=reply.reason, source=reply.source, limit=True)
         failed = reply.reason.startswith("provider error")
         if self.guards.provider_result(not failed):
             return Decision(Verdict.FAIL, why=f"{self.guards.provider_errors} consecutive provider errors: {reply.reason}", source=reply.source)
@@ -223,7 +242,7 @@ class Decider:
             return Decision(Verdict.WAIT, source=reply.source, why=reply.reason or "the program is not waiting for anyone")
         if reply.text is None:
             return Decision.escalate(reply.reason or "no answer", reply.source)
-        decision = self._from_text(reply.text, reply.source, reply.secret, reply.matched)
+        decision = self._from_text(reply.text, reply.source, reply.secret, reply.matched, reply.named)
         if reply.submit is not None and decision.verdict == Verdict.ANSWER:
             decision = replace(decision, submit=reply.submit)
         if decision.verdict == Verdict.WAIT and not q.may_wait:
@@ -245,10 +264,11 @@ class Decider:
         self.filer.file_answer(replace(reply, text=masked(reply.text), raw=reply.raw and masked(reply.raw)) if secret and reply.text else reply)
 
     @staticmethod
-    def _from_text(text: str, source: str, secret: bool = False, matched: str | None = None) -> Decision:
+    def _from_text(text: str, source: str, secret: bool = False, matched: str | None = None, named: tuple[str, ...] = ()) -> Decision:
         verdict, rest = interpret(text)
         if verdict == Verdict.ANSWER:
-            return Decision(Verdict.ANSWER, text=rest, source=source, secret=secret or bool(secret_names(rest)), matched=matched)
+            return Decision(Verdict.ANSWER, text=rest, source=source, secret=secret or bool(secret_names(rest)), matched=matched,
+                            named=named)
         return Decision(verdict, why=rest or "the answerer asked to wait", source=source)
 
     async def decide(self, q: Question, pool: Executor) -> Decision:
@@ -288,13 +308,10 @@ class Decider:
                     return Decision.escalate(f"the reply {shown!r} names none of the options ({names})", d.source)
             else:
                 d = replace(d, choices=chosen)
-        if d.denied is None and d.source != "human" and said_yes(q, d):  # a person who answers decides for themselves
-            closer = self._closer_look(q, d)
-            if closer is not None:
-                if not self.provider.needs_prompt:
-                    return self._refuse(q, closer.denial, "yes", d, "no grant: no rule of yours names it, the governing prompt "
-                                                                     "does not ask for it, and no model can judge it")
-                return replace(d, weigh=closer)  # the channel asks the judge (weigh_request), then weighed()
+        if d.denied is None and d.source != "human":  # a person who answers decides for themselves
+            weighed = self._turn_message(q, d) if q.kind == Kind.TURN_END else self._closer_look(q, d) if said_yes(q, d) else None
+            if weighed is not None:
+                return weighed
         return self._counted(q, d)
 
     def _counted(self, q: Question, d: Decision) -> Decision:
@@ -302,7 +319,7 @@ class Decider:
         shown = self._shown(q, d)  # a secret is counted as it is delivered: masked
         if self.guards.looping(q.text, shown):
             return Decision.escalate(f"loop: this question was already answered {shown!r} {self.guards.repeat_limit} times", d.source)
-        self._offered = (q.text, d.text or "", d.source)
+        self._offered = (q.text, d.text or "", d.source, shown)
         return d
 
     @staticmethod
@@ -310,26 +327,72 @@ class Decider:
         text = d.text or ""
         return masked(text) if (d.secret or q.secret) and not secret_names(text) else text
 
-    def _closer_look(self, q: Question, d: Decision) -> Closer | None:
-        """A yes that approves an act the question names: granted by the plan's allow list (no trigger then), the user's
-        rule that names the act, or the governing prompt's own sentence; else a Closer for the judge (decide/weigh.py)."""
-        labels = tuple(c.label for c in d.choices)
-        denial = weigh.trigger(q, labels, self.ctx.allow)
-        if denial is None:
+    def _closer_look(self, q: Question, d: Decision) -> Decision | None:
+        """A yes whose question's block names an act that destroys (decide/weigh.py): None when nothing is to be weighed."""
+        look = self._look(q, d)
+        return None if look is None else self._weigh_yes(q, d, look, q.asked or q.text)
+
+    def _look(self, q: Question, d: Decision) -> weigh.Look | None:
+        answered = tuple(h.question for h in self.history)
+        return weigh.trigger(weigh.block(q.asked or q.text, q.lead, tuple(c.label for c in d.choices), answered), self.cwd, self.ctx.allow)
+
+    def _weigh_yes(self, q: Question, d: Decision, look: weigh.Look, asked: str) -> Decision:
+        """The yes given (granted by the user's rule for it, or by their prompt's plain words), refused (a sentence of
+        the governing prompt forbids it, or nothing grants it and no model can judge), a person's (the same sentence asks
+        for it and forbids it), or held for the focused judgment (`weigh`)."""
+        reading = consent.reading(self.governing_prompt, look.acts, look.block)
+        if d.source.startswith("rules:") and weigh.rule_grants(d.named, d.matched, asked, look):
+            over = f" (over your {reading.forbidding[0].sentence!r})" if reading.forbidding else ""
+            return self._granted(q, d, look, f"your rule {d.source.split(':', 1)[1]}{over}")
+        if (both := reading.contradicts) is not None:
+            return self._person(q, d, look, f"your sentence both asks for it and forbids it: {both.sentence!r}")
+        if reading.forbidding:
+            return self._refuse(q, look.denial, "yes", d, f"your governing prompt forbids it: {reading.forbidding[0].sentence!r}")
+        if reading.granting:
+            return self._granted(q, d, look, f"your prompt: {reading.granting[0].sentence!r}")
+        if not self.provider.needs_prompt:
+            return self._refuse(q, look.denial, "yes", d, "no grant: no rule of yours names it, the governing prompt does not ask "
+                                                          "for it, and no model can judge it")
+        return replace(d, weigh=Closer(look, self._shown(q, d), d.source))  # the channel asks the judge, then weighed()
+
+    def _granted(self, q: Question, d: Decision, look: weigh.Look, by: str, judge: str | None = None, why: str = "") -> Decision:
+        """A weighed yes that goes through, said where its answer is said (`granted`) and recorded."""
+        self.tx.write(R.PolicyGranted(policy_rule=look.denial.rule, evidence=look.denial.evidence, rule_id=q.source, granted_by=by,
+                                      acts=sorted(look.acts), judge=judge, why=why or None))
+        self.ctx.usage["policy_granted"] += 1
+        acts = " / ".join(weigh.ACT_NAMES[a] for a in sorted(look.acts, key=list(weigh.ACT_NAMES).index))
+        return self._counted(q, replace(d, weigh=None, granted=f"{acts} granted by {by}"))
+
+    def _person(self, q: Question, d: Decision, look: weigh.Look, why: str) -> Decision:
+        """The user's own words disagree about this yes: a person decides, and the record says why."""
+        self.tx.write(R.PolicyDenied(policy_rule=look.denial.rule, evidence=look.denial.evidence, rule_id=q.source, reply=None, on="yes",
+                                     changed_from=self._shown(q, d), chosen_by=d.source, why=why))
+        return Decision.escalate(f"a yes that would {weigh.ACT_NAMES[look.denial.rule]}: {why}", f"policy:{look.denial.rule}")
+
+    def _turn_message(self, q: Question, d: Decision) -> Decision | None:
+        """A turn end's next message is text the agent will act on, not a yes to what the agent proposed before: its
+        commands were checked as commands; what it asks for in its own words is refused only where the governing prompt
+        forbids that ("Do not delete anything, leave it in place" asks for nothing). A bare yes to the agent's closing
+        question ("Shall I delete build/?") is a yes to that question, weighed as any yes (refused: a person decides)."""
+        if d.turn != turns.TurnVerdict.CONTINUE or not d.text:
             return None
-        granted = ("your rule " + d.source.split(":", 1)[1]) if d.source.startswith("rules:") and weigh.rule_names_act(d.matched, denial) \
-            else weigh.prompt_grant(self.governing_prompt, denial)
-        if granted is not None:
-            self.tx.write(R.PolicyGranted(policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, granted_by=granted))
+        bare = replace(d, choices=())
+        if q.closing is not None and _AGREES.match(d.text):  # "Yes", "Sure, go ahead": a yes to what the agent asked
+            look = self._look(q.closing, bare)
+            return None if look is None else self._weigh_yes(q, d, look, q.closing.asked or q.closing.text)
+        acts = consent.asked_for(d.text)
+        reading = consent.reading(self.governing_prompt, acts, d.text) if acts else None
+        if reading is None or not reading.forbidding:
             return None
-        return Closer(denial, self._shown(q, d), d.source)
+        look = weigh.Look(d.text, acts, " ".join(d.text.split())[:200])
+        return self._person(q, d, look, f"the next message asks for what your governing prompt forbids: {reading.forbidding[0].sentence!r}")
 
     def weigh_request(self, q: Question, d: Decision) -> AnswerRequest:
         """The focused judgment of a yes (d.weigh), built, redacted and filed like any prompt."""
         assert d.weigh is not None
-        system, user = weigh.request(self.governing_prompt, q, d.weigh)
+        system, user = weigh.request(self.governing_prompt, d.weigh.look, d.weigh.reply, d.weigh.chosen_by)
         request = self.filer.fill_text(system, user, "weigh")
-        self.tx.write(R.ProviderRequest(provider=self.provider.name, kind="weigh", rule_id=q.source, prompt=q.asked or q.text,
+        self.tx.write(R.ProviderRequest(provider=self.provider.name, kind="weigh", rule_id=q.source, prompt=d.weigh.look.block,
                                         prompt_tokens_est=self.filer.last_tokens, prompt_file=self.filer.last_file))
         return replace(self._bare_request(q), kind="weigh", system=request[0], user=request[1])
 
@@ -337,12 +400,17 @@ class Decider:
         """The judge's reply on the yes d: given (the grant recorded, with the judge's reason) or refused (its no)."""
         assert d.weigh is not None
         self._received(reply, q.secret or d.secret)
-        allowed, sentence, why = weigh.judgment(self.governing_prompt, reply.judged, reply.text, reply.reason)
-        if not allowed:
-            return self._refuse(q, d.weigh.denial, "yes", d, f"{reply.source}: {why}")
-        self.tx.write(R.PolicyGranted(policy_rule=d.weigh.denial.rule, evidence=d.weigh.denial.evidence, rule_id=q.source,
-                                      granted_by=sentence, judge=reply.source, why=why or None))
-        return self._counted(q, replace(d, weigh=None))
+        look = d.weigh.look
+        if reply.reason.startswith(CAPPED):
+            return Decision(Verdict.FAIL, why=reply.reason, source=reply.source, limit=True)
+        j = weigh.judgment(self.governing_prompt, look, reply.judged, reply.text, reply.act, reply.reason)
+        if not j.allowed:
+            return self._refuse(q, look.denial, "yes", d, f"{reply.source}: {j.why}")
+        if j.act == "none":
+            by = "the judge's reading: it does none of these" + (f", under your {j.sentence!r}" if j.sentence else f" ({j.why})")
+        else:
+            by = f"your prompt, {j.sentence!r}"
+        return self._granted(q, d, look, by, judge=reply.source, why=j.why)
 
     def _chosen(self, q: Question, text: str) -> tuple[Choice, ...] | None:
         offered = [Offered(c.label, c.detail, c.number, c.kind) for c in q.choices]
@@ -356,11 +424,13 @@ class Decider:
         return tuple(out) if out else None
 
     def delivered(self, prompt: str, text: str) -> None:
-        """The channel typed or sent this answer to this prompt: count it for the loop breaker and the history."""
-        self.guards.answered(prompt, text)
-        self.history.append(QA(prompt, text))
+        """The channel typed or sent this answer to this prompt: count it for the loop breaker and the history. A secret
+        comes back masked: it is counted as it was checked (`<secret:pw>` typed three times is three times the same
+        answer, however the channel shows it)."""
         offered, self._offered = self._offered, None
-        chose = offered is not None and offered[0] == prompt and (offered[1] == text or is_masked(text))  # a secret comes back masked
+        chose = offered is not None and offered[0] == prompt and (offered[1] == text or is_masked(text))
+        self.guards.answered(prompt, offered[3] if offered is not None and chose else text)
+        self.history.append(QA(prompt, text))
         self.previous = offered[2] if offered is not None and chose else ""  # "": not one it chose
 
 

@@ -52,6 +52,7 @@ class Tell:
     prompt: str = ""
     source: str = ""
     changed: str = ""  # the deny policy changed the answer: "'y' (openai:m) -> 'n'"
+    granted: str = ""  # a yes the deny policy weighed went through: "delete granted by your rule go"
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +117,7 @@ class Answer:
     extra: dict[str, Any] = field(default_factory=dict)  # the channel's own fields, in `answer` and `would_send`
     preview_extra: dict[str, Any] = field(default_factory=dict)  # only in `would_send` (the keys a dry run would have typed)
     changed: str = ""  # the deny policy changed the answer chosen: "'y' (openai:m) -> 'n'" (decide/weigh.py)
+    granted: str = ""  # ...or weighed a yes and let it through: "delete granted by your prompt: '…'"
 
 
 def deliver(tally: Tally, a: Answer) -> list[Effect]:
@@ -127,13 +129,13 @@ def deliver(tally: Tally, a: Answer) -> list[Effect]:
     if run.dry_run:
         tally.preview = {"kind": a.kind, "question": a.headline, "would_send": a.reply, "source": a.source, "rule_id": a.rule_id}
         return [Record(R.WouldSend(rule_id=a.rule_id, prompt=a.prompt, reply=a.reply, source=a.source,
-                                   changed=a.changed or R.OMIT, **a.extra, **a.preview_extra)),
+                                   changed=a.changed or R.OMIT, granted=a.granted or R.OMIT, **a.extra, **a.preview_extra)),
                 Halt(ExitCode.OK, "previewed (dry run)")]
     tally.answers += 1
     run.answers += 1
     return [Record(R.Answer(rule_id=a.rule_id, prompt=a.prompt, reply=a.reply, source=a.source, n=run.answers,
-                            kind=a.kind, changed=a.changed or R.OMIT, **a.extra)),
-            Tell("answer", a.reply, a.headline, a.source, a.changed),
+                            kind=a.kind, changed=a.changed or R.OMIT, granted=a.granted or R.OMIT, **a.extra)),
+            Tell("answer", a.reply, a.headline, a.source, a.changed, a.granted),
             Delivered(a.prompt, a.counted if a.counted is not None else a.reply)]
 
 

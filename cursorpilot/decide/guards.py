@@ -26,7 +26,12 @@ class Guards:
 
     @staticmethod
     def _key(question: str, reply: str) -> tuple[str, str]:
-        return " ".join(question.split()), reply
+        """The question as it was asked: an answer typed without Enter stays on its line (`Name: x`, then `Name: xx`),
+        and the same answer typed again is still the same answer to the same question."""
+        q, r = " ".join(question.split()), " ".join(reply.split())
+        while r and q.endswith(r) and len(q) > len(r):
+            q = q[: -len(r)].rstrip()
+        return q, reply
 
     def looping(self, question: str, reply: str) -> bool:
         """True when this exact answer to this exact question was already given repeat_limit times."""

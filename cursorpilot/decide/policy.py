@@ -2,9 +2,8 @@
 and on every reply before it is typed; and a yes is weighed by what it approves (`check_question`).
 
 Only a plan's ``allow:`` list lifts a rule (by id); the LLM and the program's output never can. The governing prompt,
-which the user wrote, can grant a *yes* to a class of question by asking for it plainly ("Remove the six package",
-"Replace the existing file"; `grants`): a sentence that asks for it and holds no negation. It never lifts the rules on
-commands, and a sentence with "never", "not", "keep"… grants nothing, so "never delete" stays a refusal.
+which the user wrote, can grant a *yes* to a class of question by asking for it, and forbid one (decide/consent.py
+reads it clause by clause; decide/weigh.py weighs the yes). It never lifts the rules on commands.
 """
 
 from __future__ import annotations
@@ -106,8 +105,6 @@ def check_question(text: str, allow: frozenset[str] = frozenset()) -> Denial | N
     return None
 
 
-_NEGATION = re.compile(r"(?i)\b(never|not|no|nothing|none|nor|don'?t|doesn'?t|mustn'?t|shouldn'?t|can'?t|cannot|won'?t"
-                       r"|without|avoid\w*|refus\w*|declin\w*|keep\w*|leav\w*|protect\w*|preserv\w*|forbid\w*|prohibit\w*|unless)\b")
 _WRAPPED = re.compile(r"\n(?![ \t]*(?:[-*•]|\d+[.)]|\n))")  # a line break inside a paragraph, not before a list item
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")  # "main.py" is one word: a stop ends a sentence before a space only
 
@@ -115,25 +112,6 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")  # "main.py" is one word: a st
 def sentences(text: str) -> list[str]:
     """The governing prompt's sentences, each on one line (a sentence wrapped over lines is one)."""
     return [" ".join(part.split()).rstrip(".!?;") for part in _SENTENCE_END.split(_WRAPPED.sub(" ", text or "")) if part.strip()]
-
-
-def negated(sentence: str) -> bool:
-    """The sentence forbids or spares something ("never delete", "keep my copy"): it grants nothing."""
-    return _NEGATION.search(sentence) is not None
-
-
-def grants(governing_prompt: str) -> dict[str, str]:
-    """The classes of question the user's governing prompt plainly asks to say yes to, each with the sentence that does:
-    a sentence that names the act (remove, replace, drop, format, reset…) and holds no negation. Deterministic and
-    narrow on purpose: what it does not find, a judge may (decide/weigh.py)."""
-    out: dict[str, str] = {}
-    for sentence in sentences(governing_prompt):
-        if negated(sentence):
-            continue
-        for rule, rx in QUESTION_RULES.items():
-            if rule not in out and rx.search(sentence):
-                out[rule] = sentence
-    return out
 
 
 def rule_ids() -> list[str]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from cursorpilot.decide.policy import Denial
+from cursorpilot.decide.weigh import Look
 
 
 class Kind(StrEnum):
@@ -25,12 +26,16 @@ class Kind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Closer:
-    """A yes that needs a closer look before it is given: what triggered it, and what the yes would do. (Declared here
-    beside the Decision that carries it; decide/weigh.py builds and judges it.)"""
+    """A yes that waits for the focused judgment before it is given: the look (the question's block and the acts its
+    words name), and the yes. (Declared here beside the Decision that carries it; decide/weigh.py judges it.)"""
 
-    denial: Denial  # the class of act (delete, overwrite, reset…) and the line that names it
+    look: Look
     reply: str  # the yes as it would be given (the text typed, the option chosen; a secret masked)
     chosen_by: str  # who chose it (rules:<id>, a model)
+
+    @property
+    def denial(self) -> Denial:
+        return self.look.denial
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +60,15 @@ class Question:
     action: str = ""  # what a yes carries out (the command, the file, the diff): the deny policy reads this
     asked: str = ""  # the question in the program's own words (not a diff, a command box, the rows above): what may
     # trigger a closer look at a yes (decide/weigh.py)
-    lead: str = ""  # the rows that lead up to a line-mode question (mkfs: "… contains a ext4 file system"; apt's summary):
-    # context a judge reads, never a trigger for the rules alone
+    lead: str = ""  # the rest of the question's block: the rows that lead up to it (gdisk's "This option deletes all
+    # partitions", apt's summary), a dialog's body (a command in a box), a hint below; what a yes does is read from it
+    # with `asked` (decide/weigh.py)
     approval: bool = False  # answering yes carries out `action`
     choices: tuple[Choice, ...] = ()
     multi: bool = False
     free_text: bool = False  # the options are suggestions: a reply that names none is typed as it is (a list above a prompt)
+    options_from_facts: bool = True  # the choices were read from facts (a marker, numbers, buttons, a highlight in a program
+    # that reads keys); False: from style alone, the terminal's mode unknown: the answer is never narrowed to them
     highlighted: int | None = None  # the choice highlighted on screen
     deny_reply: str | None = None  # the program's own "no", when the policy refuses
     multiline: bool = False  # several lines may be typed
@@ -112,8 +120,11 @@ class Decision:
     secret: bool = False  # the answer is a secret (a rule's `secret: true`): masked wherever it is shown or kept
     turn: str | None = None  # a turn end's verdict (decide/turns.py): done | continue (text: the next message) | blocked | impossible
     matched: str | None = None  # a rule's answer: what its pattern matched (a rule that names the act grants a yes to it)
+    named: tuple[str, ...] = ()  # ...and the words of its own its pattern spells out there (providers/rules.spelled)
     weigh: Closer | None = None  # a yes that waits for the focused judgment before it is given (decide/weigh.py)
     changed: str = ""  # the deny policy changed the answer: "'y' (openai:m) -> 'n'", said wherever it is shown
+    granted: str = ""  # a yes the deny policy weighed went through: "your rule go", "your prompt: 'Remove …'", said too
+    limit: bool = False  # FAIL: a limit ended it (exit 4), not a failure
 
     @staticmethod
     def escalate(why: str, source: str = "") -> Decision:

@@ -219,7 +219,7 @@ class Turns:
         """The decision path's answer to the turn-end question, as what to do. Errors and garbage fail closed."""
         check = self.check
         if d.verdict == Verdict.FAIL:
-            return Next("stop", d.why, code=ExitCode.FAILED, source=d.source)
+            return Next("stop", d.why, code=ExitCode.LIMIT if d.limit else ExitCode.FAILED, source=d.source)
         if d.verdict == Verdict.PASS:  # rules only, and no rule for this turn end: the facts decide
             if self.closing:
                 return Next("human", f"the agent asks something no rule answers ({d.why})", TurnVerdict.BLOCKED, source=d.source)

@@ -21,6 +21,10 @@ _DEFAULT = re.compile(r"(?i)[\[(](?P<d>yes|no)[\])]:?\s*$")  # npm's "Is this OK
 _NO_LETTER = re.compile(r"(?i)[(\[]n[)\]]o\b")  # aider's (Y)es/(N)o, unzip's [y]es, [n]o
 _LETTER = re.compile(r"[(\[](?P<key>\w)[)\]](?P<rest>\w+)")  # a key offered with its word: [A]ll, (Y)es
 _KEY = re.compile(r"<key:(.)>")
+# a confirmation typed out: "Type the database name to confirm", "enter the project's name to continue", "confirm by typing"
+_TYPE_TO_CONFIRM = re.compile(r"(?i)\b(type|enter|write|re-?type|input)\b[^\n]{0,80}?\bto (confirm|continue|proceed)\b"
+                              r"|\bconfirm\w* by typing\b|\bto confirm\b[^\n]{0,60}\b(type|enter)\b")
+_NO_WORDS = {"n", "no", "nope", "cancel", "abort", "quit", "exit", "stop", "skip", "q"}
 _ENTER = ("", "<enter>", "<kp-enter>")
 _REJECT = ("reject_once", "reject_always")
 
@@ -58,7 +62,9 @@ def chose_yes(c: Choice) -> bool:
 
 def said_yes(q: Question, d: Decision) -> bool:
     """A yes: the option it picks says yes; a yes word (`y`, `yes`, `allow` …, or `<key:y>`); Enter on a prompt whose
-    default (or highlighted option) is yes; or the harm typed out ("DELETE" at "Type DELETE to confirm")."""
+    default (or highlighted option) is yes; the harm typed out ("DELETE" at "Type DELETE to confirm"); or whatever is
+    typed where the question asks for a confirmation typed out ("Type the database name to confirm:": the name is the
+    yes, and anything but a no is an attempt at it)."""
     if d.choices:
         return any(chose_yes(c) for c in d.choices)
     text = (d.text or "").strip()
@@ -68,7 +74,9 @@ def said_yes(q: Question, d: Decision) -> bool:
         if q.choices and q.highlighted is not None:
             return chose_yes(q.choices[q.highlighted])
         return spelling(asked(q))[0] == "yes"
-    return normal(text) in YES_WORDS or _letter_word(q, text) in YES_WORDS or check_question(text) is not None
+    if normal(text) in YES_WORDS or _letter_word(q, text) in YES_WORDS or check_question(text) is not None:
+        return True
+    return bool(text) and normal(text) not in _NO_WORDS and _TYPE_TO_CONFIRM.search(f"{q.lead}\n{asked(q)}") is not None
 
 
 def _letter_word(q: Question, text: str) -> str | None:

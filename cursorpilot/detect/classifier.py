@@ -16,8 +16,9 @@ Rules:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from cursorpilot.detect.facts import menu_facts, prompt_ended, screen_facts
 from cursorpilot.detect.menu import Menu, numbered
 from cursorpilot.detect.menu import parse as parse_menu
 from cursorpilot.detect.profiles import ANSWERABLE, Profile, Rule, ScreenState
@@ -43,6 +44,7 @@ BUSY_RECHECK = 0.25  # a screen judged while the program was busy is looked at a
 class Timing:
     quiet_for: float  # seconds since the screen last changed
     tty: str | None = None  # the kernel's word on the foreground process: reading | polling | busy | None (unknown)
+    canonical: bool | None = None  # the terminal reads in canonical mode (ICANON: a line, never a menu choice); None: unknown
 
     @property
     def reading(self) -> bool:
@@ -102,7 +104,7 @@ def _row_of(region: Region, offset: int) -> int:
 _CHROME = re.compile(r"[\s▄▀─━═│┃╭╮╰╯┌┐└┘]*")
 
 
-def _result(rule: Rule, region: Region, m: re.Match[str], snap: Snapshot) -> Classification:
+def _result(rule: Rule, region: Region, m: re.Match[str], snap: Snapshot, canonical: bool | None = None) -> Classification:
     if rule.scope == "block":
         start = m.start()
         if rule.start:
@@ -120,6 +122,7 @@ def _result(rule: Rule, region: Region, m: re.Match[str], snap: Snapshot) -> Cla
         block = "\n".join(region.rows[row:])  # the question's own rows; earlier lines are history
     top = region.first_row + row  # the block's first row on screen
     anchor = snap.scrolled + top
+    menu, facts, certain = menu_facts(_menu(rule, block, *snap.rel(top)), canonical, snap.cursor_visible)
     return Classification(
         state=rule.kind.value,
         rule_id=rule.id,
@@ -129,7 +132,9 @@ def _result(rule: Rule, region: Region, m: re.Match[str], snap: Snapshot) -> Cla
         key=f"{rule.id}@{anchor}:{normal(unmarked(block) if rule.kind == ScreenState.MENU else block)}",
         submit=rule.submit == "enter",
         anchor_row=anchor,
-        menu=_menu(rule, block, *snap.rel(top)),
+        menu=menu,
+        facts=facts,
+        options_certain=certain,
         multiline=rule.multiline,
         prefill=prefill if rule.scope == "cursor_line" and rule.kind == ScreenState.INPUT else "",
     )
@@ -217,6 +222,15 @@ def _prose_question(profile: Profile, snap: Snapshot, idle: Classification) -> C
 
 
 def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification:
+    """The screen's reading, and the facts it rests on (the terminal's mode, the cursor, how its line ends, the
+    highlight: detect/facts.py), which every question's record carries."""
+    c = _classify(profile, snap, timing)
+    if c.state == SETTLING:
+        return c
+    return replace(c, facts=(*screen_facts(timing.canonical, snap.cursor_visible, snap.cursor_text), *c.facts))
+
+
+def _classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification:
     cursor_region, block_region = regions(profile, snap)
 
     def region(rule: Rule) -> Region:
@@ -224,7 +238,7 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
 
     for rule in profile.rules:  # a marker drawn by a program blocked reading its terminal is not moving: it asks
         if rule.kind == ScreenState.WORKING and not timing.reading and (m := _matches(rule, region(rule).text)):
-            return _result(rule, region(rule), m, snap)
+            return _result(rule, region(rule), m, snap, timing.canonical)
 
     settle = profile.settle_ms / 1000
     fast = timing.fast_settle(settle, profile.poll_settle_ms / 1000)
@@ -245,23 +259,24 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
             continue  # (yet: sampled busy now and then, look again); the pilot judges the screen in the end anyway
         if rule.quiet_ms and rule.scope == "cursor_line" and not _prompt_like(snap, timing.reading):
             continue  # ...or the cursor is hidden, or parked on a box's button (`│   <  OK  >`): no line prompt is there
-        if answerable and rule.scope == "cursor_line" and timing.waiting_on_terminal:
-            quiet = fast  # the silence a prompt rule waits for is what the kernel just confirmed
+        if answerable and rule.scope == "cursor_line" and (timing.reading or (timing.waiting_on_terminal and prompt_ended(snap.cursor_text))):
+            quiet = fast  # the silence a prompt rule waits for is what the kernel just confirmed (a line that ends mid-word
+            # under a program that polls, a timer beside its terminal, may be half a prompt: its silence is waited out)
         wait = quiet - timing.quiet_for
         if wait > 0:
             recheck = wait if recheck is None else min(recheck, wait)
             continue
-        found = _result(rule, region(rule), m, snap)
+        found = _result(rule, region(rule), m, snap, timing.canonical)
         if rule.needs_menu and found.menu is None:
             continue  # the words are there, but no options with a highlight under them
-        if _guess(rule) and (menu := _any_menu(profile, block_region, snap)) is not None:
+        if _guess(rule) and (menu := _any_menu(profile, block_region, snap, timing.canonical)) is not None:
             return menu  # a field guessed from silence yields to a highlighted list under a question (dialog, fzf)
         if found.state == ScreenState.IDLE:
             return _prose_question(profile, snap, found) or found
         return found
     if recheck is not None:  # a rule is waiting for more quiet: it decides, not the menu reading
         return Classification(state=UNKNOWN, recheck_after=recheck)
-    return _any_menu(profile, block_region, snap) or Classification(state=UNKNOWN)
+    return _any_menu(profile, block_region, snap, timing.canonical) or Classification(state=UNKNOWN)
 
 
 def _guess(rule: Rule) -> bool:
@@ -288,11 +303,12 @@ def _prompt_like(snap: Snapshot, reading: bool) -> bool:
 _PROMPT_END = re.compile(r"[>$#%:?]\s*$")  # `>>> `, `#? `, `> `: a prompt with no word of its own
 
 
-def _any_menu(profile: Profile, region: Region, snap: Snapshot) -> Classification | None:
+def _any_menu(profile: Profile, region: Region, snap: Snapshot, canonical: bool | None = None) -> Classification | None:
     """Whatever the profile: a highlighted option list under a question is a menu (AskUserQuestion pickers,
-    clack/Inquirer/prompts selects, a numbered Yes/No drawn by a program no profile knows)."""
+    clack/Inquirer/prompts selects, a numbered Yes/No drawn by a program no profile knows), where its highlight is one
+    (detect/facts.py: not in a program that reads a line with its cursor shown)."""
     styled, faint = snap.rel(region.first_row)
-    menu = parse_menu(list(region.rows), styled, faint)
+    menu, _, _ = menu_facts(parse_menu(list(region.rows), styled, faint), canonical, snap.cursor_visible)
     if menu is None:
         return None
     first = min(o.row for o in menu.options)
@@ -302,8 +318,9 @@ def _any_menu(profile: Profile, region: Region, snap: Snapshot) -> Classificatio
     block = "\n".join(region.rows[top:]).strip("\n")
     anchor = snap.scrolled + region.first_row + top
     rule_id = f"{profile.name}.menu"
+    options, facts, certain = menu_facts(parse_menu(block, *snap.rel(region.first_row + top)), canonical, snap.cursor_visible)
     return Classification(
         state=ScreenState.MENU.value, rule_id=rule_id, block=block, evidence=region.rows[top].strip(),
         key=f"{rule_id}@{anchor}:{normal(unmarked(block))}", submit=False, anchor_row=anchor,
-        menu=parse_menu(block, *snap.rel(region.first_row + top)),
+        menu=options, facts=facts, options_certain=certain,
     )

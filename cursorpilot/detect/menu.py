@@ -15,7 +15,7 @@ screen saw styled (``styled``), and the one styled option is taken as the highli
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cursorpilot.decide.choices import Offered, find
 from cursorpilot.keys import only_keys
@@ -56,6 +56,7 @@ class Menu:
     multi: bool
     across: bool = False  # buttons side by side (<Yes>  <No>): Right and Left move between them
     typed: bool = False  # a numbered list above a line prompt (bash `select`): no highlight, an option's number is typed
+    by: str = "marker"  # how its highlight was read: marker | style | faint | numbers | buttons (detect/facts.py weighs it)
 
     @property
     def current(self) -> Option:
@@ -109,14 +110,14 @@ def parse(rows: list[str] | str, styled: frozenset[int] | set[int] = frozenset()
         if 0 <= at < len(lines) and parsed[at] is not None and not _QUESTION.match(lines[at]):
             menu = _menu_at(lines, parsed, at)
             if menu is not None and sum(1 for o in menu.options if o.row in styled) == 1:
-                return menu
+                return replace(menu, by="style")
     if faint:  # every option faint but one: that one is highlighted
         for at in range(len(lines)):
             if parsed[at] is None or at in faint or _QUESTION.match(lines[at]):
                 continue
             menu = _menu_at(lines, parsed, at)
             if menu is not None and all(o.row in faint for o in menu.options if o.row != at):
-                return menu
+                return replace(menu, by="faint")
     return None
 
 
@@ -292,7 +293,7 @@ def numbered(rows: list[str] | str) -> Menu | None:
     if len(found) < 2 or [n for n, _, _ in found] != list(range(1, len(found) + 1)):
         return None
     options = tuple(Option(k, label, number=n, row=row) for k, (n, label, row) in enumerate(found))
-    return Menu(options, 0, multi=False, typed=True)
+    return Menu(options, 0, multi=False, typed=True, by="numbers")
 
 
 def highlighted_row(rows, label: str) -> bool:
@@ -327,7 +328,7 @@ def buttons(lines: tuple[str, ...] | list[str], cursor_x: int, cursor_y: int) ->
         if focused is None:
             return None
         options = tuple(Option(i, (m.group(1) or m.group(2)).strip(), row=y) for i, m in enumerate(found))
-        return Menu(options, focused, multi=False, across=True)
+        return Menu(options, focused, multi=False, across=True, by="buttons")
     return None
 
 

@@ -36,6 +36,8 @@ class Classification:
     asks: bool = False  # an unexplained screen that shows a question, a menu, buttons or a field with the cursor in it
     prefill: str = ""  # an input field's text left of the cursor that the program put there (a default to keep or replace)
     answered_last: bool = False  # an unexplained screen whose last words are the question answered last: nothing new since
+    facts: tuple[str, ...] = ()  # what classified it, beyond the rule's words: the mode, the cursor, the highlight (facts.py)
+    options_certain: bool = True  # its menu's options were read from facts (False: from style alone, the mode unknown)
 
     @property
     def answerable(self) -> bool:

@@ -4,6 +4,9 @@ cursor, or the box drawn around it, with any menu or buttons in it. PURE, like t
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from cursorpilot.detect.facts import menu_facts, prompt_ended, screen_facts
 from cursorpilot.detect.menu import buttons
 from cursorpilot.detect.menu import parse as parse_menu
 from cursorpilot.detect.profiles import Profile
@@ -56,7 +59,7 @@ def _box_around(snap: Snapshot) -> tuple[int, int, int, int] | None:
     return None if top is None or bottom is None else (top, bottom, left, right)
 
 
-def undecided(profile: Profile, snap: Snapshot, answered_to: int | None = None) -> Classification:
+def undecided(profile: Profile, snap: Snapshot, answered_to: int | None = None, canonical: bool | None = None) -> Classification:
     """A quiet screen no rule explains, as a question for a judge: the text block at the cursor (or, when nothing is
     written at or above the cursor, the whole screen: an editor's empty row, a blank REPL), and any menu read from it.
 
@@ -67,8 +70,10 @@ def undecided(profile: Profile, snap: Snapshot, answered_to: int | None = None) 
     `◇ Project name` above its checklist got the project name typed into the checklist).
     """
     box = _box_around(snap)
+    base = screen_facts(canonical, snap.cursor_visible, snap.cursor_text)
     if box is not None:
-        return _boxed(profile, snap, box)
+        c = _boxed(profile, snap, box, canonical)
+        return replace(c, facts=(*base, "the cursor is inside a drawn box: the box is the question", *c.facts))
     _, region = regions(profile, snap)
     cut = None if answered_to is None else answered_to - snap.scrolled
     inside = cut is not None and region.first_row <= cut < region.first_row + len(region.rows)
@@ -95,28 +100,32 @@ def undecided(profile: Profile, snap: Snapshot, answered_to: int | None = None) 
     block = "\n".join(rows[top : bottom + 1]).strip("\n")
     anchor = snap.scrolled + region.first_row + top
     rule_id = f"{profile.name}.undecided"
-    menu = (parse_menu(list(rows), styled, faint) or buttons(lines, snap.cursor_x, snap.cursor_y)) if whole else None
+    read = (parse_menu(list(rows), styled, faint) or buttons(lines, snap.cursor_x, snap.cursor_y)) if whole else None
+    menu, facts, certain = menu_facts(read, canonical, snap.cursor_visible)
     cursor_row = lines[snap.cursor_y][: snap.cursor_x] if snap.cursor_y < len(lines) else ""
-    asks = bool(menu or BUTTONS.search(whole) or any(ASKS.match(r) for r in rows[top : bottom + 1])
-                or (snap.cursor_visible and (cursor_row.strip() or not whole)))  # a field; a blank REPL
+    # a field: the cursor shown after a line that ends as a prompt does (half a prompt, `Overwrite the exis`, is judged
+    # once the kernel says the program reads it, or at the never-silent deadline: pty/quiet.py); a blank REPL
+    field = snap.cursor_visible and ((cursor_row.strip() and prompt_ended(cursor_row)) or not whole)
+    asks = bool(menu or BUTTONS.search(whole) or any(ASKS.match(r) for r in rows[top : bottom + 1]) or field)
     return Classification(
         state=UNKNOWN, rule_id=rule_id, block=block, key=f"{rule_id}@{snap.scrolled + region.first_row}:{normal(whole)}",
-        anchor_row=anchor, menu=menu, submit=True, asks=asks, answered_last=below == "",
+        anchor_row=anchor, menu=menu, submit=True, asks=asks, answered_last=below == "", facts=(*base, *facts),
+        options_certain=certain,
     )
 
 
-def _boxed(profile: Profile, snap: Snapshot, box: tuple[int, int, int, int]) -> Classification:
+def _boxed(profile: Profile, snap: Snapshot, box: tuple[int, int, int, int], canonical: bool | None) -> Classification:
     """A screen whose cursor sits in a drawn box: the box is the question (its words, its list, its buttons), not the
     listing behind it (Midnight Commander's `Delete file "b.txt"?` over its panels: the panels were offered as options)."""
     top, bottom, left, right = box
     inner = tuple(line[left + 1 : right].rstrip() for line in snap.lines[top + 1 : bottom])
     styled, faint = snap.rel(top + 1)
     x, y = snap.cursor_x - left - 1, snap.cursor_y - top - 1
-    menu = parse_menu(list(inner), styled, faint) or buttons(inner, x, y)
+    menu, facts, certain = menu_facts(parse_menu(list(inner), styled, faint) or buttons(inner, x, y), canonical, snap.cursor_visible)
     block = "\n".join(inner).strip("\n")
     live = "\n".join(snap.lines[: max((i for i, line in enumerate(snap.lines) if line.strip()), default=0) + 1])
     rule_id = f"{profile.name}.undecided"
     return Classification(
         state=UNKNOWN, rule_id=rule_id, block=block, key=f"{rule_id}@{snap.scrolled}:{normal(live)}",
-        anchor_row=snap.scrolled + top + 1, menu=menu, submit=True, asks=True,
+        anchor_row=snap.scrolled + top + 1, menu=menu, submit=True, asks=True, facts=facts, options_certain=certain,
     )

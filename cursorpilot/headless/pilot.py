@@ -300,7 +300,7 @@ class HeadlessPilot(AgentPilot[Effect]):
         if d is None or d.source == NOBODY:  # the people asked gave no answer
             return self._halt(unanswered(o.human or "escalated", d.why if d is not None else ""))
         if d.verdict == Verdict.FAIL:
-            return self._end(ExitCode.FAILED, d.why)
+            return self._end(ExitCode.LIMIT if d.limit else ExitCode.FAILED, d.why)
         if o.kind == "turn_end":
             return self._judge_decided(f.token, o, d)
         return self._permission_decided(f.token, o, d)

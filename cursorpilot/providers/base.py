@@ -70,7 +70,9 @@ class Reply:
     secret: bool = False  # the answer is a secret (a rule's `secret: true`)
     turn: str | None = None  # a turn end's verdict from the structured reply (text: the next message; reason: why)
     judged: str | None = None  # a yes weighed (kind weigh): allow | refuse (text: the governing prompt's words; reason: why)
+    act: str | None = None  # ...and the act the judge says those words ask for (WEIGH_ACTS), when it says
     matched: str | None = None  # a rule's answer: the text its pattern matched (does the rule name what a yes does?)
+    named: tuple[str, ...] = ()  # ...and the words of its own its pattern spells out there (a catch-all spells none)
 
 
 class Provider(Protocol):

@@ -172,6 +172,7 @@ class Cleaned:
     submit: bool | None = None
     turn: str | None = None  # a turn end's verdict (TURN_SCHEMA)
     judged: str | None = None  # a yes weighed (WEIGH_SCHEMA): allow | refuse; text: the quote, reason: why
+    act: str | None = None  # ...and the act the quoted words ask for
 
 
 def clean_reply(raw: str, multiline_ok: bool = False, constrained: bool = False) -> Cleaned:
@@ -220,10 +221,11 @@ def _from_structured(data: dict, removed: tuple[str, ...], multiline_ok: bool, c
     if "verdict" in data:
         return _turn_verdict(data, removed, multiline_ok)
     if "decision" in data:
-        decision, quote, why = data.get("decision"), data.get("quote"), data.get("why")
+        decision, quote, why, act = data.get("decision"), data.get("quote"), data.get("why"), data.get("act")
         if decision not in ("allow", "refuse"):
             return Cleaned(None, removed, f"malformed structured reply: decision {decision!r}")
-        return Cleaned(quote if isinstance(quote, str) else "", removed, why if isinstance(why, str) else "", judged=decision)
+        return Cleaned(quote if isinstance(quote, str) else "", removed, why if isinstance(why, str) else "", judged=decision,
+                       act=act if isinstance(act, str) else None)
     action, text, submit = data.get("action"), data.get("text"), data.get("submit")
     if not isinstance(text, str):
         text = ""
@@ -379,7 +381,7 @@ class ChatProvider:
         return Reply(
             text=cleaned.text, source=source, reason=cleaned.reason, usage=usage, raw=text,
             removed=(*reasoning, *cleaned.removed), attempts=(*earlier, *attempts), wait=cleaned.wait, submit=cleaned.submit,
-            turn=cleaned.turn, judged=cleaned.judged,
+            turn=cleaned.turn, judged=cleaned.judged, act=cleaned.act,
         )
 
 

@@ -135,10 +135,19 @@ class RulesProvider:
             if entry.after is not None and request.previous != f"rules:{entry.after}":
                 continue
             if (m := rx.search(request.prompt_block)) and (screen is None or screen.search(request.screen)):
-                return Reply(text=entry.reply, source=f"rules:{rid}", secret=entry.secret, matched=m.group(0))
+                return Reply(text=entry.reply, source=f"rules:{rid}", secret=entry.secret, matched=m.group(0),
+                             named=tuple(w for w in spelled(entry.match) if w.lower() in m.group(0).lower()))
         if not self.rules and not self.origin:  # nothing was chosen to answer: say how to choose
             return Reply(text=None, source="rules", reason=NOTHING_CHOSEN)
         return Reply(text=None, source="rules", reason="no rule matches this prompt")
+
+
+def spelled(pattern: str) -> list[str]:
+    """The words a rule's pattern spells out (4 letters or more, not a yes/no): `continue\\?` says continue; `.`, `.*`
+    and `\\[y/N\\]` say nothing. A rule that names a question in words of its own is the user's rule for it."""
+    plain = re.sub(r"\\[A-Za-z]|\[[^\]]*\]|\(\?[^)]*\)|[{}+*?|^$()]", " ", pattern)
+    plain = re.sub(r"\\(.)", r"\1", plain)
+    return [w for w in re.findall(r"[A-Za-z]{4,}", plain) if w.lower() not in ("yes",)]
 
 
 def create(config: ProviderConfig) -> RulesProvider:

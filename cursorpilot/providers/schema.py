@@ -45,15 +45,18 @@ def reply_schema(accepts: tuple[str, ...] = ()) -> dict:
     return {**REPLY_SCHEMA, "properties": {**REPLY_SCHEMA["properties"], "text": {"type": "string", "enum": values}}}
 
 
-# A yes weighed (kind weigh, decide/weigh.py): allow or refuse, the governing prompt's words that ask for it, and why.
+# A yes weighed (kind weigh, decide/weigh.py): allow or refuse, the governing prompt's words that ask for it, the act
+# those words ask for ("none": the yes carries out none of the acts it was weighed for, as apt's "0 to remove"), and why.
+WEIGH_ACTS = ["delete", "overwrite", "format", "drop", "reset", "force-push", "none", "other"]
 WEIGH_SCHEMA = {
     "type": "object",
     "properties": {
         "decision": {"type": "string", "enum": ["allow", "refuse"]},
         "quote": {"type": "string"},
+        "act": {"type": "string", "enum": WEIGH_ACTS},
         "why": {"type": "string"},
     },
-    "required": ["decision", "quote", "why"],
+    "required": ["decision", "quote", "act", "why"],
     "additionalProperties": False,
 }
 

@@ -27,6 +27,7 @@ else:
     _Part = object
 
 RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
+UNREAD_LOOK = 0.1  # while what was typed sits unread in the program's input, it is looked at this often
 
 
 class Answering(_Part):
@@ -37,22 +38,31 @@ class Answering(_Part):
     def _follow_watch(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect] | None:
         """None: the program took the answer, carry on with whatever it shows; else what to do meanwhile.
 
-        Taken: the screen changed anywhere since the last key went out, or the kernel says the program left its terminal
-        (it works now: the never-silent deadline applies, not an escalation). Not taken: it waits on its terminal again
-        and the screen is exactly as it was; Enter is re-sent (only on that same, unchanged screen), then the screen is
-        judged again, the judge told what was typed and that nothing changed. A still screen alone proves nothing."""
+        Taken and not taken are facts about the question, not about paint. While the keys typed sit unread in the
+        program's input, it has not seen them: whatever it shows is no answer to them (a clock repainted beside the
+        prompt). Taken: the question went away or changed (its text, its highlight, the answer's echo: any change
+        outside the rows it repaints by itself), or the kernel says the program left its terminal having read them (it
+        works now: the never-silent deadline applies, not an escalation). Not taken: it read them, waits on its terminal
+        again, and shows the same question; Enter is re-sent (only on the very same, unchanged screen), then the
+        question is judged again, the judge told what was typed. A still screen alone proves nothing."""
         w = self._watch
         assert w is not None
         if c.state == SETTLING or w.content is None:
             return []  # still rendering, or keys still going out
-        if facts.content != w.content or facts.tty == "busy":
+        if facts.unread:  # not read yet: it has not reacted (a human is asked if it never reads them)
+            if facts.quiet_for >= self.profile.stuck_after_s:
+                self._watch = None
+                return self._escalate(c, f"stuck: what was typed ({w.typed!r}) sat unread for {self.profile.stuck_after_s:g}s")
+            self._wake_by(now + UNREAD_LOOK)
+            return []
+        if self._reacted(c, facts, w) or facts.tty == "busy":  # (busy: it read what was typed and works on it)
             self._watch = None
             return None
         if now < w.due:
             self._wake_by(w.due)
             return []
         shown = c if c.key == w.c.key or not c.block else w.c
-        if w.submit and w.retries < len(RETRY_GAPS) - 1:
+        if w.submit and w.retries < len(RETRY_GAPS) - 1 and facts.content == w.content:
             w.retries += 1
             enter = (Write(b"\r", 0.0, "<enter>"),)
             self.typist.schedule(enter, now)
@@ -60,6 +70,14 @@ class Answering(_Part):
         self._watch = None
         return [Record(R.NotTaken(prompt_key=w.c.key, typed=w.typed, enter_retries=w.retries)),
                 *self._ask(shown, Kind.UNDECIDED.value if shown.state == UNKNOWN else None, self._not_taken(w.typed), w.answer)]
+
+    @staticmethod
+    def _reacted(c: Classification, facts: ScreenFacts, w: Watch) -> bool:
+        """The question went away or changed since the last key went out: its text (a cursor line's holds the answer's
+        echo), its highlight. A repaint of the rest of the screen (a clock beside the prompt) is paint, not a reaction."""
+        if facts.content == w.content:
+            return False
+        return c.key != w.c.key or (c.menu is not None and w.c.menu is not None and c.menu.highlighted != w.c.menu.highlighted)
 
     def _type_answer(self, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,
                      secret: bool = False, prompt: str | None = None) -> list[Effect]:
@@ -74,7 +92,8 @@ class Answering(_Part):
         delivered, halt = split(deliver(self.tally, Answer(asked, k.shown, d.source, c.rule_id, kind or c.state,
                                                            gist(asked) if kind == Kind.TURN_END else headline(asked),
                                                            extra={"secret": True} if k.secret else {},
-                                                           preview_extra={"keys": [w.label for w in k.writes]}, changed=d.changed)))
+                                                           preview_extra={"keys": [w.label for w in k.writes]}, changed=d.changed,
+                                                           granted=d.granted)))
         if halt is not None:
             return out + delivered + self._abort(halt.code, halt.reason)
         self._answered(c, k.shown, kind, d, asked)

@@ -14,11 +14,14 @@ from dataclasses import replace
 from cursorpilot.decide.question import Choice, Kind, Question
 from cursorpilot.decide.yesno import NO_LABEL, YES_LABEL
 from cursorpilot.detect.classifier import Classification, headline
+from cursorpilot.detect.facts import UNCERTAIN
 from cursorpilot.detect.menu import Menu
 from cursorpilot.detect.profiles import Profile, Rule
 from cursorpilot.detect.snapshot import Snapshot
 
-LEAD_ROWS = 4  # rows above a line-mode question that lead up to it, read with it (mkfs: "… contains a ext4 file system")
+LEAD_ROWS = 6  # rows of text above a line question that lead up to it, read with it (mkfs: "… contains a ext4 file system")
+LEAD_BLANKS = 2  # ...across at most this many blank rows in a row (gdisk leaves one between its warning and its question)
+HINT_ROWS = 2  # rows of text below it, up to a blank row: a hint ("(this cannot be undone)")
 _ASKING = re.compile(r"\?|(?i:(?<![\w/])(y|yes)\s*[/,|]\s*(n|no)(?!\w))")
 MESSAGE_ROWS = 16  # an agent's last message, as a turn end shows it to its judge: at most this many rows
 _CHROME = re.compile(r"[\s▄▀─━═│┃╭╮╰╯┌┐└┘]*")
@@ -71,15 +74,37 @@ def _sentence_rows(rows: list[str]) -> list[int]:
 
 
 def lead(rule: Rule | None, c: Classification, snap: Snapshot) -> str:
-    """Above a line-mode question, the rows that lead up to it, to the blank row above, LEAD_ROWS at most: what a yes to
-    `Proceed anyway? (y,N)` does is said there ("disk.img contains a ext4 file system"), and so is apt's summary."""
+    """The rest of the question's block, what a yes to it does is read from with the rows that ask (decide/weigh.py).
+    A line question: the rows that lead up to it, across the blank rows a program leaves between its warning and its
+    question (gdisk: "THIS WILL OVERWRITE EXISTING PARTITIONS!!", a blank row, "Do you want to proceed?"), LEAD_ROWS
+    rows of text at most, and a hint row below it. A dialog: its rows besides the ones that ask and the options (the
+    command in its box, its description). Earlier questions already answered are cut off by the decision path, which
+    knows them; which row a word sits on decides nothing."""
+    asked_rows = set(asked(rule, c).split("\n"))
+    labels = [o.label for o in c.menu.options] if c.menu is not None else []
     if rule is None or rule.scope != "cursor_line":
-        return ""
+        return "\n".join(r for r in c.block.split("\n") if r.strip() and r not in asked_rows and not _an_option(r, labels))
     top = c.anchor_row - snap.scrolled
-    first = top
-    while first > 0 and top - first < LEAD_ROWS and snap.lines[first - 1].strip():
-        first -= 1
-    return "\n".join(snap.lines[max(first, 0):max(top, 0)]).strip("\n")
+    above: list[str] = []
+    blank, row = 0, top - 1
+    while row >= 0 and sum(1 for r in above if r.strip()) < LEAD_ROWS and blank <= LEAD_BLANKS:
+        line = snap.lines[row]
+        blank = blank + 1 if not line.strip() else 0
+        above.insert(0, line)
+        row -= 1
+    bottom = top + len(c.block.rstrip("\n").split("\n"))
+    below = []
+    for line in snap.lines[bottom:bottom + HINT_ROWS]:
+        if not line.strip():
+            break
+        below.append(line)
+    return "\n".join(r for r in [*above, *below] if r.strip() and not _an_option(r, labels))
+
+
+def _an_option(row: str, labels: list[str]) -> bool:
+    """A menu's option row: the options a yes does not pick are not what it does (the ones it picks are read)."""
+    text = " ".join(row.split())
+    return any(label.strip() and label.strip() in text for label in labels)
 
 
 def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[str], *, kind: str | None = None,
@@ -100,6 +125,9 @@ def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[
     if c.prefill:
         notes = (*notes, f"The field already holds {c.prefill!r}, a default the program filled in: an empty answer keeps "
                          "it; any other answer replaces it (it is erased first).")
+    certain = c.menu is None or c.options_certain
+    if not certain:
+        notes = (*notes, UNCERTAIN)
     return Question(
         kind=kind or c.state,
         text=c.block,
@@ -111,7 +139,8 @@ def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[
         approval=approval,
         choices=options,
         multi=bool(c.menu and c.menu.multi),
-        free_text=bool(rule and rule.free_text),
+        free_text=bool(rule and rule.free_text) or not certain,
+        options_from_facts=certain,
         highlighted=highlighted,
         deny_reply=deny_reply,
         multiline=c.multiline,

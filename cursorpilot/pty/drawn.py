@@ -100,7 +100,7 @@ class _Screen(pyte.Screen):
         """Printable ASCII that fits on the row: the cells pyte would make, without a namedtuple copy per character."""
         cursor = self.cursor
         if (
-            self.charset or self.g0_charset is not _LATIN1 or not data.isascii() or not data.isprintable()
+            (self.g1_charset if self.charset else self.g0_charset) is not _LATIN1 or not data.isascii() or not data.isprintable()
             or cursor.x + len(data) > self.columns or mo.IRM in self.mode
         ):
             super().draw(data)
@@ -162,7 +162,11 @@ class _Screen(pyte.Screen):
             self.dirty.update(range(self.lines))
 
     def reset(self) -> None:
+        """As xterm starts (and RIS resets it): G0 and G1 both ASCII. pyte starts G1 as DEC line drawing, the Linux
+        console's default: a stray Shift Out (0x0E) in a binary blob then drew every later `Continue? [y/n]` as
+        `C⎺┼├␋┼┤␊? [≤/┼]`. SO/SI switch only to what was designated (`ESC ) 0` makes G1 line drawing)."""
         super().reset()
+        self.g1_charset = _LATIN1
         self._main = None
 
     def report_device_status(self, mode: int = 0, **kwargs: object) -> None:  # type: ignore[override]

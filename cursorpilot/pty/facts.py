@@ -90,6 +90,7 @@ class ScreenFacts:
     judged: Classification | None = None  # a screen no rule explains, read whole as a question (below the question
     # answered last: Pilot.answered_to); the loop reads it only for such a screen
     echo_off: bool = False  # the terminal reads a line with echo off (read -s, getpass): what is typed is a secret
+    unread: int | None = None  # bytes typed that the program has not read yet (its input queue); None: unknown
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +174,12 @@ class GoalChecked:
 
 
 Fact = Started | Replied | Screen | Decided | KeyDue | Typed | Exited | Interrupted | Deadline | GoalChecked
+
+
+def classified_by(c: Classification, facts: ScreenFacts) -> list[str]:
+    """What classified a screen, for its record (`screen_state.facts`): the kernel's word and the quiet it was read
+    with, then what the reader saw (the terminal's mode, the cursor, a menu's highlight: detect/facts.py)."""
+    return [f"kernel: {facts.tty or 'unknown'}", f"quiet {min(facts.quiet_for, 1e6):.2f} s", *c.facts]
 
 
 @dataclass(slots=True)

@@ -21,6 +21,7 @@ class Asking:
     kind: str | None
     secret: bool = False
     not_taken: str | None = None  # asked again because this answer was not taken (the screen stayed as it was)
+    quiet_since: float = 0.0  # when its screen last changed before it was asked
 
 
 @dataclass(slots=True)
@@ -43,3 +44,4 @@ class TurnEnd:
     c: Classification  # its composer, as a field the next message is typed into
     message: str  # its last message (read off the screen: GoalChecked)
     closing: Question | None  # the question its last message asks, if any
+

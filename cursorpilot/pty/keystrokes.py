@@ -36,8 +36,10 @@ class Keystrokes:
 
 
 def _free_text(profile: Profile, c: Classification) -> bool:
+    """A reply that names no option is typed as it is: the rule says the options are suggestions, or they were read
+    from style alone (detect/facts.py: the screen may be a line prompt)."""
     rule = next((r for r in profile.rules if r.id == c.rule_id), None)
-    return rule is not None and rule.free_text
+    return (rule is not None and rule.free_text) or not c.options_certain
 
 
 def keystrokes(c: Classification, d: Decision, modes: Modes, profile: Profile, *, kind: str | None, secret: bool,

@@ -25,7 +25,7 @@ from cursorpilot.host import StepHost
 from cursorpilot.keys import Modes
 from cursorpilot.machine import State
 from cursorpilot.program_env import last_words
-from cursorpilot.pty import ask, kernel
+from cursorpilot.pty import ask, inqueue, kernel
 from cursorpilot.pty.driver import ExitStatus, PtyDriver
 from cursorpilot.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, Interrupted, KeyDue,
                                    Kill, PilotConfig, ReadMessage, Replied, Screen, ScreenFacts, Started, Type, Typed)
@@ -190,13 +190,16 @@ class PtyStep:
             return
         self.view.look_at, self.view.judged_tty = None, tty
         snap, quiet = self.screen.snapshot(), now - max(self.view.last_change, self.view.quiet_from)
-        c = classify(self.step.profile, snap, Timing(quiet_for=quiet, tty=tty))
+        lflag = self._mode()
+        canonical = None if lflag is None else bool(lflag & termios.ICANON)
+        c = classify(self.step.profile, snap, Timing(quiet_for=quiet, tty=tty, canonical=canonical))
         if c.recheck_after is not None:
             self.view.look_at = now + c.recheck_after
         if tty == kernel.READING and c.state == SETTLING:
             self.view.look_at = now + 0.01
-        judged = undecided(self.step.profile, snap, self.pilot.answered_to) if c.state == UNKNOWN else None
-        self._feed(Screen(c, ScreenFacts(snap.text(), self.view.version, quiet, tty, self._modes(), judged, self._no_echo())))
+        judged = undecided(self.step.profile, snap, self.pilot.answered_to, canonical) if c.state == UNKNOWN else None
+        self._feed(Screen(c, ScreenFacts(snap.text(), self.view.version, quiet, tty, self._modes(), judged,
+                                         _no_echo(lflag or 0), unread=self._unread())))
 
     def _modes(self) -> Modes:
         s = self.screen
@@ -273,7 +276,9 @@ class PtyStep:
             self._submit(token, q, self.host.decider.call, self.host.decider.weigh_request(q, d), weighing=d)
             return
         changed = self.view.version != asked_on
-        current = classify(self.step.profile, self.screen.snapshot(), Timing(quiet_for=float("inf"))) if changed else None
+        lflag = self._mode()
+        timing = Timing(quiet_for=float("inf"), canonical=None if lflag is None else bool(lflag & termios.ICANON))
+        current = classify(self.step.profile, self.screen.snapshot(), timing) if changed else None
         self._feed(Decided(token, d, self.view.version, self._modes(), current))
 
     # -- keys and the end ---------------------------------------------------------------------------------------------
@@ -287,14 +292,19 @@ class PtyStep:
 
     def _lflag(self) -> int:
         """The terminal's local modes (ECHO, ICANON), as the program set them."""
+        return self._mode() or 0
+
+    def _mode(self) -> int | None:
+        """...or None where they can't be read (the terminal closed)."""
         assert self.driver is not None
         try:
             return int(termios.tcgetattr(self.driver.fd)[3])
         except termios.error:
-            return 0
+            return None
 
-    def _no_echo(self) -> bool:
-        return _no_echo(self._lflag())
+    def _unread(self) -> int | None:
+        """Bytes typed that the program has not read yet (its terminal's input queue), None where unknown."""
+        return None if self.view.watch is None else inqueue.unread(self.view.watch.slave)
 
     def _limits(self, now: float) -> None:
         if self.ctx.interrupts > self._interrupts:

@@ -56,6 +56,7 @@ class PilotParts:
     _typed: dict[str, str]
     _asked_on: dict[str, str]
     _busy_since: float | None
+    _judged_rec: str | None
 
     @property
     @abstractmethod

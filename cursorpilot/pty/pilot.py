@@ -25,7 +25,7 @@ from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes, to_writes
 from cursorpilot.machine import TERMINAL, Action, Event, State, transition
 from cursorpilot.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, Interrupted, KeyDue,
-                                   Kill, PilotConfig, Replied, ScreenFacts, Started, Typed)
+                                   Kill, PilotConfig, Replied, ScreenFacts, Started, Typed, classified_by)
 from cursorpilot.pty.facts import Screen as ScreenFact
 from cursorpilot.pty.answering import RETRY_GAPS, Answering
 from cursorpilot.pty.quiet import QuietRules
@@ -66,6 +66,10 @@ class Pilot(Answering, QuietRules, TurnEnds):
     _typed: dict[str, str] = field(default_factory=dict)  # what was last typed at each prompt (a secret as its mask)
     _asked_on: dict[str, str] = field(default_factory=dict)  # the screen's text when each prompt was answered
     _busy_since: float | None = None  # the kernel has seen the quiet program busy since then (recorded once)
+    _quiet_since: float = 0.0  # when the screen last changed, as of the last look
+    _early_miss: dict[str, float] = field(default_factory=dict)  # rules-only misses on a screen not yet settled: asked again then
+    _now: float = 0.0
+    _judged_rec: str | None = None  # the screen no rule explains last recorded as judged (its key)
     answered_to: int | None = None  # the last row of the question answered last: rows down to it are history
     tally: Tally = field(init=False)
     turns: Turns = field(init=False)
@@ -109,6 +113,7 @@ class Pilot(Answering, QuietRules, TurnEnds):
 
     # -- facts in ----------------------------------------------------------------------------------------------------
     def handle(self, now: float, fact: Fact) -> list[Effect]:
+        self._now = now
         match fact:
             case Started(pid, command, hidden):
                 cfg = self.config
@@ -144,8 +149,9 @@ class Pilot(Answering, QuietRules, TurnEnds):
     def _screen(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
         if self.state != State.RUNNING or self._asking is not None:
             return []
-        out = self._record_state(c)
+        out = self._record_state(c, facts)
         self._content, self._echo_off, self._text, self._modes = facts.content, facts.echo_off, facts.text.rstrip(), facts.modes
+        self._quiet_since = now - facts.quiet_for
         self._wake = None if c.recheck_after is None else now + c.recheck_after
         if self._watch is not None:
             held = self._follow_watch(now, c, facts)
@@ -196,8 +202,10 @@ class Pilot(Answering, QuietRules, TurnEnds):
             return [Record(R.HumanReply(text=d.text, secret=True if a.secret else R.OMIT)),
                     *self._type_answer(now, a.c, d, self._modes, a.kind, a.secret, prompt=shown)]
         if d.verdict == Verdict.FAIL:
-            return self._fail(d.why, a.c)
+            return self._abort(ExitCode.LIMIT, d.why) if d.limit else self._fail(d.why, a.c)
         if d.verdict == Verdict.ESCALATE:
+            if self._unsettled_miss(now, a, d):
+                return self._apply(Event.NO_REPLY, a.c)
             return self._escalate(a.c, d.why, a.kind)
         if d.verdict == Verdict.WAIT:
             return self._waited(now, a, d)
@@ -265,9 +273,25 @@ class Pilot(Answering, QuietRules, TurnEnds):
         return self._echo_off or (c.state in (Screen.INPUT, UNKNOWN) and asks_secret(c.block, dialog=c.state == UNKNOWN))
 
     def _asking_for(self, token: int, c: Classification, kind: str | None, not_taken: str | None = None) -> Asking:
-        return Asking(token, c, self._content, kind, self._secret(c), not_taken)
+        return Asking(token, c, self._content, kind, self._secret(c), not_taken, self._quiet_since)
+
+    def _unsettled_miss(self, now: float, a: Asking, d: Decision) -> bool:
+        """No rule knew the prompt and there is no model, on a screen asked before it had settled (the kernel's word
+        cut the wait short: a program that reads on one thread while another still writes): half a prompt may be
+        all it showed. The miss escalates only once the screen has settled (settle_ms of quiet), never on a first
+        write; asked again then, or the new screen is."""
+        settled = a.quiet_since + self.profile.settle_ms / 1000
+        if not d.source.startswith("rules") or now >= settled or a.kind == Kind.TURN_END or self.state != State.ASKING_QUESTION:
+            return False
+        self._early_miss[a.c.key or ""] = settled
+        self._wake_by(settled)
+        return True
 
     def _ask(self, c: Classification, kind: str | None, notes: tuple[str, ...] = (), not_taken: str | None = None) -> list[Effect]:
+        held = self._early_miss.get(c.key or "")
+        if held is not None and self._now < held:  # the rules knew nothing of it before it settled: once it has
+            self._wake_by(held)
+            return []
         self._token += 1
         self._asking = self._asking_for(self._token, c, kind, not_taken)
         return [*self._apply(Event.PROMPT, c), Ask(self._token, c, kind, self._asking.secret, notes=notes)]
@@ -321,7 +345,7 @@ class Pilot(Answering, QuietRules, TurnEnds):
             return [Close(True, self.profile.finish.close_timeout_s, Record(R.Closing(how="keys", keys=list(keys))), _LATE)]
         return [Close(False, STOP_GRACE, Record(R.Closing(how="signal", signal="SIGINT")), _LATE)]
 
-    def _record_state(self, c: Classification) -> list[Effect]:
+    def _record_state(self, c: Classification, facts: ScreenFacts) -> list[Effect]:
         if c.state == SETTLING:
             return []
         state = "starting" if c.state == Screen.IDLE and self.starting else c.state
@@ -331,4 +355,4 @@ class Pilot(Answering, QuietRules, TurnEnds):
         self._last = current
         self._busy_since = None  # a new state recorded: the kernel's "busy" is said again after it
         return [Record(R.ScreenState(state=state, rule_id=c.rule_id, prompt=c.block or None,
-                                     evidence=c.evidence or None, error=c.error))]
+                                     evidence=c.evidence or None, error=c.error, facts=classified_by(c, facts)))]

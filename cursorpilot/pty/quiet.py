@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 from cursorpilot import records as R
 from cursorpilot.decide.deliver import Record
 from cursorpilot.decide.question import Decision, Kind
-from cursorpilot.detect.classifier import READING_SETTLE, Classification
+from cursorpilot.detect.classifier import READING_SETTLE, UNKNOWN, Classification
 from cursorpilot.machine import Event
-from cursorpilot.pty.facts import Effect, ScreenFacts
+from cursorpilot.pty.facts import Effect, ScreenFacts, classified_by
 from cursorpilot.pty.held import Asking
 
 if TYPE_CHECKING:
@@ -27,6 +27,8 @@ else:
 
 WAIT_BACKOFF_CAP = 60.0  # the longest a quiet unknown screen waits to be judged after WAIT answers in a row
 BUSY_LOOK = 0.25  # a quiet program the kernel sees busy is looked at this often: it may turn to its terminal any time
+BUSY_NOTE = ("The screen has not changed for {:g}s, and the kernel sees the program busy (asleep, computing, waiting on "
+             "something other than its terminal) at each look: it may be at work, or waiting in a way the kernel does not show.")
 
 
 class QuietRules(_Part):
@@ -80,7 +82,12 @@ class QuietRules(_Part):
         if judged.answered_last and not notes:
             notes = ("The last question on this screen was answered already, and nothing has been written below it "
                      "since: the program may still be working on that answer.",)
-        return self._ask(judged, Kind.UNDECIDED.value, notes)
+        asked = self._ask(judged, Kind.UNDECIDED.value, notes)
+        if asked and self._judged_rec != judged.key:  # the question's record: the screen read whole, and by what
+            self._judged_rec = judged.key
+            asked.insert(0, Record(R.ScreenState(state=UNKNOWN, rule_id=judged.rule_id, prompt=judged.block or None,
+                                                 evidence=None, error=None, facts=classified_by(judged, facts))))
+        return asked
 
     def _left_to_work(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
         """The kernel sees the program busy, not waiting on its terminal: it is working, whatever its still screen shows.
@@ -92,6 +99,9 @@ class QuietRules(_Part):
                                             evidence="the kernel sees it busy, not waiting on its terminal", error=None)))
         stuck_after = self.profile.stuck_after_s
         if facts.quiet_for >= stuck_after:
+            judged = facts.judged if c.state == UNKNOWN else None
+            if judged is not None and (judged.key or "") not in self.waited:  # judged whatever one look said: a model may
+                return out + self._ask(judged, Kind.UNDECIDED.value, (BUSY_NOTE.format(stuck_after),))  # say WAIT, once
             return out + self._escalate(c, f"stuck: quiet for {stuck_after:g}s, busy and not waiting on its terminal")
         self._wake_by(min(now + BUSY_LOOK, now - facts.quiet_for + stuck_after))
         return out

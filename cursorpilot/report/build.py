@@ -290,7 +290,7 @@ class Builder:
         self.d.counts["answers"] += 1
         why = self.pending.human if source_kind(r.source) == "human" else None
         self.typing = self._row(r, "answered", question=r.prompt or "", answer=r.reply, source=r.source, kind=r.kind,
-                                secret=bool(r.secret), policy_rule=r.policy_rule, why=why)
+                                secret=bool(r.secret), policy_rule=r.policy_rule, why=why, granted=r.granted)
 
     def _would_send(self, r: R.WouldSend) -> None:
         row = self._row(r, "previewed", question=r.prompt or "", answer=r.reply, source=r.source, secret=bool(r.secret))
@@ -328,7 +328,8 @@ class Builder:
 
     # -- a ledger row -------------------------------------------------------------------------------------------------
     def _row(self, r: R.Rec, outcome: RowOutcome, *, question: str, answer: str | None, source: str | None,
-             kind: str | None = None, why: str | None = None, secret: bool = False, policy_rule: str | None = None) -> Row:
+             kind: str | None = None, why: str | None = None, secret: bool = False, policy_rule: str | None = None,
+             granted: str | None = None) -> Row:
         p, caps, s = self.pending, self.d.caps, self._current()
         denial = p.policy
         if denial is not None:
@@ -342,7 +343,7 @@ class Builder:
             n=self.d.rows.total + 1, step=s.n, at_s=self.at(r.mono), ts=r.ts, replay_s=None, outcome=outcome,
             kind=kind or p.kind, question=cut(question, caps.text) or "", request=p.request,
             answer=cut(answer, caps.text), keys=[], secret=secret, source=source or "", source_kind=source_kind(source),
-            rule_id=getattr(r, "rule_id", None), policy_rule=policy_rule, why=cut(why or p.reason, caps.text),
+            rule_id=getattr(r, "rule_id", None), policy_rule=policy_rule, why=cut(why or p.reason, caps.text), granted=cut(granted, caps.text),
             latency_s=round(r.mono - seen, 3) if seen is not None else None,
             model_latency_s=p.model_latency, tokens_in=p.tokens[0], tokens_out=p.tokens[1],
             prompt_file=p.prompt_file, prompt=None,

@@ -108,6 +108,7 @@ class Row(_Model):
     rule_id: str | None  # the detector rule (PTY) or the request (ACP)
     policy_rule: str | None
     why: str | None  # an escalation's or a wait's reason, the model's note, the policy's evidence
+    granted: str | None  # a yes the deny policy weighed and let through, and by whose words ("delete granted by your rule go")
     latency_s: float | None  # from the question seen to the answer
     model_latency_s: float | None
     tokens_in: int | None

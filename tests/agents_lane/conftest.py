@@ -51,6 +51,9 @@ class AgentRun:
             if r["type"] in ("screen_state", "answer", "escalation", "policy_denied", "wait", "menu_choice", "keys_sent", "agent_started"):
                 lines.append(f"{r['mono']:.2f} {r['type']} {r.get('state') or ''} {r.get('rule_id') or ''} "
                              f"{(r.get('prompt') or '')[-100:]!r} {r.get('reply') or r.get('keys') or r.get('why') or ''}")
+        stderr = self.log / "agent-stderr.log"  # an ACP agent's own complaints (a tool that failed before it was asked)
+        if stderr.exists():
+            lines += ["agent stderr:", *stderr.read_text(errors="replace").splitlines()[-10:]]
         return "\n".join(lines)
 
 

@@ -17,9 +17,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import subprocess
 
 import pytest
 
+from tests import agentlab
 from tests.fakes.llm_server import FakeLLM
 from tests.helpers import is_turn_end, question_of, verdict
 
@@ -119,7 +122,7 @@ def test_adapter_over_acp_new_file_edit_command_and_closing_question(agent, name
     r, llm = run_adapter(agent, name, provider, script, rules, "write the notes, fix the app, run the tests",
                          prepare=lambda work: (work / "app.txt").write_text("one\n"))
     assert r.code == 0, r.explain()
-    assert (r.work / "notes.txt").read_text() == "hello\n" and (r.work / "app.txt").read_text() == "two\n"
+    assert (r.work / "notes.txt").read_text() == "hello\n" and (r.work / "app.txt").read_text() == "two\n", r.explain()
     assert (r.work / "tested.txt").read_text() == "tests pass\n"
     assert r.health["done"] and "Using 8080." in json.dumps([q.get("reply") for q in r.requests])
     who = "rules" if provider == "rules" else "openai"
@@ -131,6 +134,29 @@ def test_adapter_over_acp_new_file_edit_command_and_closing_question(agent, name
     if llm is not None:
         assert len(llm.requests) == 5  # three permissions and two turn ends (continue: 8080, then done)
         assert any("[allow_always]" in json.dumps(q["json"]) for q in llm.requests[:3])  # "always" was offered; once went out
+
+
+def test_codex_acp_edit_not_applied_on_a_machine_without_bwrap(tmp_path, monkeypatch):
+    """codex-acp checks an edit by reading the file under bubblewrap, which its npm package does not ship: on a machine
+    with no bwrap on PATH its apply_patch failed before any permission was asked ("bubblewrap is unavailable"), Codex's
+    model went on, and app.txt kept "one" (the test above, every time). The lab lends it the pinned Codex CLI's own
+    bwrap; the mirror: a bwrap the machine has on PATH is left alone, and stays the one used."""
+    bundled = agentlab.bundled_bwrap()
+    if agentlab.missing_reason("codex-acp") or bundled is None:
+        pytest.skip("codex-acp and the Codex CLI (whose bwrap it borrows) are not installed: run `npm ci --prefix tests/agents`")
+    lab = agentlab.Lab("codex", tmp_path / "codex", program="codex-acp")
+    backend = agentlab.Backend("codex", [], lab.work, tmp_path / "backend.jsonl")  # not started: env() reads its port only
+    bare, own = tmp_path / "bare", tmp_path / "own"
+    bare.mkdir()
+    own.mkdir()
+    (own / "bwrap").write_text("#!/bin/sh\necho bubblewrap 0.8.0\n")
+    (own / "bwrap").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bare))
+    lent = shutil.which("bwrap", path=lab.env(backend)["PATH"])
+    assert lent == str(bundled)
+    assert "bubblewrap" in subprocess.run([lent, "--version"], capture_output=True, text=True, timeout=30).stdout
+    monkeypatch.setenv("PATH", f"{bare}{os.pathsep}{own}")
+    assert lab.env(backend)["PATH"] == f"{bare}{os.pathsep}{own}"
 
 
 @pytest.mark.parametrize("name", ["claude", "gemini"])

@@ -125,3 +125,36 @@ def test_gemini_over_acp_end_turn_after_a_denial_gets_the_instruction_as_its_nex
     assert [t["stop_reason"] for t in r.of("turn_end")] == ["end_turn", "end_turn"]
     assert len(asked) == 1 and "the deny policy refused" in asked[0] and "test -f report.txt` exited 1" in asked[0]
     assert INSTRUCTION in json.dumps(r.requests)
+
+
+DONT = "Do not delete anything, leave it in place and finish."
+
+
+def judge_after_a_proposal(prompt: str) -> str:
+    """The pilot's model: after the denial it asks what the agent plans; when the agent proposes the removal again in
+    prose, it says not to; then done."""
+    if not is_turn_end(prompt):
+        return json.dumps({"action": "human", "text": "only turn ends are expected here", "submit": False})
+    if "data/ stays" in prompt:
+        return verdict("done", why="the agent left data/ in place")
+    if "Shall I remove it" in prompt:
+        return verdict("continue", DONT, "the governing prompt forbids deleting")
+    return verdict("continue", "Tell me what you plan for data/ instead.", "the agent waits after a denial")
+
+
+@pytest.mark.parametrize("name", AGENTS)
+def test_a_continue_that_says_do_not_delete_is_sent_not_weighed_as_a_yes_to_the_removal_proposed(agent, name):
+    """The turn-end judge answered continue with "Do not delete anything, leave it in place and finish." after the
+    agent proposed the removal again in prose: the pilot weighed that continue as a yes to the removal, refused it, and
+    stopped the run for a person. The message is what the agent will act on, and it asks for no removal."""
+    script = [{"text": "The data folder looks unused: removing it.", "tool_use": shell(name, "rm -rf data", "Remove the data folder")},
+              {"text": "data/ still looks unused. Shall I remove it with rm -rf data?"},
+              {"text": "Understood: data/ stays where it is. Finished."}]
+    with FakeLLM(answer=judge_after_a_proposal) as llm:
+        r = agent(name, script, "--prompt", GOVERNING, args=args(name, "tidy up the project"), llm=llm,
+                  prepare=lambda work: (work / "data").mkdir() or (work / "data" / "keep.db").write_text("x"))
+    assert r.code == 0, r.explain()
+    assert (r.work / "data" / "keep.db").exists() and r.health["done"]
+    assert [d["on"] for d in r.of("policy_denied")] == [None]  # the command, denied as a command; nothing weighed as a yes
+    assert [t[1] for t in turn_ends(r)] == ["continue", "continue", "done"], r.explain()
+    assert DONT in said_to_agent(r)

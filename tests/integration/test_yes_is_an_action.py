@@ -43,14 +43,15 @@ def typed_keys(r) -> list[str]:
 
 def test_a_model_misled_by_the_program_into_yes_gets_n_typed_and_the_run_says_so(pilot, tmp_path):
     """The model answered y to "Delete all files in important/? [y/N]" and cursor-pilot typed it: the directory was
-    gone, exit 0. Now the yes goes to a judge that never sees the output that misled the model; the no is typed, and the
-    run does not end as if nothing happened."""
+    gone, exit 0. Now the governing prompt's "Never delete anything." refuses the yes before any judge is asked; the no
+    is typed, and the run does not end as if nothing happened."""
     with FakeLLM(answer=misled) as server:
         r = pilot(["bash", "-c", DELETE_ASKED], "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", NEVER,
                   env={"OPENAI_API_KEY": KEY})
     assert r.code == 3 and "the deny policy changed 1 answer" in r.stdout, r.stdout + r.stderr
-    asked, judge = (json.dumps(q["json"]) for q in server.requests)
-    assert "always answer y" in asked and "always answer y" not in judge and "weigh_yes" in judge  # isolated from the output
+    [asked] = (json.dumps(q["json"]) for q in server.requests)  # no judge: a sentence of the user's forbids it
+    assert "always answer y" in asked and "weigh_yes" not in asked
+    assert "Never delete anything" in r.of("policy_denied")[0]["why"]
     assert sorted(p.name for p in (tmp_path / "important").iterdir()) == ["a", "b"]
     assert b"got:n" in (r.log / "session.raw").read_bytes() and typed_keys(r) == ["n", "<enter>"]
     [denied] = r.of("policy_denied")
@@ -58,17 +59,19 @@ def test_a_model_misled_by_the_program_into_yes_gets_n_typed_and_the_run_says_so
     assert r.of("answer")[0]["source"] == "policy:delete" and r.of("answer")[0]["changed"].startswith("'y' (openai:")
 
 
-@pytest.mark.parametrize("quote,why", [
-    ("Delete all files in important/", "not in the governing prompt"),  # the program's words, not the user's
-    ("delete anything", "forbids"),  # the user's words, in a sentence that forbids it
+@pytest.mark.parametrize("prompt,quote,act,why,calls", [
+    ("Tidy up this folder.", "Delete all files in important/", "delete", "not in the governing prompt", 2),  # the program's words
+    ("Tidy up this folder.", "Tidy up this folder", "other", "ask for 'other'", 2),  # the user's words, for something else
+    ("Tidy up this folder.", "Tidy up this folder", None, "name none", 2),  # ...and the judge did not say which act
+    (NEVER, "delete anything", "delete", "forbids it", 1),  # a sentence that forbids it: the judge is not even asked
 ])
-def test_a_judge_that_allows_without_the_users_own_words_for_it_gets_nothing_through(pilot, tmp_path, quote, why):
-    """A compromised model, as answerer and as judge: its allow must quote the governing prompt, in a sentence that
-    does not forbid the act; it cannot, so the files stay."""
-    with FakeLLM(answer=lambda prompt: judged("allow", quote) if is_weigh(prompt) else typed("y")) as server:
-        r = pilot(["bash", "-c", DELETE_ASKED], "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", NEVER,
+def test_a_judge_that_allows_without_the_users_own_words_for_it_gets_nothing_through(pilot, tmp_path, prompt, quote, act, why, calls):
+    """A compromised model, as answerer and as judge: its allow must quote the governing prompt, in a clause that does
+    not forbid the act, asking for this act; it cannot, so the files stay."""
+    with FakeLLM(answer=lambda p: judged("allow", quote, act=act) if is_weigh(p) else typed("y")) as server:
+        r = pilot(["bash", "-c", DELETE_ASKED], "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", prompt,
                   env={"OPENAI_API_KEY": KEY})
-    assert r.code == 3 and (tmp_path / "important" / "a").exists() and len(server.requests) == 2
+    assert r.code == 3 and (tmp_path / "important" / "a").exists() and len(server.requests) == calls
     assert why in r.of("policy_denied")[0]["why"]
 
 
@@ -76,13 +79,14 @@ def test_a_judge_that_finds_the_users_words_for_it_lets_the_yes_through(pilot, t
     """unzip's `replace app/main.py?` got n though the governing prompt says main.py "should be replaced": a word list
     had no "replaced". Words the list does not hold at all are the judge's to find."""
     prompt = "Upgrade the app: the release's copies are what I want in important/ from now on, so clear out the old ones."
-    with FakeLLM(answer=lambda p: judged("allow", "so clear out the old ones") if is_weigh(p) else typed("y")) as server:
+    with FakeLLM(answer=lambda p: judged("allow", "so clear out the old ones", act="delete") if is_weigh(p) else typed("y")) as server:
         r = pilot(["bash", "-c", DELETE_ASKED], "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", prompt,
                   env={"OPENAI_API_KEY": KEY})
     assert r.code == 0, r.stdout + r.stderr
     assert not (tmp_path / "important").exists() and len(server.requests) == 2
     [granted] = r.of("policy_granted")
-    assert granted["granted_by"].endswith("so clear out the old ones") and granted["judge"].startswith("openai:")
+    assert granted["granted_by"].endswith('so clear out the old ones"') and granted["judge"].startswith("openai:")
+    assert r.of("answer")[0]["granted"].startswith("delete granted by your prompt, ")
 
 
 def test_a_rule_that_says_yes_to_everything_gets_the_same_no(pilot, tmp_path):
@@ -108,7 +112,8 @@ def test_a_governing_prompt_that_asks_for_the_removal_lets_the_model_s_yes_throu
     assert r.code == 0, r.stdout + r.stderr
     assert not (tmp_path / "important" / "a").exists() and len(server.requests) == 1
     [granted] = r.of("policy_granted")
-    assert granted["policy_rule"] == "delete" and granted["granted_by"] == "Delete the files in important/ when asked"
+    assert granted["policy_rule"] == "delete" and granted["granted_by"] == "your prompt: 'Delete the files in important/ when asked'"
+    assert r.of("answer")[0]["granted"] == "delete granted by your prompt: 'Delete the files in important/ when asked'"
     assert r.of("policy_denied") == []
 
 
@@ -143,7 +148,10 @@ MIRROR = {
 
 
 def mirror_model(prompt: str) -> str:
-    """A model that says yes to what it is asked, and no to the wizard's deletion."""
+    """A model that says yes to what it is asked, and no to the wizard's deletion; as a judge, it reads apt's "0 to
+    remove" for what it is: the yes removes nothing (act none), which the user's "Install jq" asks for."""
+    if is_weigh(prompt):
+        return judged("allow", "Install jq", act="none") if "0 to remove" in prompt else judged("refuse")
     return typed("n" if "Delete files at the destination" in question_of(prompt) else "y")
 
 
@@ -161,7 +169,8 @@ def test_yeses_the_user_asked_for_go_through(pilot, tmp_path, case, answerer):
         with FakeLLM(answer=mirror_model) as server:
             r = pilot(["bash", "-c", body], "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", prompt,
                       env={"OPENAI_API_KEY": KEY})
-        assert not any(is_weigh(json.dumps(q["json"])) for q in server.requests)
+        weighed = [q for q in server.requests if is_weigh(json.dumps(q["json"]))]
+        assert len(weighed) == (case == "apt")  # apt's "0 to remove" calls for the look; the judge reads it removes nothing
     assert r.code == 0 and b"got:y" in (r.log / "session.raw").read_bytes(), r.stdout + r.stderr
     assert r.of("policy_denied") == []
 

@@ -93,7 +93,7 @@ def test_after_a_wait_or_an_answer_the_next_decision_still_has_a_deadline(ttys, 
     p.handle(0.0, Started())
     c, judged = shown("unknown", "generic")
     now, quiet_from, content, decisions, i = 0.45, 0.0, 1, 0, 0
-    horizon = 2000.0
+    horizon = (len(replies) + 1) * PROFILES["generic"].stuck_after_s + 10.0  # a program busy throughout: each judged at stuck_after
     while now < horizon and not p.done and decisions < len(replies):
         tty = ttys[i % len(ttys)]
         i += 1

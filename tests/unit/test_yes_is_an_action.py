@@ -117,18 +117,14 @@ def screen_question(text: str, profile="generic"):
     return pty_question(p, classify(p, snap, Timing(5.0)), snap, [])
 
 
-def test_a_line_question_is_weighed_by_its_own_words_the_rows_that_lead_up_to_it_are_context():
-    """mkfs asks only "Proceed anyway? (y,N)": what it would do is in the rows above, which the judge and the model
-    read; apt's "0 to remove" is such a row too, and refused every apt install when it was a trigger."""
+def test_a_line_question_is_weighed_by_its_whole_block_the_rows_that_lead_up_to_it_included():
+    """mkfs asks only "Proceed anyway? (y,N)": what it would do is in the rows above, read with it (tests/unit/
+    test_whole_question.py has gdisk's, parted's and apt's): a look, never a verdict."""
     q = screen_question("mke2fs 1.47.0 (5-Feb-2023)\r\ndisk.img contains a ext4 file system\r\n\tcreated on Mon Jan 1\r\n"
                         "Proceed anyway? (y,N) ")
     assert q.source == "generic.yes_no" and q.asked == "Proceed anyway? (y,N)" and "contains a ext4 file system" in q.lead
-    assert weigh.trigger(q, (), frozenset()) is None
-    apt = screen_question("0 upgraded, 3 newly installed, 0 to remove and 0 not upgraded.\r\nNeed to get 1,032 kB of archives.\r\n"
-                          "Do you want to continue? [Y/n] ")
-    assert "0 to remove" in apt.lead and weigh.trigger(apt, (), frozenset()) is None
-    far = screen_question("removed 3 stale files\r\n\r\nbuilt ok\r\nContinue? [Y/n] ")  # a blank row ends what leads up
-    assert "removed" not in far.lead
+    look = weigh.trigger(weigh.block(q.asked, q.lead, (), ()), None, frozenset())
+    assert look is not None and look.acts == {"mkfs"}
 
 
 def test_a_dialog_is_weighed_by_its_question_not_by_the_diff_in_it():
@@ -159,13 +155,16 @@ def test_what_counts_as_a_yes():
     assert not said_yes(q, Decision(Verdict.ANSWER, text="2", choices=(Choice("1", "Keep them"),)))
 
 
-def test_the_governing_prompt_grants_a_yes_only_in_plain_words_with_no_negation():
-    from cursorpilot.decide.policy import grants
+def test_the_governing_prompt_grants_a_yes_only_in_plain_words_its_negations_do_not_govern():
+    from cursorpilot.decide.consent import reading
 
-    assert grants("Remove the six package from the tv virtual environment. Confirm the uninstall.") == {
-        "delete": "Remove the six package from the tv virtual environment"}
-    assert grants("Generate a key in ./id_test. Replace the existing file there.") == {"overwrite": "Replace the existing file there"}
+    def grants(prompt: str, act: str, block: str) -> list[str]:
+        return [c.text for c in reading(prompt, frozenset({act}), block).granting]
+
+    assert grants("Remove the six package from the tv virtual environment. Confirm the uninstall.", "delete",
+                  "Would remove: six.py\nProceed (Y/n)?") == ["Remove the six package from the tv virtual environment"]
+    assert grants("Generate a key in ./id_test. Replace the existing file there.", "overwrite", "./id_test exists\nOverwrite (y/n)?") == [
+        "Replace the existing file there"]
     for refusing in ("Never delete anything.", "Approve tests and writes; never delete.", "Nothing here may be deleted.",
-                     "When asked whether to remove a file, refuse.", "Delete the build folder but keep the data.",
-                     "Do not overwrite the config.", "Don't reset the branch"):
-        assert grants(refusing) == {}, refusing
+                     "When asked whether to remove a file, refuse.", "Don't reset the branch"):
+        assert reading(refusing, frozenset({"delete", "reset_hard"}), "Delete a.txt? Reset branch main?").forbidding, refusing

@@ -1,0 +1,319 @@
+"""A yes is weighed by what the whole question does, a grant must ask for that act, and a prohibition wins (issue 44).
+
+The decision path over the blocks real programs show (gdisk, parted, cp, apt, a dialog), in milliseconds: the rows
+above a question are read for what a yes does; the governing prompt is read clause by clause; the focused judge's
+allow is checked against the act it claims. Each guard beside its mirror (what it must let through). The real
+programs on image files are in tests/integration/test_whole_question.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cursorpilot.clock import FakeClock
+from cursorpilot.decide import consent, weigh
+from cursorpilot.decide.decider import Decider
+from cursorpilot.decide.prompt_files import PromptFiler
+from cursorpilot.decide.question import Decision, Kind, Question, Verdict
+from cursorpilot.decide.yesno import said_yes
+from cursorpilot.detect.classifier import Timing, classify
+from cursorpilot.detect.profiles import load_profile
+from cursorpilot.providers.base import QA, AnswerRequest, Reply, Usage
+from cursorpilot.providers.rules import RuleEntry, RulesProvider
+from cursorpilot.pty.ask import question as pty_question
+from cursorpilot.pty.screen import TerminalScreen
+from cursorpilot.redact import Redactor
+from cursorpilot.run_context import RunContext
+from cursorpilot.transcript import Transcript
+
+GDISK_O = "Command (? for help): o\r\nThis option deletes all partitions and creates a new protective MBR.\r\nProceed? (Y/N): "
+GDISK_W = ("Command (? for help): w\r\n\r\nFinal checks complete. About to write GPT data. THIS WILL OVERWRITE EXISTING\r\n"
+           "PARTITIONS!!\r\n\r\nDo you want to proceed? (Y/N): ")
+PARTED = ("Warning: The existing disk label on disk.img will be destroyed and all data on\r\nthis disk will be lost. Do you want "
+          "to continue?\r\nYes/No? ")
+APT = ("The following NEW packages will be installed:\r\n  jq libjq1 libonig5\r\n0 upgraded, 3 newly installed, 0 to remove and 0 not "
+       "upgraded.\r\nNeed to get 1,032 kB of archives.\r\nDo you want to continue? [Y/n] ")
+APT_REMOVE = ("The following packages will be REMOVED:\r\n  nginx nginx-common\r\n0 upgraded, 0 newly installed, 2 to remove and 0 not "
+              "upgraded.\r\nDo you want to continue? [Y/n] ")
+TERRAFORM = ("Plan: 0 to add, 0 to change, 3 to destroy.\r\n\r\nDo you really want to destroy all resources?\r\n  Terraform will destroy "
+             "all your managed infrastructure, as shown above.\r\n  There is no undo. Only 'yes' will be accepted to confirm.\r\n\r\n"
+             "  Enter a value: ")
+CP = "cp: overwrite 'b.txt'? "
+NEVER_PARTITION = "Never delete or overwrite any partition."
+
+
+def screen(text: str) -> Question:
+    s = TerminalScreen(80, 24)
+    s.feed(text.encode())
+    snap = s.snapshot()
+    p = load_profile("generic")
+    return pty_question(p, classify(p, snap, Timing(5.0)), snap, [])
+
+
+class Model:
+    """A model: its answer to the question, and its judgment of a yes (WEIGH_SCHEMA's fields), recording each request."""
+
+    name = "openai"
+    needs_prompt = True
+
+    def __init__(self, answer: str = "y", decision: str = "allow", quote: str = "", act: str | None = None, turn: str | None = None):
+        self.reply, self.judged, self.quote, self.act, self.turn = answer, decision, quote, act, turn
+        self.asked: list[AnswerRequest] = []
+
+    def answer(self, request: AnswerRequest) -> Reply:
+        self.asked.append(request)
+        if request.kind == "weigh":
+            return Reply(text=self.quote, source="openai:judge", judged=self.judged, act=self.act, reason="judged")
+        return Reply(text=self.reply, source="openai:m", usage=Usage(100, 5, 0.5, None, 1), turn=self.turn)
+
+
+def decider(tmp_path, governing: str, provider=None, rules: list[RuleEntry] | None = None, history=()) -> Decider:
+    clock, redactor = FakeClock(), Redactor(env={})
+    provider = provider or Model()
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    run = RunContext(tx=Transcript(tmp_path / "t.jsonl", "r", clock, redactor), redactor=redactor, clock=clock, log_dir=tmp_path,
+                     run_id="r", provider=provider, governing_prompt=governing, allow=frozenset())
+    d = Decider(run, governing, str(tmp_path), RulesProvider(rules, "test") if rules else None, PromptFiler(run, 1, "1/1", None, governing))
+    d.history.extend(history)
+    return d
+
+
+def decide(d: Decider, q: Question) -> Decision:
+    """The whole path as a channel runs it: what costs nothing, the model, the judge of a yes."""
+    first = d.first(q)
+    out = first if first is not None else d.after(q, d.call(d.request(q)))
+    if out.weigh is not None:
+        out = d.weighed(q, out, d.call(d.weigh_request(q, out)))
+    return out
+
+
+def records(tmp_path, type_: str) -> list[dict]:
+    return [r for r in map(json.loads, (tmp_path / "t.jsonl").read_text().splitlines()) if r["type"] == type_]
+
+
+ANSWERED = (QA("Command (? for help):", "o"), QA("Command (? for help):", "w"))
+
+
+# -- what a yes does: the whole block ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("shown,acts", [
+    (GDISK_O, {"delete"}), (GDISK_W, {"overwrite"}), (PARTED, {"delete"}), (APT, {"delete"}), (APT_REMOVE, {"delete"}),
+    (TERRAFORM, {"delete"}), (CP, {"overwrite"}),
+])
+def test_what_a_yes_does_is_read_from_the_rows_above_the_question_too(shown, acts):
+    """gdisk's `Proceed? (Y/N):` says nothing; the row above says it deletes all partitions."""
+    q = screen(shown)
+    look = weigh.trigger(weigh.block(q.asked, q.lead, (), tuple(a.question for a in ANSWERED)), None, frozenset())
+    assert look is not None and look.acts == acts, (q.asked, q.lead)
+
+
+def test_an_earlier_question_already_answered_is_not_part_of_the_block():
+    """The wizard's answered `Delete files at the destination? (y/n) n` above `Write sync.toml? (y/n)`."""
+    q = screen("Delete files at the destination that are not in the source? (y/n) n\r\nWrite sync.toml? (y/n) ")
+    earlier = (QA("Delete files at the destination that are not in the source? (y/n)", "n"),)
+    assert weigh.trigger(weigh.block(q.asked, q.lead, (), tuple(a.question for a in earlier)), None, frozenset()) is None
+    # the mirror: the same row, never answered, is part of what a yes does
+    assert weigh.trigger(weigh.block(q.asked, q.lead, (), ()), None, frozenset()) is not None
+
+
+def test_a_warning_across_a_blank_row_is_read_and_a_diff_s_rows_are_not():
+    q = screen("removed 3 stale files\r\n\r\nbuilt ok\r\nContinue? [Y/n] ")
+    assert "removed 3 stale files" in q.lead  # what a yes does may be said a blank row above: a look, not a verdict
+    hunk = screen("@@ -1,2 +1,2 @@\r\n-remove_all()\r\n+keep_all()\r\n context\r\nStage this hunk [y,n,q,a,d,e,?]? ")
+    assert weigh.trigger(weigh.block(hunk.asked, hunk.lead, (), ()), None, frozenset()) is None
+
+
+# -- the governing prompt, clause by clause ------------------------------------------------------------------------------
+@pytest.mark.parametrize("prompt,acts,block,forbids,grants", [
+    (NEVER_PARTITION, {"delete"}, "This option deletes all partitions\nProceed? (Y/N):", True, False),
+    ("Copy a.txt to b.txt. Never overwrite an existing file.", {"overwrite"}, "cp: overwrite 'b.txt'?", True, False),
+    ("Replace b.txt with a.txt", {"overwrite"}, "cp: overwrite 'b.txt'?", False, True),
+    ("Prune the old release branches, but don't push anything.", {"delete"}, "Delete 4 merged branches? [y/N]", False, False),
+    ("Nothing of the old setup should survive: wipe the cache directory first.", {"delete"}, "Remove cache/ and its 80 files? [y/N]",
+     False, True),
+    ("Drop the staging schema and don't let anyone else connect while you work.", {"sql_drop"}, "Drop schema staging? [y/N]", False, True),
+    ("Delete the build folder but keep the data.", {"delete"}, "Delete build/? [y/N]", False, True),
+    ("Delete the build folder but keep the data.", {"delete"}, "Delete data/? [y/N]", True, False),  # the mirror
+    ("The data/ folder is off limits.", {"delete"}, "Remove data/ and its 3 files? [y/N]", True, False),
+    ("Old partitions must be kept.", {"delete"}, "This option deletes all partitions\nProceed? (Y/N):", True, False),
+    ("Do not lose any data.", {"delete"}, "Remove cache/? [y/N]", True, False),
+    ("Don't remove anything under data/.", {"delete"}, "Remove data/x.csv? [y/N]", True, False),
+    ("When asked whether to remove a file, refuse.", {"delete"}, "Remove a.txt? [y/N]", True, False),
+    ("Never delete anything.", {"delete"}, "Remove a.txt? [y/N]", True, False),
+    ("Install jq.", {"delete"}, "0 to remove\nDo you want to continue? [Y/n]", False, False),
+    ("Generate a key in ./id_test. Replace the existing file there. Protect the key with a passphrase.", {"overwrite"},
+     "./id_test already exists.\nOverwrite (y/n)?", False, True),
+])
+def test_the_governing_prompt_is_read_clause_by_clause(prompt, acts, block, forbids, grants):
+    """A negation governs its own clause ("don't push anything" forbids pushing, not pruning); a prohibition in other
+    words ("is off limits", "must be kept", "do not lose") forbids what it names; a grant must name what the block is
+    about when a prohibition names something else."""
+    r = consent.reading(prompt, frozenset(acts), block)
+    assert (bool(r.forbidding), bool(r.granting)) == (forbids, grants), r
+
+
+def test_a_continue_message_asks_for_nothing_its_negations_forbid():
+    assert consent.asked_for("Do not delete anything, leave it in place and finish.") == frozenset()
+    assert consent.asked_for("Go ahead and delete the build folder.") == {"delete"}
+
+
+# -- the decision path ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("shown", [GDISK_O, GDISK_W, PARTED])
+def test_a_model_s_yes_that_a_sentence_forbids_is_refused_without_asking_the_judge(tmp_path, shown):
+    model = Model("Y", quote="Never delete or overwrite any partition", act="delete")
+    d = decider(tmp_path, NEVER_PARTITION, model, history=ANSWERED)
+    out = decide(d, screen(shown))
+    assert out.denied and out.text.lower() in ("n", "no") and "forbids it" in records(tmp_path, "policy_denied")[0]["why"]
+    assert [r.kind for r in model.asked] == ["question"]  # no judge: a prohibition is not the model's to weigh
+
+
+@pytest.mark.parametrize("shown,act", [(GDISK_O, "delete"), (GDISK_W, "overwrite"), (PARTED, "delete")])
+def test_mirror_the_judge_finds_the_act_in_other_words_and_the_yes_goes_through(tmp_path, shown, act):
+    prompt = "Start this image over with a fresh GPT label."
+    model = Model("Y", quote="Start this image over with a fresh GPT label", act=act)
+    out = decide(decider(tmp_path, prompt, model, history=ANSWERED), screen(shown))
+    assert (out.verdict, out.text) == (Verdict.ANSWER, "Y") and not out.denied and "granted by" in out.granted
+    assert [r.kind for r in model.asked] == ["question", "weigh"]
+    [granted] = records(tmp_path, "policy_granted")
+    assert granted["judge"] == "openai:judge" and granted["granted_by"].endswith("'Start this image over with a fresh GPT label'")
+
+
+@pytest.mark.parametrize("quote,act,why", [
+    ("Copy a.txt to b.txt", "other", "ask for 'other'"),  # the judge said itself that the words ask for something else
+    ("Copy a.txt to b.txt", None, "name none"),  # it did not say, and the words name no overwrite
+    ("Make the copy", "overwrite", "not in the governing prompt"),
+    ("Refresh the vendored copy", "delete", "ask for 'delete'"),  # an act the yes does not do
+])
+def test_a_judge_s_quote_that_asks_for_something_else_grants_nothing(tmp_path, quote, act, why):
+    model = Model("y", quote=quote, act=act)
+    out = decide(decider(tmp_path, "Copy a.txt to b.txt. Refresh the vendored copy of lib.js.", model), screen(CP))
+    assert out.verdict == Verdict.ESCALATE  # cp offers no no: a person
+    assert why in records(tmp_path, "policy_denied")[0]["why"]
+
+
+def test_mirror_a_judge_that_finds_the_overwrite_in_other_words_lets_it_through(tmp_path):
+    model = Model("y", quote="Refresh the vendored copy of lib.js", act="overwrite")
+    out = decide(decider(tmp_path, "Copy a.txt to b.txt. Refresh the vendored copy of lib.js.", model), screen(CP))
+    assert out.text == "y" and out.granted
+
+
+def test_cp_under_a_prohibition_is_refused_even_when_the_judge_quotes_the_copy_sentence(tmp_path):
+    model = Model("y", quote="Copy a.txt to b.txt", act="overwrite")
+    out = decide(decider(tmp_path, "Copy a.txt to b.txt. Never overwrite an existing file.", model), screen(CP))
+    assert out.verdict == Verdict.ESCALATE and "weigh" not in [r.kind for r in model.asked]
+    assert "Never overwrite an existing file" in records(tmp_path, "policy_denied")[0]["why"]
+    mirror = decide(decider(tmp_path / "m", "Replace b.txt with a.txt.", Model("y")), screen(CP))
+    assert mirror.text == "y" and "your prompt: 'Replace b.txt with a.txt'" in mirror.granted  # no judge needed
+
+
+@pytest.mark.parametrize("prompt,shown,quote", [
+    ("Prune the old release branches, but don't push anything.", "Delete 4 merged branches? [y/N] ", "Prune the old release branches"),
+    ("Nothing of the old setup should survive: wipe the cache directory first.", "Remove cache/ and its 80 files? [y/N] ", ""),
+    ("Drop the staging schema and don't let anyone else connect while you work.", "Drop schema staging? [y/N] ", ""),
+])
+def test_a_negation_about_something_else_does_not_veto_the_grant(tmp_path, prompt, shown, quote):
+    out = decide(decider(tmp_path, prompt, Model("y", quote=quote, act="delete")), screen(shown))
+    assert (out.text, out.denied) == ("y", None) and out.granted, records(tmp_path, "policy_denied")
+
+
+def test_apt_s_summary_goes_through_with_a_model_and_with_the_user_s_rule_for_continue(tmp_path):
+    """"0 to remove" calls for the look; meaning decides: the judge reads that the yes removes nothing."""
+    model = Model("y", quote="Install jq", act="none")
+    out = decide(decider(tmp_path, "Install jq.", model), screen(APT))
+    assert out.text == "y" and "it does none of these" in out.granted and [r.kind for r in model.asked] == ["question", "weigh"]
+    rule = decide(decider(tmp_path / "r", "Install jq.", rules=[RuleEntry(id="go", match="continue\\?", reply="y")]), screen(APT))
+    assert rule.text == "y" and rule.granted == "delete granted by your rule go"
+    # the mirror: the judge's "none" never beats a sentence that forbids the act
+    forbidden = decide(decider(tmp_path / "f", "Install jq. Never remove any package.", Model("y", quote="Install jq", act="none")),
+                       screen(APT_REMOVE))
+    assert forbidden.text == "n" and forbidden.denied
+
+
+def test_a_catch_all_rule_never_grants_a_destructive_yes(tmp_path):
+    for shown in (GDISK_O, PARTED, APT_REMOVE, CP):
+        out = decide(decider(tmp_path / str(hash(shown)), "", rules=[RuleEntry(id="all", match=".", reply="y")], history=ANSWERED),
+                     screen(shown))
+        assert out.denied or out.verdict == Verdict.ESCALATE, shown
+    rule = decide(decider(tmp_path, "", rules=[RuleEntry(id="all", match=".*", reply="y")], history=ANSWERED), screen(GDISK_O))
+    assert rule.denied
+
+
+def test_the_user_s_rule_for_the_question_overrides_a_prohibition_and_says_so(tmp_path):
+    out = decide(decider(tmp_path, NEVER_PARTITION, rules=[RuleEntry(id="go", match="Proceed", reply="Y")], history=ANSWERED),
+                 screen(GDISK_O))
+    assert out.text == "Y" and out.granted == f"delete granted by your rule go (over your {NEVER_PARTITION.rstrip('.')!r})"
+
+
+def test_a_sentence_that_asks_for_the_act_and_forbids_it_here_goes_to_a_person(tmp_path):
+    out = decide(decider(tmp_path, "Delete the logs, but never delete anything in logs/.", Model("y")), screen("Delete logs/app.log? [y/N] "))
+    assert out.verdict == Verdict.ESCALATE and "both asks for it and forbids it" in out.why
+
+
+def test_a_continue_is_not_a_yes_to_what_the_agent_proposed(tmp_path):
+    """The agent proposed `rm -rf build` again; the judge's continue says not to: it is sent, not weighed as a yes."""
+    q = Question(kind=Kind.TURN_END, text="I can remove the build directory with rm -rf build. Shall I?", key="t", source="claude.idle",
+                 asked="I can remove the build directory with rm -rf build. Shall I?")
+    model = Model("Do not delete anything, leave it in place and finish.", turn="continue")
+    d = decider(tmp_path, "Never delete anything.", model)
+    out = d.after(q, d.call(d.request(q)))
+    assert (out.verdict, out.text) == (Verdict.ANSWER, "Do not delete anything, leave it in place and finish."), out
+    assert records(tmp_path, "policy_denied") == []
+
+
+# -- the property: no automatic answerer gets a forbidden act typed; an honest judge gets an asked one through ----------
+PROHIBITIONS = {
+    "delete": ["Never delete anything.", "Nothing here may be removed.", "Do not lose any data.", "Never delete or overwrite any partition.",
+               "Don't remove any file.", "Deleting anything is forbidden."],
+    "overwrite": ["Never overwrite an existing file.", "Do not replace any file.", "Don't touch the existing files.",
+                  "Never delete or overwrite any partition."],
+    "sql_drop": ["Never drop any table.", "Do not drop or truncate anything.", "Do not lose any data."],
+}
+BLOCKS = {
+    "delete": [GDISK_O, PARTED, APT_REMOVE, "Delete all files in important/? [y/N] ", "Remove cache/ and its 80 files? [y/N] "],
+    "overwrite": [GDISK_W, CP, "Overwrite config.yaml? [y/N] ", "replace app/main.py? [y]es, [n]o, [A]ll, [N]one, [r]ename: "],
+    "sql_drop": ["Drop schema staging? [y/N] ", "Drop database prod? (yes/no) "],
+}
+OTHERS = ["Copy a.txt to b.txt.", "Install jq.", "Prune the old release branches.", "Set up the project.", "Start this image over.",
+          "Answer every question with yes.", "Replace the logo in the docs."]
+
+
+@settings(max_examples=150, deadline=None)
+@given(act=st.sampled_from(sorted(PROHIBITIONS)), data=st.data())
+def test_property_no_automatic_answerer_gets_a_forbidden_act_typed(tmp_path_factory, act, data):
+    forbid = data.draw(st.sampled_from(PROHIBITIONS[act]))
+    others = data.draw(st.lists(st.sampled_from(OTHERS), max_size=3))
+    prompt = " ".join(data.draw(st.permutations([forbid, *others])))
+    shown = data.draw(st.sampled_from(BLOCKS[act]))
+    q = screen(shown)
+    sentences = [s.rstrip(".") for s in prompt.split(". ")]
+    quote = data.draw(st.sampled_from([*sentences, "Start this image over", "anything"]))
+    judge_act = data.draw(st.sampled_from(["delete", "overwrite", "format", "drop", "none", "other", None]))
+    answer = data.draw(st.sampled_from(["y", "yes", "Y", "A"]))
+    tmp = tmp_path_factory.mktemp("p")
+    answerers = [decider(tmp / "model", prompt, Model(answer, quote=quote, act=judge_act), history=ANSWERED),
+                 decider(tmp / "rule", prompt, rules=[RuleEntry(id="all", match=".", reply=answer)], history=ANSWERED)]
+    for d in answerers:
+        out = decide(d, q)
+        typed_yes = out.verdict == Verdict.ANSWER and not out.denied and said_yes(q, out)
+        assert not typed_yes, (prompt, shown, quote, judge_act, out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_property_mirror_an_honest_judge_s_yes_to_an_act_the_prompt_asks_for_goes_through(tmp_path_factory, data):
+    act, shown, ask = data.draw(st.sampled_from([
+        ("delete", GDISK_O, "Start this disk over with a fresh label."), ("overwrite", GDISK_W, "Write the new table to the image."),
+        ("delete", PARTED, "Relabel disk.img with GPT."), ("overwrite", CP, "Copy a.txt over b.txt."),
+        ("delete", "Delete 4 merged branches? [y/N] ", "Prune the merged branches, but don't push anything."),
+        ("sql_drop", "Drop schema staging? [y/N] ", "Start the staging schema from scratch."),
+    ]))
+    others = data.draw(st.lists(st.sampled_from(["Install jq.", "Set up the project.", "Don't push anything.", "Keep the README."]),
+                                max_size=2))
+    prompt = " ".join([ask, *others])
+    name = weigh.ACT_NAMES[act]
+    model = Model("y" if "[y/N]" in shown or "cp:" in shown else "Y", quote=ask.rstrip("."), act=name)
+    out = decide(decider(tmp_path_factory.mktemp("m"), prompt, model, history=ANSWERED), screen(shown))
+    assert out.verdict == Verdict.ANSWER and not out.denied and out.granted, (prompt, shown, out)
