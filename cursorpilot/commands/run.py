@@ -227,7 +227,8 @@ def demo(log: Path | None, quiet: bool, report: bool, debug: bool, argv: list[st
         cwd=None, log=log,
         provider="rules", model=None, base_url=None, llm_retries=0, llm_timeout="60s", context_tokens=3000, no_upload=True,
         keep_ci_env=False, no_native_deny=False, prices=None, rules=package / "demo" / "rules.yaml", answer=None, secret=None, profile="cursor", detectors=None,
-        dry_run=False, max_steps=20, max_model_calls="1000/20", timeout="5m", done_when=None, max_turns=None, max_wall=None, max_cost=None, resume=None, force=False,
+        dry_run=False, max_steps=20, max_model_calls="1000/20", timeout="5m", done_when=None, max_turns=None, max_wall=None, max_cost=None,
+        resume=None, force=False,
         cols=120, rows=40, quiet=quiet, report=report, debug=debug, learn=None, notify=None, listen=None, human_timeout=None, on_human_timeout="exit",
     )
 
