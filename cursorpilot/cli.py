@@ -25,6 +25,22 @@ app = typer.Typer(
 PACKAGE = Path(__file__).resolve().parent
 
 
+def _flags_show_no_type() -> None:
+    """typer's help shows a flag as `--quiet <bool>`, which reads as an option that takes a value (`--version true`, and
+    `run --quiet true` would run /bin/true): a flag shows no type."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+
+    def display_type_rich(self, ctx):
+        return None if self.is_flag else shown(self, ctx)
+
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flags_show_no_type()
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"cursor-pilot {__version__}")
@@ -83,7 +99,7 @@ class RunOptions:
                          help="The model (openai: gpt-4o-mini, anthropic: claude-haiku-4-5).")
     base_url = typer.Option(None, "--base-url", help="The model's server, e.g. an OpenAI-compatible one.",
                             rich_help_panel=ANSWERS)
-    llm_retries = typer.Option(4, "--llm-retries", min=0, help="Retries on 429, 5xx, timeouts, connection errors.",
+    llm_retries = typer.Option(4, "--llm-retries", min=0, help="Retries on 429, a 5xx that may pass, timeouts, connection errors.",
                                rich_help_panel=ANSWERS)
     llm_timeout = typer.Option("60s", "--llm-timeout", help="The timeout of each model call.", rich_help_panel=ANSWERS)
     context_tokens = typer.Option(3000, "--context-tokens", min=200, help="The token budget of each prompt to the model.",
@@ -214,7 +230,7 @@ def learn(
     from cursorpilot.commands.learning import run_args
 
     args = sys.argv[sys.argv.index("learn") + 1:] if "learn" in sys.argv else list(ctx.args)
-    get_command(app).main(run_args(args, out), prog_name="cursor-pilot")
+    _main(get_command(app), run_args(args, out))
 
 
 @app.command()
@@ -305,7 +321,35 @@ def sim(ctx: typer.Context) -> None:
 
 
 def main() -> None:
-    app(prog_name="cursor-pilot")
+    args = sys.argv[1:]
+    if args[:1] == ["--version"] and len(args) > 1:  # a flag takes no value: `--version true` is a mistake, said so
+        _usage_error(f"--version takes no value and no command (got {args[1]!r}): cursor-pilot --version", 2)
+    from typer.main import get_command
+
+    _main(get_command(app), args)
+
+
+def _main(command, args: list[str]) -> None:
+    """Run a command line; a mistake in it (an option typo, a value out of range, a missing argument) is one line on
+    stderr and exit 2, like every other error (commands/guard.py), not typer's boxed panel."""
+    try:
+        code = command.main(args, prog_name="cursor-pilot", standalone_mode=False)
+    except typer.Abort:
+        _usage_error("aborted", 1)
+    except typer.TyperException as exc:  # click's errors (typer's own click): their message and exit code
+        code = getattr(exc, "exit_code", 2)
+        if type(exc).__name__ != "NoArgsIsHelpError":  # (that one has shown the help already, as typer tells it)
+            ctx = getattr(exc, "ctx", None)
+            where = f" ({ctx.command_path} -h for help)" if ctx is not None else ""
+            _usage_error(f"{getattr(exc, 'format_message', exc.__str__)()}{where}", code)
+    raise SystemExit(code if isinstance(code, int) else 0)
+
+
+def _usage_error(message: str, code: int) -> None:
+    from cursorpilot.ui import error_line
+
+    error_line(message)
+    raise SystemExit(code)
 
 
 if __name__ == "__main__":

@@ -58,7 +58,9 @@ class Sink(Protocol):
     def ask_human(self, asked: Asked, *, link: str | None = None, qr: bool = False, typed_here: bool = False,
                   again: str = "") -> None: ...
 
-    def step_ended(self, name: str, text: str) -> None: ...  # what the program showed last (scrollback and screen)
+    # what the program showed last (scrollback and screen); top: the number of its first row since the program started
+    # (the rows that scrolled off before it), when the channel knows it (a screen does, a protocol has no rows)
+    def step_ended(self, name: str, text: str, top: int | None = None) -> None: ...
 
     def finished(self, outcome: Outcome) -> None: ...
 
@@ -84,7 +86,7 @@ class BaseSink:
                   again: str = "") -> None:
         pass
 
-    def step_ended(self, name: str, text: str) -> None:
+    def step_ended(self, name: str, text: str, top: int | None = None) -> None:
         pass
 
     def finished(self, outcome: Outcome) -> None:

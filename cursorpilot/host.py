@@ -93,9 +93,10 @@ class StepHost:
     async def decision(self, q: Question) -> Decision | None:
         return await self.decider.decide(q, self.pool)
 
-    async def human_decision(self, q: Question, why: str) -> Decision | None:
+    async def human_decision(self, q: Question, why: str) -> Decision:
         """People are asked (cursorpilot/human: the terminal, the decision page, a notice), one question at a time; the
-        first answer that passes the deny policy and names an option wins, and is checked like any other."""
+        first answer that passes the deny policy and names an option wins, and is checked like any other (an escalation
+        that says why, when nobody answered)."""
         if self._human is None:
             self._human = asyncio.Lock()  # (made on the loop that uses it)
         async with self._human:

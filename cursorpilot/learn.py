@@ -13,11 +13,12 @@ checked by replaying the recorded questions through the rules engine before they
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from cursorpilot.providers.base import AnswerRequest
+from cursorpilot.decide.deliver import YOURS
+from cursorpilot.providers.base import AnswerRequest, Reply
 from cursorpilot.providers.rules import RuleEntry, RulesProvider, read_entries
 from cursorpilot.secret import is_masked
 
@@ -26,7 +27,17 @@ _LEAD = re.compile(r"^[^\w(\"'\[<]+")  # a dialog's border, a prompt library's b
 _TRAIL = re.compile(r"[\s│┃|]+$")
 _MID_QUESTION = re.compile(r"^(.*?[?:])\s+(?=[^\w\s])")  # "Use TypeScript? › No / Yes", "… project: (↑/↓ to navigate"
 _EMPTY_MASK = re.compile(r"^•+ \(0 chars")
+_PARTS = re.compile(r"[0-9]+|.")  # a word, in runs of digits and single characters
 _NOISE = {"enter", "your", "the", "a", "an", "please", "type", "verifying", "again", "new"}
+
+
+class LearningRules(RulesProvider):
+    """A learn run's answerer: the rules given (--rules, --answer) answer what they know, and every other question is
+    the person's to answer, which is what the run is for: said so (YOURS), not counted as an escalation."""
+
+    def answer(self, request: AnswerRequest) -> Reply:
+        reply = super().answer(request)
+        return reply if reply.text is not None else replace(reply, reason=YOURS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +103,22 @@ def asking_line(block: str) -> str:
 
 
 def pattern(block: str) -> str:
-    """The regex a rule matches this prompt block by: its asking line, literal, any run of spaces as `\\s+`."""
-    return r"\s+".join(re.escape(word) for word in asking_line(block).split())
+    """The regex a rule matches this prompt block by: its asking line, literal, any run of spaces as `\\s+`, from the
+    start of its row (after a bullet or a border): `New password:` alone also matched `Retype new password:`, and the
+    rule learned first answered both. A number in brackets is any number: what a prompt says there is the answer's
+    range and default (gdisk's `First sector (34-20446, default = 2048)`, a size of this disk, not of the next), and a
+    number in the words themselves stays (`Delete partition 3?`)."""
+    depth, words = 0, []
+    for word in asking_line(block).split():
+        out = []
+        for part in _PARTS.findall(word):
+            if part[0].isdigit() and depth > 0:
+                out.append(r"\d+")
+                continue
+            depth = max(0, depth + (part in "([{") - (part in ")]}"))
+            out.append(re.escape(part))
+        words.append("".join(out))
+    return r"^\W*" + r"\s+".join(words)
 
 
 def secret_name(block: str, taken: Iterable[str]) -> str:
@@ -107,10 +132,43 @@ def secret_name(block: str, taken: Iterable[str]) -> str:
 
 def learn(asked: list[Asked]) -> Learned:
     """Rules for the person's answers: one per question and reply; where the same pattern had other replies, one per
-    reply and the rule that answered the question before it (`after:`), the first of them without."""
+    reply and the rule that answered the question before it (`after:`), the first of them without. Ordered so that no
+    rule answers a question that another rule was learned for (the narrow ones first)."""
     out = Learned(asked=sum(1 for a in asked if a.source == "human"))
+    shaped, out.secrets = _shaped(asked)
+    replies: dict[str, set[str]] = {}
+    for _, match, reply in filter(None, shaped):
+        replies.setdefault(match, set()).add(reply)
+    rules: dict[tuple[str, str, str | None], RuleEntry] = {}
+    owners: list[str | None] = []  # for each answer, the id of the rule learned for it (None: not the person's)
+    previous: str | None = ""
+    step = None
+    for a, row in zip(asked, shaped, strict=True):  # one shaped row per answer, None or not
+        if a.step != step:
+            previous, step = "", a.step  # after: holds within a step
+        if row is None:  # another answerer's (a rule of another file, a model): no after: can name it
+            previous = ""
+            owners.append(None)
+            continue
+        _, match, reply = row
+        key = (match, reply, (previous or None) if len(replies[match]) > 1 else None)
+        if key not in rules:
+            rules[key] = RuleEntry(id=f"learned{len(rules) + 1}", match=match, reply=reply, after=key[2],
+                                   kind="turn_end" if a.kind == "turn_end" else None)
+        previous = rules[key].id
+        owners.append(previous)
+    ordered = list(rules.values())
+    out.rules = _unshadowed([*(r for r in ordered if r.after), *(r for r in ordered if not r.after)], asked, owners)
+    out.unsure = check(out.rules, asked)
+    return out
+
+
+def _shaped(asked: list[Asked]) -> tuple[list[tuple[Asked, str, str] | None], list[str]]:
+    """Each answer as its rule has it, (answer, pattern, reply as typed), None where it is not the person's; and the
+    names of the secrets: a secret typed was never written down, so its rule types <secret:NAME>, one name per value
+    (told by its mask)."""
     names: dict[str, str] = {}  # a secret's mask (the same value, within the run) -> its name
-    shaped: list[tuple[Asked, str, str] | None] = []  # (answer, pattern, reply as the rule types it); None: not the person's
+    shaped: list[tuple[Asked, str, str] | None] = []
     for a in asked:
         if a.source != "human":
             shaped.append(None)
@@ -120,38 +178,39 @@ def learn(asked: list[Asked]) -> Learned:
             names.setdefault(a.reply, secret_name(a.prompt, names.values()))
             reply = f"<secret:{names[a.reply]}>"
         shaped.append((a, pattern(a.prompt), reply))
-    replies: dict[str, set[str]] = {}
-    for _, match, reply in filter(None, shaped):
-        replies.setdefault(match, set()).add(reply)
-    rules: dict[tuple[str, str, str | None], RuleEntry] = {}
-    previous: str | None = ""
-    step = None
-    for a, row in zip(asked, shaped, strict=True):  # one shaped row per answer, None or not
-        if a.step != step:
-            previous, step = "", a.step  # after: holds within a step
-        if row is None:  # another answerer's (a rule of another file, a model): no after: can name it
-            previous = ""
-            continue
-        _, match, reply = row
-        key = (match, reply, (previous or None) if len(replies[match]) > 1 else None)
-        if key not in rules:
-            rules[key] = RuleEntry(id=f"learned{len(rules) + 1}", match=match, reply=reply, after=key[2],
-                                   kind="turn_end" if a.kind == "turn_end" else None)
-        previous = rules[key].id
-    ordered = list(rules.values())
-    out.rules = [*(r for r in ordered if r.after), *(r for r in ordered if not r.after)]  # the narrow ones first
-    out.secrets = list(dict.fromkeys(names.values()))
-    out.unsure = check(out.rules, asked)
-    return out
+    return shaped, list(dict.fromkeys(names.values()))
 
 
-def check(rules: list[RuleEntry], asked: list[Asked]) -> list[str]:
-    """Replay the recorded questions through the rules engine: the questions it would not answer as the person did."""
-    if not rules:
-        return []
+def _unshadowed(rules: list[RuleEntry], asked: list[Asked], owners: list[str | None]) -> list[RuleEntry]:
+    """The rules reordered, one move at a time, while a move puts a rule before the one that answered its question in
+    its stead (`Password: (again)` after `Password:`), and only while it answers more questions as learned."""
+    def astray(order: list[RuleEntry]) -> list[tuple[str, str]]:  # (the rule learned for a question, the one that answered)
+        return [(owners[i] or "", (r.source or "").removeprefix("rules:")) for i, r in _replayed(order, asked)
+                if r.source != f"rules:{owners[i]}"]
+
+    missed = astray(rules)
+    while missed:
+        ids = [r.id for r in rules]
+        better = None
+        for own, took in missed:
+            if took in ids and ids.index(took) < ids.index(own):
+                moved = [r for r in rules if r.id != own]
+                moved.insert(ids.index(took), rules[ids.index(own)])
+                if len(astray(moved)) < len(missed):
+                    better = moved
+                    break
+        if better is None:
+            break
+        rules, missed = better, astray(better)
+    return rules
+
+
+def _replayed(rules: list[RuleEntry], asked: list[Asked]) -> Iterator[tuple[int, Reply]]:
+    """The recorded questions through the rules engine as a run would ask them (an `after:` sees the rule that
+    answered the question before): each person's answer's index, and the reply the rules give its question."""
     engine = RulesProvider(rules, "learned")
-    previous, wrong, step = "", [], None
-    for a in asked:
+    previous, step = "", None
+    for i, a in enumerate(asked):
         if a.step != step:
             previous, step = "", a.step  # after: holds within a step
         if a.source != "human":
@@ -159,13 +218,18 @@ def check(rules: list[RuleEntry], asked: list[Asked]) -> list[str]:
             continue
         reply = engine.answer(AnswerRequest(governing_prompt="", kind=a.kind, rule_id="", prompt_block=a.prompt, screen=a.prompt,
                                             previous=previous))
-        expected = next((r.reply for r in rules if r.id == (reply.source or "").removeprefix("rules:")), None)
-        recorded = "" if _EMPTY_MASK.match(a.reply) else a.reply
-        typed_ok = reply.text is not None and (reply.text == recorded or (is_masked(recorded) and reply.text.startswith("<secret:")))
-        if not typed_ok or expected is None:
-            wrong.append(asking_line(a.prompt))
+        yield i, reply
         previous = reply.source if reply.text is not None else ""
-    return wrong
+
+
+def check(rules: list[RuleEntry], asked: list[Asked]) -> list[str]:
+    """Replay the recorded questions through the rules engine: the questions it would not answer as the person did (a
+    secret by the name its value was given, not any secret)."""
+    if not rules:
+        return []
+    shaped, _ = _shaped(asked)
+    return [asking_line(asked[i].prompt) for i, reply in _replayed(rules, asked)
+            if reply.text is None or reply.text != (shaped[i] or ("", "", ""))[2]]
 
 
 def to_yaml(learned: Learned, command: str) -> str:

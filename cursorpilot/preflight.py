@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from cursorpilot import executable, resources
 from cursorpilot.errors import BadInput
 from cursorpilot.launch import command_line
 from cursorpilot.plan import Plan
+from cursorpilot.providers.rules import RuleEntry
+from cursorpilot.secret import names
 
 
 def check_new_log_dir(log_dir: Path) -> None:
@@ -32,3 +35,14 @@ def check_startable(plan: Plan, cursor_bin: str) -> None:
     why = executable.problem(path)
     if why is not None:
         raise BadInput(f"cannot start {name!r}: {why}")
+
+
+def check_secrets_given(rules: Iterable[tuple[str, RuleEntry]], given: Mapping[str, str]) -> None:
+    """A rule whose reply types `<secret:NAME>` needs `--secret NAME=ENVVAR`: without it the run would start the program,
+    let it work up to that question and stop there (exit 3). Refused before anything runs. (where, rule) pairs: where
+    the rule is written (its file and id, an --answer, a plan's step) and the rule."""
+    for where, rule in rules:
+        missing = [name for name in names(rule.reply) if name not in given]
+        if missing:
+            raise BadInput(f"{where} types <secret:{missing[0]}>, which no --secret gives: add --secret {missing[0]}=ENVVAR "
+                           "(its value is read from that environment variable)")

@@ -486,10 +486,14 @@ class ProviderReply(Rec):
     usage: dict[str, Any] | None = None
 
 
+BY_TIMEOUT = "on-human-timeout"  # an answer's source when --human-timeout passed and --on-human-timeout no gave the no
+
+
 @declare("answer")
 class Answer(Rec):
     """A question answered: the prompt block (or the ACP request, in words), the reply as sent, who chose it
-    (`source`: `rules:<id>`, a model, `policy:<rule>`, `human`, `plan:send`), the detector rule, the answer's number in
+    (`source`: `rules:<id>`, a model, `policy:<rule>`, `human`, `on-human-timeout` (the question's own no when nobody
+    answered in time), `plan:send`), the detector rule, the answer's number in
     the run. Over ACP also the option id and kind chosen. `secret`: a secret typed (see `keys_sent`); `reply` is masked.
     `changed`: the deny policy changed the answer chosen (`'y' (openai:m) -> 'n'`; `policy_denied` says why);
     `granted`: it weighed a yes and let it through, by whose words (`delete granted by your rule go`; `policy_granted`)."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from cursorpilot import __version__, channels, goalcheck, resources
 from cursorpilot.clock import Clock, SystemClock
 from cursorpilot.decide.turns import DEFAULT_MAX_TURNS, TurnConfig
-from cursorpilot.envsnap import in_a_work_tree, worktree_snapshot
+from cursorpilot.envsnap import head_at_start, in_a_work_tree, remember_head, worktree_snapshot
 from cursorpilot.detect.profiles import Profile, load_profile, resolve_name
 from cursorpilot.errors import ExitCode, PilotError
 from cursorpilot.events import Outcome, Sink
@@ -303,7 +303,7 @@ class Runner:
 
     def _ended(self, step: Step, result: StepResult) -> tuple[ExitCode, str, int | None]:
         """Either channel's step result: its preview row, and the step's expect checked on what the program showed."""
-        self.sink.step_ended(step.name, result.text)
+        self.sink.step_ended(step.name, result.text, result.text_top)
         if result.preview is not None:
             self.preview.append({"step": step.name, **result.preview})
         elif self.spec.dry_run:
@@ -373,6 +373,7 @@ class _AtStart:
         self.commit: str | None = None
         self.snapshot: dict | None = None
         self.cursor: str | None = None
+        remember_head(runner.spec.cwd)  # now, before the program can move it (start.py kept it before a program it started)
         self._thread = threading.Thread(target=self._ask, args=(runner,), name="at-start", daemon=True)
         self._thread.start()
 
@@ -381,6 +382,8 @@ class _AtStart:
         if any(s.cursor is not None for s in spec.plan.steps):
             self.cursor = _version_of(spec.cursor_bin)
         self.snapshot = runner._snapshot()
+        if self.snapshot is not None:  # HEAD before the program could move it, not as it is by now
+            self.snapshot["commit"] = head_at_start(spec.cwd) or self.snapshot.get("commit")
         self.commit = self.snapshot.get("commit") if self.snapshot else _git_commit(spec.cwd) if in_a_work_tree(spec.cwd) else None
 
     def result(self) -> _AtStart:

@@ -116,10 +116,12 @@ def _startable(o: dict) -> bool:
         for key in ("timeout", "llm_timeout"):
             if o[key] is not None:
                 parse_duration(o[key])
-        given_secrets(o["secret"] or [], os.environ)
+        secrets = given_secrets(o["secret"] or [], os.environ)
     except BadInput:
         return False
     if o["rules"] is not None and not o["rules"].is_file():
+        return False
+    if not _secrets_given(o, secrets):
         return False
     if o["cwd"] is not None and not o["cwd"].is_dir():
         return False
@@ -127,6 +129,19 @@ def _startable(o: dict) -> bool:
     if log is not None and ((log / "manifest.json").exists() or (log / "transcript.jsonl").exists()):
         return False
     return _answers_read(o["answer"] or []) and _profile_known(o["profile"]) and _answerer_ready(o["provider"], o["base_url"])
+
+
+def _secrets_given(o: dict, secrets: dict[str, str]) -> bool:
+    """Every <secret:NAME> the rules' text names was given: a rule that would type one that was not is refused before
+    its program starts (preflight.check_secrets_given says which), not after the program worked up to its question."""
+    from cursorpilot.secret import names
+
+    try:
+        written = o["rules"].read_text(encoding="utf-8", errors="replace").splitlines() if o["rules"] else []
+    except OSError:
+        return False
+    text = "\n".join([*(o["answer"] or []), *(line for line in written if not line.lstrip().startswith("#"))])
+    return all(name in secrets for name in names(text))
 
 
 def _answers_read(answers: list[str]) -> bool:
@@ -168,9 +183,11 @@ def _answerer_ready(provider: str | None, base_url: str | None) -> bool:
 def _prestart(o: dict) -> None:
     """The program, as the run's first step will start it: the same command, folder, environment and terminal."""
     from cursorpilot import resources
+    from cursorpilot.envsnap import remember_head
     from cursorpilot.program_env import program_env
     from cursorpilot.pty.driver import prestart
 
+    remember_head(str(o["cwd"]) if o["cwd"] is not None else None)  # before the program can move it (the report says so)
     command = resources.self_command(list(o["command"]))
     env, _ = program_env({}, f"{o['run_id']}-1", bool(o["keep_ci_env"]))
     prestart(command, cwd=str(o["cwd"]) if o["cwd"] is not None else None, env=env, cols=int(o["cols"]), rows=int(o["rows"]))

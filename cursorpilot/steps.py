@@ -67,3 +67,4 @@ class StepResult:
     session_id: str | None = None  # ACP: the agent's session, for --resume
     goal: str | None = None  # the step's last goal check: passed | failed (None: none ran)
     listed: list[dict] = field(default_factory=list)  # dry run: what a step that asks nothing would do, a preview row each
+    text_top: int | None = None  # a screen's text: the number of its first row (the rows scrolled off before it)

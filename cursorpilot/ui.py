@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +13,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from cursorpilot import records as R
 from cursorpilot.detect.snapshot import Snapshot
 from cursorpilot.events import BaseSink, Outcome, Status
 from cursorpilot.logview import ScreenLog
@@ -21,8 +23,26 @@ from cursorpilot.secret import is_masked
 if TYPE_CHECKING:
     from cursorpilot.human.asked import Asked
 
-CHOSEN_BY = {"rules": "rules", "policy": "the deny policy", "human": "you", "script": "the script", "plan": "the plan"}  # else a model
+CHOSEN_BY = {"rules": "rules", "policy": "the deny policy", "human": "you", "script": "the script", "plan": "the plan",
+             R.BY_TIMEOUT: "--on-human-timeout"}  # else a model
 LOG_TAIL = 200  # at most this many of a step's last lines go to a log at its end (all of them are in session.raw)
+TICKS_PER_SECOND = 2  # the live view is drawn again this often by itself, so that its clock runs while nothing changes
+
+
+class StatusBar:
+    """The status line under the live view, its clock read when it is drawn: a program that worked silently drew
+    nothing, and the clock stood at 0.0s (the read loop hands a status only with a screen that changed)."""
+
+    def __init__(self, status: Status | None, handed_at: float, now: Callable[[], float]):
+        self.status, self.handed_at, self.now = status, handed_at, now
+
+    def __rich__(self) -> Text:
+        s = self.status
+        if s is None:
+            return Text("")
+        elapsed = s.elapsed + max(0.0, self.now() - self.handed_at)
+        return Text(f" {s.state} · answers {s.answers} · {elapsed:5.1f}s {s.detail}", style="reverse", no_wrap=True,
+                    overflow="ellipsis")
 
 
 class ConsoleSink(BaseSink):
@@ -31,8 +51,11 @@ class ConsoleSink(BaseSink):
     answer, escalation and step end, so the log explains itself; the read loop only hands over snapshots it rendered
     anyway, and nothing is formatted until one of those events. --quiet: the summary only."""
 
-    def __init__(self, console: Console, *, quiet: bool = False, mirror: bool | None = None):
+    def __init__(self, console: Console, *, quiet: bool = False, mirror: bool | None = None,
+                 now: Callable[[], float] = time.monotonic):
         self.console = console
+        self._now = now  # the status line's clock (StatusBar)
+        self._status_at = 0.0  # when the status was handed over
         self.quiet = quiet
         self.mirror = (console.is_terminal if mirror is None else mirror) and not quiet
         self.wants_screen = not quiet
@@ -49,12 +72,12 @@ class ConsoleSink(BaseSink):
 
     def _ensure_live(self) -> Live:
         if self._live is None:
-            self._live = Live(console=self.console, auto_refresh=False, transient=False)
+            self._live = Live(console=self.console, auto_refresh=True, refresh_per_second=TICKS_PER_SECOND, transient=False)
             self._live.start()
         return self._live
 
     def screen(self, snap: Snapshot, status: Status) -> None:
-        self._snap, self._status = snap, status
+        self._snap, self._status, self._status_at = snap, status, self._now()
         if self.mirror:
             self._mirror(_live_region(snap))
 
@@ -63,10 +86,7 @@ class ConsoleSink(BaseSink):
         80-column terminal is cut at the edge, not wrapped into a screen that no longer looks like it."""
         height = max(1, self.console.height - 2)  # the status line, and a row for the cursor
         body = Text("\n".join(lines[-height:]), no_wrap=True, overflow="ellipsis")
-        s = self._status
-        bar = Text(f" {s.state} · answers {s.answers} · {s.elapsed:5.1f}s {s.detail}" if s else "", style="reverse",
-                   no_wrap=True, overflow="ellipsis")
-        self._ensure_live().update(Group(body, bar), refresh=True)
+        self._ensure_live().update(Group(body, StatusBar(self._status, self._status_at, self._now)), refresh=True)
 
     def _print(self, *args, **kwargs) -> None:
         if self._live is not None:
@@ -74,20 +94,27 @@ class ConsoleSink(BaseSink):
         else:
             self.console.print(*args, **kwargs)
 
-    def _log_screen(self, text: str | None = None) -> None:
+    def _log_screen(self, text: str | None = None, top: int | None = None) -> None:
         """Not on a terminal: print the rows the program showed since the last time (the live region, or at a step's
-        end its whole text), each once."""
+        end its whole text, whose first row is row `top` when the channel knows it), each once. The rows left out are
+        counted by their numbers where they are known (`seq 1 300000` left out 299,800, not the "1839+" of its
+        scrollback), else as at least so many."""
         if self.mirror or self.quiet:
             return
+        lines = (text.split("\n") if text else []) if text is not None else []
+        exact = text is None or top is not None
         if text is None:
             snap = self._snap
             skipped, fresh = self._log.fresh(_live_region(snap), snap.scrolled) if snap is not None else (0, [])
+        elif top is not None:
+            skipped, fresh = self._log.fresh(lines, top)
         else:
-            skipped, fresh = 0, self._log.fresh_text(text.split("\n") if text else [])
+            skipped, fresh = 0, self._log.fresh_text(lines)
         if len(fresh) > LOG_TAIL:
             skipped, fresh = skipped + len(fresh) - LOG_TAIL, fresh[-LOG_TAIL:]
         if skipped:
-            self.console.print(Text(f"│ … {skipped}+ rows above were not shown (session.raw has them all)", style="dim"))
+            self.console.print(Text(f"│ … {skipped:,}{'' if exact else '+'} rows above were not shown (session.raw has them all)",
+                                    style="dim"))
         if fresh:
             self.console.print(Text("\n".join("│ " + line for line in self._redact("\n".join(fresh)).split("\n")), style="dim"),
                                soft_wrap=True)
@@ -117,11 +144,11 @@ class ConsoleSink(BaseSink):
             self._log_screen()
             self._print(Text(text, style="yellow"))
 
-    def step_ended(self, name: str, text: str) -> None:
+    def step_ended(self, name: str, text: str, top: int | None = None) -> None:
         lines = text.split("\n") if text else []
         if self.mirror and self._live is not None and lines:
             self._mirror(lines[-(self.console.height or 24):])  # what came after the last mirrored frame (the exit drain)
-        self._log_screen(text)
+        self._log_screen(text, top)
         self._snap, self._status, self._log = None, None, ScreenLog()  # the next step is another program
 
     def ask_human(self, asked: Asked, *, link: str | None = None, qr: bool = False, typed_here: bool = False,
@@ -165,7 +192,7 @@ class ConsoleSink(BaseSink):
             for row in outcome.preview:  # Text cells: screen text such as "[y/n]" is not rich markup
                 typed = repr(row["would_send"]) if row["source"] != "not run" else row["would_send"]
                 table.add_row(*(Text(str(v)) for v in (row["step"], row["kind"], row["question"], typed, row["source"])))
-            self.console.print(table)
+            self.console.print(table, soft_wrap=False)  # its cells wrap within it, even in a log
         style = "bold green" if outcome.exit_code == 0 else "bold red"
         self.console.print(Text(f"cursor-pilot: {outcome.reason} (exit {outcome.exit_code})", style=style))
         c = outcome.counters
@@ -242,7 +269,7 @@ def run_summary(console: Console, r: PastRun) -> None:
     for i, step in enumerate(m.steps, 1):
         last = step.attempts[-1] if step.attempts else None
         ended = f" (exit code {last.exit_code})" if last and last.exit_code is not None else ""
-        why = f": {last.reason}" if last and last.reason else ""
+        why = f": {last.reason}" if last and last.reason and last.reason != step.status else ""  # not "interrupted: interrupted"
         lines.append(f"  step {i} {step.name} [{step.kind}]: {step.status}{ended}{why}")
     cost = f" · est. cost ${c['cost_usd']:.4f}" if isinstance(c.get("cost_usd"), (int, float)) else ""
     lines.append(f"  answers: {c.get('answers', 0)} · escalations: {c.get('escalations', 0)} · rule hits: {c.get('rule_hits', 0)}"
@@ -254,7 +281,7 @@ def run_summary(console: Console, r: PastRun) -> None:
         lines.append(f"  replay: asciinema play {cast}")
     if m.status != "completed":
         lines.append(f"  continue: cursor-pilot run --resume {r.folder / 'manifest.json'}")
-    console.print(Text("\n".join(lines)))
+    console.print(Text("\n".join(lines)), soft_wrap=not console.is_terminal)  # a log keeps each line whole
 
 
 def error_line(message: str) -> None:

@@ -56,6 +56,7 @@ def _own_state_home(tmp_path_factory, monkeypatch):
     in the user's ~/.local/state (cursorpilot/pastruns.py)."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
     monkeypatch.delenv("CURSORPILOT_RUNS", raising=False)
+    monkeypatch.setenv("CURSORPILOT_PAGE_AFTERLIFE", "30")  # an ended run's page answers 410 this long (human/ended.py), not an hour
 
 
 @pytest.fixture

@@ -115,7 +115,7 @@ class ExtensionAsked:
 @dataclass(frozen=True, slots=True)
 class Decided:
     token: int
-    decision: Decision | None  # None: the human who was asked gave no answer
+    decision: Decision | None  # after a human was asked, an escalation (or None): nobody answered, and why
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from cursorpilot.acp.facts import (STUCK_AFTER, AcpPilotConfig, Ask, AskHuman, C
                                    TurnEnded, Update)
 from cursorpilot.acp.requests import Open, form_reply, plan_reply, question_answer
 from cursorpilot.decide.agentpilot import AgentPilot, headline
-from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, deliver, escalate, escalation, split, unanswered
+from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, NOBODY, deliver, escalate, escalation, split, unanswered
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
 from cursorpilot.decide.turns import CheckGoal, Turns, gist
@@ -260,8 +260,8 @@ class AcpPilot(AgentPilot[Effect]):
         if o is None or self.done:
             return []  # superseded: the step ended meanwhile
         d = f.decision
-        if d is None:
-            return self._halt(unanswered(o.human or "escalated"))
+        if d is None or d.source == NOBODY:  # the people asked gave no answer
+            return self._halt(unanswered(o.human or "escalated", d.why if d is not None else ""))
         if d.verdict == Verdict.FAIL:
             return self._end(ExitCode.LIMIT if d.limit else ExitCode.FAILED, d.why)
         return _DECIDED[o.kind](self, f.token, o, d)

@@ -35,7 +35,8 @@ def run(**o: Any) -> int:
     manifest = _resumed(o)
     command = _program(o)
     spec = _spec(o, command, manifest)
-    console = Console() if sys.stdout.isatty() else Console(width=140)  # logs and CI: don't wrap at 80 columns
+    # logs and CI: no line is cut in two (`grep 'exit 3'` finds it); a table still fits 140 columns
+    console = Console() if sys.stdout.isatty() else Console(width=140, soft_wrap=True)
     runner = Runner(spec, ConsoleSink(console, quiet=o["quiet"]), resume=manifest)
     runner.check_profiles()
     register(spec.log_dir, spec.run_id)  # cursor-pilot runs lists it from anywhere
@@ -43,7 +44,7 @@ def run(**o: Any) -> int:
     try:
         return runner.run().exit_code
     finally:
-        if spec.interactive:
+        if spec.humans.terminal:  # the offer is a question at the terminal: with nobody there, nobody is asked it
             learned_at_exit(spec.log_dir, o.get("learn"), o["rules"], command or [str(o["plan"])])
         if o.get("report"):
             report_at_exit(spec.log_dir)
@@ -107,7 +108,7 @@ def _spec(o: dict[str, Any], command: list[str], manifest):
     from cursorpilot.human.humans import configure as configure_humans
     from cursorpilot.pastruns import runs_home
     from cursorpilot.plan import load_plan, single_command_plan
-    from cursorpilot.preflight import check_new_log_dir, check_startable
+    from cursorpilot.preflight import check_new_log_dir, check_secrets_given, check_startable
     from cursorpilot.providers.rules import parse_answer
     from cursorpilot.resume import check_resumable
     from cursorpilot.runner import RunSpec, default_run_id
@@ -124,7 +125,8 @@ def _spec(o: dict[str, Any], command: list[str], manifest):
     detectors = existing(o["detectors"], "detector file")
     if o.get("learn") is not None:
         check_learning(o, is_interactive())
-    provider, rule_entries = _answerer(o, answers, interactive_steps=any(step.run is None for step in plan.steps))
+    provider, rule_entries, read = _answerer(o, answers, interactive_steps=any(step.run is None for step in plan.steps))
+    check_secrets_given(_rules_written(o, answers, read, plan), secrets)
     max_wall = parse_duration(o["max_wall"]) if o.get("max_wall") else None
     _check_max_cost(o.get("max_cost"), provider)
     model_calls = model_call_caps(o.get("max_model_calls") or "1000/20")
@@ -167,10 +169,11 @@ def model_call_caps(text: str) -> tuple[int | None, int | None]:
 
 
 def _answerer(o: dict[str, Any], answers: list, interactive_steps: bool):
-    """Who answers (the provider) and the rules that go before it. No key and no rules: the rules provider with none,
+    """Who answers (the provider), the rules that go before it, and the rules of --rules as read. No key and no rules: the rules provider with none,
     so a program that asks nothing runs, and each question goes to a person (exit 3 with nobody at the terminal,
     saying how to choose an answerer)."""
     from cursorpilot.durations import parse_duration
+    from cursorpilot.learn import LearningRules
     from cursorpilot.providers import choose as choose_provider
     from cursorpilot.providers import create as create_provider
     from cursorpilot.providers.base import Provider, ProviderConfig
@@ -188,12 +191,25 @@ def _answerer(o: dict[str, Any], answers: list, interactive_steps: bool):
     if provider_name == "rules":  # --answer first, then --rules; with neither, the plan's answers alone (no match escalates)
         origin = str(rules or ("--answer" if answers else "--learn" if o.get("learn") else "--provider rules" if o["provider"] else ""))
         # (""): nothing was chosen to answer, and a question's escalation says how to choose
-        provider = RulesProvider([*answers, *(read_entries(rules) if rules else [])], origin)
+        read = read_entries(rules) if rules else []
+        provider = (LearningRules if o.get("learn") else RulesProvider)([*answers, *read], origin)
         rule_entries = []
     else:  # an answerer that is not rules: the rules go first, as the step's own (the script's file is its script)
         provider = create_provider(provider_name, pconfig)
-        rule_entries = [*answers, *(read_entries(rules) if rules is not None and provider.needs_prompt else [])]
-    return provider, rule_entries
+        read = read_entries(rules) if rules is not None and provider.needs_prompt else []
+        rule_entries = [*answers, *read]
+    return provider, rule_entries, read
+
+
+def _rules_written(o: dict[str, Any], answers: list, read: list, plan):
+    """Every rule the run may answer with, and where it is written (for a message that leads to it)."""
+    from cursorpilot.providers.rules import rule_id
+
+    yield from ((f"--answer '{a.match}={a.reply}'", a) for a in answers)
+    yield from ((f"{o['rules']}: rule {rule_id(e, i)}", e) for i, e in enumerate(read))
+    yield from ((f"{o['plan']}: answers: rule {rule_id(e, i)}", e) for i, e in enumerate(plan.answers))
+    for step in plan.steps:
+        yield from ((f"{o['plan']}: step {step.name!r}: rule {rule_id(e, i)}", e) for i, e in enumerate(step.answers))
 
 
 def demo(log: Path | None, quiet: bool, report: bool, debug: bool, argv: list[str], package: Path) -> int:

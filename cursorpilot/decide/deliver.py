@@ -139,8 +139,14 @@ def deliver(tally: Tally, a: Answer) -> list[Effect]:
             Delivered(a.prompt, a.counted if a.counted is not None else a.reply)]
 
 
+YOURS = "--learn: your answer becomes a rule"  # why a learn run asks the person (learn.LearningRules): by design
+
+
 def escalation(counts: RunCounts, *, rule_id: str | None, prompt: str, why: str) -> list[Shared]:
-    """Count, record and say that a human is needed; the caller goes on (a request it declines, say)."""
+    """Count, record and say that a human is needed; the caller goes on (a request it declines, say). A learn run's
+    question that no rule answers is the person's by design: asked (human_asked says so), never an escalation."""
+    if why == YOURS:
+        return []
     counts.escalations += 1
     return [Record(R.Escalation(rule_id=rule_id, prompt=prompt, why=why, interactive=counts.interactive)),
             Tell("note", f"needs a human: {why}")]
@@ -155,9 +161,15 @@ def escalate(counts: RunCounts, *, rule_id: str | None, prompt: str, why: str, h
     return out
 
 
-def unanswered(why: str) -> Halt:
-    """The human asked gave no answer."""
-    return Halt(ExitCode.HUMAN_NEEDED, f"a human is needed ({why}); none answered")
+NOBODY = "nobody"  # the source of the escalation that says why the people asked gave no answer (human/humans.py)
+
+
+def unanswered(needed: str, why: str = "") -> Halt:
+    """The people asked gave no answer: why they were needed (when the channel still knows), and why no answer came (the
+    person at the terminal gave up, the time to answer ran out, nobody could be asked), said first when known."""
+    if not why:
+        return Halt(ExitCode.HUMAN_NEEDED, f"a human is needed ({needed or 'escalated'}); none answered")
+    return Halt(ExitCode.HUMAN_NEEDED, f"{why}, when a human was needed ({needed})" if needed else why)
 
 
 def halt_of(effects: list) -> Halt | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import assert_never
 
 from cursorpilot.decide.agentpilot import AgentPilot, headline
-from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, deliver, escalate, split, unanswered
+from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, NOBODY, deliver, escalate, split, unanswered
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
 from cursorpilot.decide.toolcalls import describe, fingerprint, permission_question, permission_reply, turn_end_question
@@ -166,15 +166,16 @@ class HeadlessPilot(AgentPilot[Effect]):
         return [Record(R.HeadlessSession(session_id=f.session_id, model=f.model, cwd=f.cwd))]
 
     def _said(self, now: float, f: Said) -> list[Effect]:
-        self.said.append(f.text)
-        self.message.append(f.text)
-        self.all_said.append(f.text)
+        """Each message the agent writes is a paragraph of its own, in the turn and in all it said (the log showed
+        "Cleaning up first.Making the log folder.Done." as one line)."""
+        for said in (self.said, self.message, self.all_said):
+            if said and not said[-1].endswith("\n\n"):
+                said.append("\n\n")
+            said.append(f.text)
         return [Record(R.HeadlessMessage(text=f.text))]
 
     def _tool_use(self, now: float, f: ToolUse) -> list[Effect]:
-        if self.said and not self.said[-1].endswith("\n\n"):  # what the agent says after a tool call is a message of its own
-            self.said.append("\n\n")
-        self.message = []
+        self.message = []  # what the agent says after a tool call is its last message so far
         call = tool_call(f.name, f.input)
         fp = fingerprint(call)
         seen = self.tool_calls[fp] = self.tool_calls.get(fp, 0) + 1
@@ -296,8 +297,8 @@ class HeadlessPilot(AgentPilot[Effect]):
         if o is None or self.done:
             return []
         d = f.decision
-        if d is None:
-            return self._halt(unanswered(o.human or "escalated"))
+        if d is None or d.source == NOBODY:  # the people asked gave no answer
+            return self._halt(unanswered(o.human or "escalated", d.why if d is not None else ""))
         if d.verdict == Verdict.FAIL:
             return self._end(ExitCode.LIMIT if d.limit else ExitCode.FAILED, d.why)
         if o.kind == "turn_end":

@@ -20,6 +20,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
+from cursorpilot.decide.deliver import NOBODY
 from cursorpilot.decide.question import Decision, Question, Verdict
 from cursorpilot.human.asked import GONE, REFUSED, Result, asked
 from cursorpilot.human.race import Board, Offer, Pending
@@ -29,6 +30,7 @@ from cursorpilot import records as R
 
 ON_TIMEOUT = ("exit", "no")
 Check = Callable[[Question, Decision], Decision]  # decide.decider.Decider.check
+GAVE_UP = "the person at the terminal gave up (Ctrl-D)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,26 +86,28 @@ class Humans:
         self.withdraw("the run ended")
         page, self.page = self.page, None
         if page is not None:
-            page.close()
+            page.close(ended_run=self.board.linked())  # its links answer 410 "this run has ended" (ended.py)
             if page.refusals:
                 self.tx.write(R.PageRefusals(counts=dict(page.refusals)))
 
     # -- asking ---------------------------------------------------------------------------------------------------------
-    async def decide(self, q: Question, why: str, step, check: Check, pool: Executor) -> Decision | None:
+    async def decide(self, q: Question, why: str, step, check: Check, pool: Executor) -> Decision:
         """For a channel that runs an event loop (ACP, headless): people asked off the loop, on `pool`; the answer taken,
-        recorded and checked like any other (None: nobody answered)."""
+        recorded and checked like any other (an escalation saying why, when nobody answered)."""
         try:
-            text = await asyncio.get_running_loop().run_in_executor(pool, self.ask, q, why, step, check)
-        except Exception:
-            text = None
-        if text is None:
-            return None
-        self.tx.write(R.HumanReply(text=text))
-        return check(q, Decision(Verdict.ANSWER, text=text, source="human"))
+            d = await asyncio.get_running_loop().run_in_executor(pool, self.ask, q, why, step, check)
+        except Exception as exc:
+            d = Decision.escalate(f"nobody could be asked ({type(exc).__name__}: {exc})", NOBODY)
+        if d.verdict != Verdict.ANSWER or d.text is None:
+            return d
+        self.tx.write(R.HumanReply(text=d.text))
+        return check(q, Decision(Verdict.ANSWER, text=d.text, source=d.source))
 
-    def ask(self, q: Question, why: str, step, check: Check | None = None, shown: str | None = None) -> str | None:
-        """The first answer that passes `check` (the deny policy, the options), or None: nobody answered in time, the
-        terminal gave up (Ctrl-D), the step ended. step: what the question belongs to (a session.StepBase)."""
+    def ask(self, q: Question, why: str, step, check: Check | None = None, shown: str | None = None) -> Decision:
+        """The first answer that passes `check` (the deny policy, the options), as a Decision that says who gave it (a
+        person, or --on-human-timeout's own no); or an escalation that says why no answer came (nobody answered in time,
+        the person at the terminal gave up, nobody could be asked, the step ended). step: what the question belongs to
+        (a session.StepBase)."""
         a = asked(q, why, step=step.index, steps=step.total, step_name=step.name, program=" ".join(step.command),
                   governing_prompt=step.governing_prompt, redact=self.redact, shown=shown)
         now, timeout = self.clock.monotonic(), self.config.timeout
@@ -118,8 +122,7 @@ class Humans:
         self.tx.write(R.HumanAsked(step=step.index, decision=pending.decision, prompt=a.headline(), why=a.why, rule_id=a.rule_id,
                                    secret=a.secret or None, channels=channels, timeout_s=timeout))
         if not channels:
-            self._unanswered(pending, step.index, "nobody can be asked: no terminal, and the decision page could not start")
-            return None
+            return self._unanswered(pending, step.index, "nobody can be asked: no terminal, and the decision page could not start")
         stale = self.reader.typed_ahead() if self.reader is not None else []
         if stale:  # typed after the last question was answered elsewhere: it answers nothing
             self.sink.note(f"ignored {len(stale)} line(s) typed before this question was asked")
@@ -137,7 +140,7 @@ class Humans:
             if reading is not None:
                 reading.join(2.0)
 
-    def _wait(self, pending: Pending, q: Question, check: Check | None, step: int) -> str | None:
+    def _wait(self, pending: Pending, q: Question, check: Check | None, step: int) -> Decision:
         """The asking thread: each offer in turn, checked; the first that passes wins."""
         while True:
             left = None if pending.expires_at is None else pending.expires_at - self.clock.monotonic()
@@ -146,14 +149,12 @@ class Humans:
             offer = pending.next_offer(left)
             if offer is None:
                 if pending.closed.is_set():
-                    self._unanswered(pending, step, pending.ended)
-                    return None
+                    return self._unanswered(pending, step, pending.ended or "the question was withdrawn")
                 continue
             if offer.text is None:  # Ctrl-D at the terminal: giving up, as it always was
                 pending.close("the person at the terminal gave up")
                 offer.settle(Result(GONE, "given up"))
-                self._unanswered(pending, step, "gave up at the terminal (Ctrl-D)")
-                return None
+                return self._unanswered(pending, step, GAVE_UP)
             why_not = _refused(q, check, offer.text)
             if why_not:
                 pending.refuse(offer, why_not)
@@ -162,10 +163,10 @@ class Humans:
                 continue
             if pending.accept(offer):
                 self._answered(pending, offer, step)
-                return offer.text
-            return None  # withdrawn while it was checked
+                return Decision(Verdict.ANSWER, text=offer.text, source="human")
+            return self._unanswered(pending, step, pending.ended or "the question was withdrawn")  # while it was checked
 
-    def _timed_out(self, pending: Pending, q: Question, check: Check | None, step: int) -> str | None:
+    def _timed_out(self, pending: Pending, q: Question, check: Check | None, step: int) -> Decision:
         limit = f"nobody answered within {self.config.timeout:g}s (--human-timeout)"
         no = pending.asked.no if self.config.on_timeout == "no" else None
         if no is not None and not _refused(q, check, no):
@@ -173,11 +174,10 @@ class Humans:
             if pending.accept(offer):
                 self.sink.note(f"{limit}: answered the question's own no, {no!r} (--on-human-timeout no)")
                 self._answered(pending, offer, step)
-                return no
+                return Decision(Verdict.ANSWER, text=no, source=R.BY_TIMEOUT)  # the run's option chose it: nobody answered
         pending.close("the time to answer it is up")
         self.sink.note(limit + ("" if no is None else "; the question's no could not be given"))
-        self._unanswered(pending, step, limit)
-        return None
+        return self._unanswered(pending, step, limit)
 
     def _answered(self, pending: Pending, offer: Offer, step: int) -> None:
         self.tx.write(R.HumanAnswered(step=step, decision=pending.decision, channel=offer.channel, by=offer.who or None,
@@ -194,9 +194,11 @@ class Humans:
         self.tx.write(R.HumanRefused(step=step, decision=pending.decision, channel=offer.channel, why=offer.result.message,
                                      status=offer.result.status, text=offer.text, secret=pending.asked.secret or None))
 
-    def _unanswered(self, pending: Pending, step: int, why: str) -> None:
+    def _unanswered(self, pending: Pending, step: int, why: str) -> Decision:
+        """Recorded, and said to the channel as an escalation whose why is why no answer came (its end's reason)."""
         self.tx.write(R.HumanUnanswered(step=step, decision=pending.decision, why=why,
                                         waited_s=round(self.clock.monotonic() - pending.asked_at, 3)))
+        return Decision.escalate(why, source=NOBODY)
 
     # -- the channels' threads ------------------------------------------------------------------------------------------
     def _terminal(self, pending: Pending) -> None:

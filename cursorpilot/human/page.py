@@ -11,24 +11,23 @@ same race as the terminal's (race.py): the first that passes the checks wins.
 from __future__ import annotations
 
 import asyncio
+import errno
 import ipaddress
+import os
 import json
 import socket
 import threading
 from collections.abc import Callable
 
 from cursorpilot.errors import BadInput
-from cursorpilot.human import html
-from cursorpilot.human.asked import ACCEPTED, REFUSED, Result
+from cursorpilot.human import ended, html
+from cursorpilot.human.asked import ACCEPTED, GONE, REFUSED, Result
+from cursorpilot.human.ended import HEADERS
 from cursorpilot.human.race import Board, Offer, Pending
 
 MAX_ANSWER = 16 * 1024  # characters: far more than any answer; a larger body is refused before it is read
 MAX_BODY = MAX_ANSWER * 4 + 1024  # bytes of a form post (url-encoding can triple a character)
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
-HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-    "Referrer-Policy": "no-referrer", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY",
-}
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -50,15 +49,20 @@ def is_loopback(host: str) -> bool:
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """The page's socket, bound now: a port in use is exit 2 before anything runs."""
+    """The page's socket, bound now: a port in use is exit 2 before anything runs, unless what holds it is the page of
+    an ended run of this user (ended.py), which makes way."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    try:
+    for attempt in (1, 2):
         sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-    except OSError as exc:
-        raise BadInput(f"--listen {host}:{port}: cannot listen there ({exc.strerror or exc})") from None
-    return sock
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((host, port))
+            return sock
+        except OSError as exc:
+            sock.close()
+            if attempt == 2 or exc.errno != errno.EADDRINUSE or not port or not ended.make_way(port):
+                raise BadInput(f"--listen {host}:{port}: cannot listen there ({exc.strerror or exc})") from None
+    raise AssertionError("unreachable")
 
 
 def link_host(host: str) -> str:
@@ -117,15 +121,21 @@ class Page:
     def ready(self, timeout: float = 15.0) -> bool:
         return self._ready.wait(timeout) and not self.error
 
-    def close(self) -> None:
+    def close(self, ended_run: bool = False) -> None:
+        """Stop serving. ended_run: the run is over and links were given out: its address goes on answering them 410
+        (ended.py), from the same socket, so a request that comes meanwhile waits in the backlog for its 410."""
         if self._thread is not None:
             self._ready.wait(15.0)  # a page still starting is stopped once it has started
+        held = socket.socket(fileno=os.dup(self.sock.fileno())) if ended_run and not self.error else None  # (stopping closes ours)
         loop, self._loop = self._loop, None
         if loop is not None and self._stop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self._stop.set)
         if self._thread is not None:
             self._thread.join(5.0)
         self.sock.close()
+        if held is not None:
+            ended.hand_over(held, html.result_page(GONE, ended.GONE))
+            held.close()
 
     # -- the server's thread --------------------------------------------------------------------------------------------
     def _serve(self) -> None:

@@ -162,3 +162,8 @@ class Board:
     def open(self) -> list[Pending]:
         with self._lock:
             return [p for p in self._all.values() if not p.closed.is_set()]
+
+    def linked(self) -> bool:
+        """Some question's link was given out (shown, sent in a notice)."""
+        with self._lock:
+            return bool(self._all)

@@ -13,7 +13,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -23,6 +23,11 @@ from cursorpilot.providers.schema import names_structured
 if TYPE_CHECKING:
     from cursorpilot.providers.resident import Remote
 
+# statuses worth a retry: a timeout, a conflict, too many requests, and a server error that may pass; never one that
+# says the server does not do this (501 Not Implemented from a plain web server, 505, 506, 508, 510, 511)
+RETRYABLE = (408, 409, 429)
+NEVER_PASSES = (501, 505, 506, 508, 510, 511)
+NOT_THIS_API = (405, 501)  # a web server that is not the model's API (http.server answers a POST with 501)
 BACKOFF_BASE = 0.5
 BACKOFF_CAP = 30.0
 RETRY_AFTER_CAP = 60.0
@@ -282,6 +287,7 @@ class ChatProvider:
     # structured-output parameters, whatever its status) moves the run to the next, once, for good.
     forms: tuple[str, ...] = ("structured", "text")
     _remote: Remote | None = None  # the SDK's calls made by the resident (None: here)
+    base_url = ""  # the server's address: every error names it
 
     def __init__(self, model: str, retries: int, timeout: float, prices=None, sleep: Callable[[float], None] = time.sleep):
         self.model = model
@@ -324,16 +330,30 @@ class ChatProvider:
             return Failure(**exc.fields) if exc.fields else Failure(exc.described, retryable=False)
         return self._classify(exc)
 
-    def _judged(self, exc: Exception) -> Failure | None:
+    def _judged(self, exc: Exception) -> Failure:
         """The provider's classification, except that an error naming the structured-output parameters, while we ask in a
         structured form, is a refusal of that form: retrying it the same way would fail the same way (llama-cpp-python's
         500 for json_schema was retried five times per question, then escalated)."""
-        failure = self._failure(exc)
-        if self.structured and names_structured(f"{exc} {failure.message if failure else ''}"):
+        failure = self._failure(exc) or Failure(f"{type(exc).__name__}: {exc}", retryable=False)
+        if self.structured and names_structured(f"{exc} {failure.message}"):
             nxt = self.forms[self.forms.index(self.form) + 1]
-            message = (failure.message if failure else f"{type(exc).__name__}: {exc}")[:300]
-            return Failure(f"{message} [the server refuses {self.form}: {nxt} from now on]", retryable=False, refused=True)
-        return failure
+            failure = Failure(f"{failure.message[:300]} [the server refuses {self.form}: {nxt} from now on]", retryable=False, refused=True)
+        return self._named(failure)
+
+    def _named(self, failure: Failure) -> Failure:
+        """Every error names the server it came from (a timeout, a status, a malformed reply), so that which of the
+        user's settings is wrong is plain; a timeout says how long was waited."""
+        message = failure.message
+        if message == "timeout":
+            message = f"no reply within {self.timeout:g}s (--llm-timeout)"
+        status, sep, rest = message.partition(": ")
+        if not self.base_url or self.base_url in message:  # (a connection error names the URL it tried already)
+            pass
+        elif sep and status.startswith("HTTP "):
+            message = f"{status} from {self.base_url}: {rest}"
+        else:
+            message = f"{message}, from {self.base_url}"
+        return replace(failure, message=message)
 
     def answer(self, request):  # -> Reply
         from cursorpilot.providers.base import Reply, Usage
@@ -366,8 +386,13 @@ class ChatProvider:
 
 
 def status_failure(status: int, message: str, retry_after: str | None) -> Failure:
-    retryable = status == 429 or status >= 500 or status == 408
-    return Failure(f"HTTP {status}: {message}"[:300], retryable, parse_retry_after(retry_after) if retryable else None)
+    """A status the server answered: retried when it may pass (429, 503, ...); a server that does not do this (a plain
+    web server's 501 to a POST) is said so at once, not asked five times."""
+    retryable = status in RETRYABLE or (status >= 500 and status not in NEVER_PASSES)
+    said = f"HTTP {status}: {message}"[:300]
+    if status in NOT_THIS_API:
+        said += "; not the model's API (check --base-url)"
+    return Failure(said, retryable, parse_retry_after(retry_after) if retryable else None)
 
 
 def tried_url(exc: Exception, base_url: str) -> str:

@@ -15,8 +15,8 @@ import termios
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 
-from cursorpilot.decide.deliver import Record
-from cursorpilot.decide.question import Decision, Question, Verdict
+from cursorpilot.decide.deliver import NOBODY, Record
+from cursorpilot.decide.question import Decision, Question
 from cursorpilot.decide.turns import CheckGoal
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Timing, classify, undecided
 from cursorpilot.detect.profiles import Profile
@@ -104,9 +104,11 @@ class PtyStep:
             self.view.watch = kernel.TtyWatch(self.driver.fd, kernel.slave_path(self.driver.fd), self.host.mark)
             self._feed(Started(self.driver.pid, tuple(self.step.command), tuple(hidden)))
             status = self._loop()
-            text = "\n".join([*self.screen.scrollback(), *self.screen.snapshot().lines]).rstrip()
+            earlier, snap = self.screen.scrollback(), self.screen.snapshot()
+            text = "\n".join([*earlier, *snap.lines]).rstrip()
             p = self.pilot
-            return StepResult(int(p.exit_code), p.reason, status.code, p.answers, text, p.preview, goal=p.turns.goal)
+            return StepResult(int(p.exit_code), p.reason, status.code, p.answers, text, p.preview, goal=p.turns.goal,
+                              text_top=snap.scrolled - len(earlier))
         finally:
             self.recorder.close()
             if self.driver is not None:
@@ -262,13 +264,12 @@ class PtyStep:
             self._decided(p.token, decider.weighed(p.question, p.weighing, p.future.result()), p.question, p.content)
         elif p.question is not None:  # Decider.call never raises
             self._decided(p.token, decider.after(p.question, p.future.result()), p.question, p.content)
-        else:
+        else:  # people's answer (human/humans.py): who gave it, or why none came
             try:
-                text = p.future.result()
-            except Exception:
-                text = None
-            self._decided(p.token, Decision(Verdict.ANSWER, text=text, source="human") if isinstance(text, str)
-                          else Decision.escalate("no answer"), None, p.content)
+                d = p.future.result()
+            except Exception as exc:
+                d = Decision.escalate(f"nobody could be asked ({type(exc).__name__}: {exc})", NOBODY)
+            self._decided(p.token, d, None, p.content)
 
     def _decided(self, token: int, d: Decision, q: Question | None, asked_on: int) -> None:
         if d.weigh is not None and q is not None:  # a yes that needs the focused judgment first: off the read loop

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import assert_never
 
 from cursorpilot import records as R
-from cursorpilot.decide.deliver import Record, RunCounts, Tally, escalate, split
+from cursorpilot.decide.deliver import Record, RunCounts, Tally, escalate, split, unanswered
 from cursorpilot.decide.question import Decision, Kind, Verdict
 from cursorpilot.decide.turns import Turns, gist
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
@@ -197,7 +197,7 @@ class Pilot(Answering, QuietRules, TurnEnds):
             return self._turn_decided(now, a, d, content, current, self._modes)
         if self.state == State.AWAITING_INPUT:
             if d.verdict != Verdict.ANSWER or d.text is None:
-                return self._abort(ExitCode.HUMAN_NEEDED, f"a human is needed ({d.why or 'escalated'}); none answered")
+                return self._abort(ExitCode.HUMAN_NEEDED, unanswered("", d.why).reason)  # why no answer came
             shown = self._turn.message if a.kind == Kind.TURN_END and self._turn is not None else None
             return [Record(R.HumanReply(text=d.text, secret=True if a.secret else R.OMIT)),
                     *self._type_answer(now, a.c, d, self._modes, a.kind, a.secret, prompt=shown)]

@@ -78,7 +78,9 @@ LOOP_BREAKER = "loop-breaker"
 def source_kind(source: str | None) -> SourceKind:
     if not source:
         return "none"
-    for prefix, kind in (("rules", "rules"), ("plan:", "plan"), ("policy:", "policy"), ("human", "human"), (LOOP_BREAKER, "breaker")):
+    kinds = (("rules", "rules"), ("plan:", "plan"), ("policy:", "policy"), ("human", "human"), (R.BY_TIMEOUT, "human"),
+             (LOOP_BREAKER, "breaker"))  # --on-human-timeout's no: the human rung decided it, nobody answered (the row's why says so)
+    for prefix, kind in kinds:
         if source.startswith(prefix):
             return kind  # type: ignore[return-value]
     return "model"
@@ -286,7 +288,7 @@ class Builder:
 
     def _answer(self, r: R.Answer) -> None:
         self.d.counts["answers"] += 1
-        why = self.pending.human if (r.source or "").startswith("human") else None
+        why = self.pending.human if source_kind(r.source) == "human" else None
         self.typing = self._row(r, "answered", question=r.prompt or "", answer=r.reply, source=r.source, kind=r.kind,
                                 secret=bool(r.secret), policy_rule=r.policy_rule, why=why, granted=r.granted)
 

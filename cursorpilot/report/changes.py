@@ -15,7 +15,7 @@ from pathlib import Path
 
 from cursorpilot.envsnap import snapshot_env, worktree_snapshot
 from cursorpilot.report.build import Draft, cut
-from cursorpilot.report.model import Changes, FileChange
+from cursorpilot.report.model import Changes, FileChange, HeadMove
 
 GIT_TIMEOUT_S = 20.0
 STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied", "T": "type changed"}
@@ -59,7 +59,35 @@ def changes(d: Draft, log_dir: Path) -> Changes:
     if len(entries) > d.caps.files:
         note += f" {len(entries) - d.caps.files} more files changed; the stat lists them all."
     summary = f"{len(entries)} file(s) changed in {where} {during}." if entries else f"No file changed in {where} {during}."
-    return Changes(source="git", note=(summary + note).strip(), stat=stat, files=files, files_total=len(entries))
+    head = _head_move(git, base.get("commit"), end.get("commit"))
+    summary += f" {_moved(head)}" if head is not None else ""
+    return Changes(source="git", note=(summary + note).strip(), stat=stat, files=files, files_total=len(entries), head=head)
+
+
+def _head_move(git: _Git, before: str | None, after: str | None) -> HeadMove | None:
+    """HEAD's move during the run, when it moved: the commits it gained and the ones it no longer has (a squash keeps
+    every file as it was, and said "No file changed" and nothing else)."""
+    if not before or not after or before == after:
+        return None
+    lists = []
+    for span in (f"{before}..{after}", f"{after}..{before}"):
+        count = git.run("rev-list", "--count", span)
+        shown = git.run("log", "--no-color", "--format=%h %s", "-n", "20", span)
+        lists.append((int(count.strip()) if count and count.strip().isdigit() else 0, shown.splitlines() if shown else []))
+    (added_total, added), (dropped_total, dropped) = lists
+    return HeadMove(before=before, after=after, added=added, dropped=dropped, added_total=added_total, dropped_total=dropped_total)
+
+
+def _moved(h: HeadMove) -> str:
+    said = f"HEAD moved from {h.before[:7]} to {h.after[:7]}"
+    if h.added_total and h.dropped_total:
+        return (f"{said}: {h.dropped_total} commit(s) were replaced by {h.added_total} (the history was rewritten: a rebase, "
+                "an amend or a reset).")
+    if h.dropped_total:
+        return f"{said}: {h.dropped_total} commit(s) are no longer on it (a reset)."
+    if h.added_total:
+        return f"{said}: {h.added_total} new commit(s)."
+    return f"{said} (git could not compare the two: an old commit may be gone)."
 
 
 def _from_transcript(d: Draft, why: str) -> Changes:

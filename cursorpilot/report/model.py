@@ -126,12 +126,24 @@ class FileChange(_Model):
     cut: bool
 
 
+class HeadMove(_Model):
+    """HEAD's commit moved during the run: a commit made, a rebase, an amend, a reset (the files may be the same)."""
+
+    before: str  # HEAD's commit when the run started
+    after: str  # ... and when it ended
+    added: list[str]  # on HEAD now and not before: "abc1234 subject", newest first (cut to 20)
+    dropped: list[str]  # on HEAD before and not now (replaced or reset away)
+    added_total: int
+    dropped_total: int
+
+
 class Changes(_Model):
     source: Literal["git", "transcript", "none"]
     note: str  # where the changes come from, or why there are none
     stat: str  # git diff --stat
     files: list[FileChange]
     files_total: int
+    head: HeadMove | None = None  # HEAD moved (git)
 
 
 class Marker(_Model):

@@ -55,6 +55,17 @@ def test_bare_command_after_options_takes_everything_after_it(tmp_path, ok_rules
     assert b"args:--timeout --quiet" in raw and b"got:y" in raw
 
 
+def test_a_log_keeps_each_line_whole_so_grep_finds_the_exit_code(tmp_path):
+    """Not on a terminal, lines were hard-wrapped at 140 columns mid-phrase (`… (exit` / `3)`): `grep 'exit 3'` on a CI
+    log missed the run's own last word."""
+    p = cp("run", "--log", "log", "--", "bash", "-c", ASK, cwd=tmp_path)  # no answerer: the longest reason there is
+    assert p.returncode == 3, p.stdout + p.stderr
+    ending = [line for line in p.stdout.splitlines() if line.startswith("cursor-pilot: a human is needed")]
+    assert len(ending) == 1 and len(ending[0]) > 140 and ending[0].endswith("Continue? [y/n] (exit 3)"), p.stdout
+    assert any(line.startswith("needs a human: no answerer was chosen") and line.endswith("(or --provider)")
+               for line in p.stdout.splitlines()), p.stdout
+
+
 # -- item 9: run folders ------------------------------------------------------------------------------------------------
 def test_reused_log_folder_is_refused_not_appended_to(tmp_path, ok_rules):
     """A second run into the same --log was appended to the first one's transcript."""
@@ -92,6 +103,35 @@ def test_run_help_shows_the_panels_and_the_prices_brackets(tmp_path):
     assert p.returncode == 0
     assert all(f"─ {panel} ─" in p.stdout for panel in PANELS)
     assert "{model: [usd_per_1M_in, usd_per_1M_out]}" in p.stdout  # rich markup took [..] for a style tag
+
+
+def test_help_shows_a_flag_without_a_type_and_version_takes_no_value(tmp_path):
+    """`--help` showed `--quiet <bool>`, `--version <bool>`, as if they took a value, and `--version true` was taken."""
+    for args in (("run", "--help"), ("--help",), ("demo", "--help")):
+        p = cp(*args, cwd=tmp_path, env={"COLUMNS": "220"})
+        assert p.returncode == 0 and "<bool>" not in p.stdout and "--help" in p.stdout, p.stdout
+    row = next(line for line in cp("run", "--help", cwd=tmp_path, env={"COLUMNS": "220"}).stdout.splitlines() if "--rules " in line)
+    assert "<path>" in row  # the mirror: an option that takes a value still says what kind
+    p = cp("--version", "true", cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.startswith("cursor-pilot: error: --version takes no value") and not p.stdout
+    assert cp("--version", cwd=tmp_path).stdout.startswith("cursor-pilot ")
+
+
+@pytest.mark.parametrize("args, said", [
+    (["run", "--rules", "ok.yaml", "--timout", "5s", "--", "sleep", "3"],
+     "No such option: --timout (Possible options: --human-timeout, --llm-timeout, --timeout) (cursor-pilot run -h for help)"),
+    (["run", "--cols", "5", "--", "true"],
+     "Invalid value for '--cols': Input should be greater than or equal to 20 (cursor-pilot run -h for help)"),
+    (["learn", "--timout", "3", "--", "true"],
+     "No such option: --timout (Possible options: --human-timeout, --llm-timeout, --timeout) (cursor-pilot run -h for help)"),
+    (["runs", "--bogus"], "No such option: --bogus (cursor-pilot runs -h for help)"),
+    (["runs", "show"], "Missing argument 'run'. (cursor-pilot runs show -h for help)"),
+    (["bogus"], "No such command 'bogus'. (cursor-pilot -h for help)"),
+])
+def test_a_mistake_in_the_command_line_is_one_error_line_not_a_boxed_panel(tmp_path, args, said):
+    """An option typo printed a 4-line boxed panel (usage, hint, box) where every other error is one line."""
+    p = cp(*args, cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == "" and p.stderr == f"cursor-pilot: error: {said}\n", p.stderr
 
 
 @pytest.mark.parametrize("words, expected", [
@@ -145,6 +185,24 @@ def test_runs_lists_past_runs_and_shows_one(tmp_path, ok_rules):
     again = cp("run", "--quiet", "--resume", second, cwd=tmp_path / "..")  # by its id, from another directory
     assert again.returncode == 3, again.stdout + again.stderr
     assert '"type": "run_resumed"' in (home / second / "transcript.jsonl").read_text()
+
+
+def test_runs_show_of_an_interrupted_run_says_it_once(tmp_path):
+    """`runs show` printed `step 1 sleep [drive]: interrupted: interrupted`."""
+    import signal
+    import time
+
+    base = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
+    proc = subprocess.Popen([sys.executable, "-m", "cursorpilot", "run", "--log", "log", "--", "sleep", "30"], cwd=tmp_path,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=base)
+    transcript, deadline = tmp_path / "log" / "transcript.jsonl", time.monotonic() + 30
+    while not (transcript.exists() and "program_started" in transcript.read_text()) and time.monotonic() < deadline:
+        assert proc.poll() is None
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(30) == 130
+    p = cp("runs", "show", "log", cwd=tmp_path)
+    assert p.returncode == 0 and "  step 1 sleep [drive]: interrupted\n" in p.stdout and "interrupted: interrupted" not in p.stdout, p.stdout
 
 
 def test_runs_are_kept_in_one_place_and_listed_from_anywhere(tmp_path, ok_rules):

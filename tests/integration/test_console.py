@@ -42,6 +42,15 @@ def test_ci_log_shows_the_program_around_each_answer(tmp_path, rules):
     assert answer < lines.index("│ got:y") < lines.index("│ bye") < summary
 
 
+def test_ci_log_counts_the_rows_it_left_out_of_a_flood_by_their_number(tmp_path, rules):
+    """`seq 1 300000` printed "… 1839+ rows above were not shown": the count of its scrollback, when 299,800 were not."""
+    p = cp("run", "--rules", str(rules), "--log", "log", "--", "seq", "1", "300000", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    shown = program_lines(p.stdout)
+    assert shown[0] == "… 299,800 rows above were not shown (session.raw has them all)"
+    assert shown[1:] == [str(n) for n in range(299801, 300001)]
+
+
 def test_ci_log_quiet_shows_only_the_summary(tmp_path, rules):
     p = cp("run", "--quiet", "--rules", str(rules), "--log", "log", "--", "bash", "-c", CHATTY, cwd=tmp_path)
     assert p.returncode == 0 and program_lines(p.stdout) == [] and "answer '" not in p.stdout

@@ -63,6 +63,19 @@ def test_print_mode_rm_denied_through_interaction_query_mkdir_allowed_a_turn_end
         assert len(llm.requests) == 3  # the mkdir, two turn ends; the policy's no asked no model
 
 
+def test_the_log_shows_each_of_the_agents_messages_on_its_own_line(tmp_path):
+    """Headless output glued the agent's messages together: `│ Cleaning up first.Making the log folder.Done. Which…`."""
+    with_build(tmp_path)
+    (tmp_path / "rules.yaml").write_text(RULES)
+    p = subprocess.run([sys.executable, "-m", "cursorpilot", "run", "--log", "log", "--headless", "--task", "clean up, then make the log folder",
+                        "--prompt", GOVERNING, "--no-native-deny", "--provider", "rules", "--rules", "rules.yaml", "--",
+                        *cursor_print("cursor-print")], cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    shown = [line for line in p.stdout.splitlines() if line.startswith("│")]
+    assert shown == ["│ Cleaning up first.", "│ ", "│ Making the log folder.", "│ ", "│ Done. Which port should the server use?", "│ ",
+                     "│ Noted: the server will use that port."], p.stdout
+
+
 def test_the_policy_in_the_agents_own_deny_list_refuses_rm_before_anyone_is_asked(pilot, tmp_path):
     """By default the policy also goes into Cursor's permissions (a private CURSOR_CONFIG_DIR): the agent refuses
     rm by itself; the pilot records it as the policy's denial, and the copy of the configuration is gone afterwards."""

@@ -229,6 +229,53 @@ def test_on_human_timeout_no_answers_the_questions_own_no(tmp_path):
     assert records(tmp_path, "human_answered")[0]["channel"] == "timeout"
 
 
+def test_on_human_timeouts_no_is_not_a_persons_answer_and_nobody_at_a_pipe_is_offered_to_save_it(tmp_path):
+    """The automatic `n` was shown `[human]`, counted "1 by you" and offered as the person's answer to keep; and with stdin
+    not a terminal the run still asked "Save your answers as rules? [y/N]" (of nobody)."""
+    program = 'read -p "Overwrite config.yaml? [y/N] " a; echo "got:$a"'
+    proc = start(tmp_path, "--answer", "Continue=y", "--listen", "127.0.0.1:0", "--human-timeout", "1s", "--on-human-timeout", "no",
+                 "--", "bash", "-c", program)
+    code, out = finished(proc)
+    assert code == 0 and "got:n" in out, out
+    assert "answer 'n'  [on-human-timeout]" in out and "answers: 1 (1 by --on-human-timeout)" in out, out
+    assert "[human]" not in out and "by you" not in out and "Save your answers" not in out
+    assert [r["source"] for r in records(tmp_path, "answer")] == ["on-human-timeout"]
+
+
+def test_after_the_run_its_links_answer_410_this_run_has_ended_and_a_new_run_takes_the_port(tmp_path):
+    """After the run ended, the decision page's link (from a phone's notice, say) was refused at the connection, where
+    the docs promise 410."""
+    import socket
+
+    from cursorpilot.human import ended
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    listen = f"127.0.0.1:{port}"
+    try:
+        proc = start(tmp_path, "--answer", "Continue=y", "--listen", listen, "--human-timeout", "1s", "--", "bash", "-c", 'read -p "Name: " a')
+        code, out = finished(proc)
+        assert code == 3, out
+        link = re.search(r"answer on the decision page: (http://\S+)", out).group(1)
+        assert call(link) == (410, "this run has ended: nothing can be answered here any more\n")
+        assert call(link, "v1.2")[0] == 410
+        status, page = call(link, accept="text/html")
+        assert status == 410 and "No longer open" in page and "this run has ended" in page
+        assert json.loads(call(link, accept="application/json")[1]) == {"status": 410, "message": ended.GONE}
+        (tmp_path / "next").mkdir()  # the same --listen again: the port makes way at once
+        proc = start(tmp_path / "next", "--answer", "Continue=y", "--listen", listen, "--", "bash", "-c", ASKS)
+        try:
+            fresh = next(m for line in proc.stdout if (m := re.search(r"answer on the decision page: (http://\S+)", line)))
+            assert call(fresh.group(1))[0] == 200 and call(fresh.group(1), "v1.2")[0] == 200
+        finally:
+            (tmp_path / "next" / "go").touch()
+            code, out = finished(proc)
+        assert code == 0, out
+    finally:
+        ended.make_way(port)
+
+
 def test_a_listen_beyond_loopback_warns(tmp_path):
     proc = start(tmp_path, "--answer", "x=y", "--listen", "0.0.0.0:0", "--", "true")
     code, out = finished(proc)

@@ -20,7 +20,7 @@ import pytest
 from cursorpilot.clock import FakeClock, SystemClock
 from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.decider import Decider
-from cursorpilot.decide.question import Choice, Kind, Question
+from cursorpilot.decide.question import Choice, Kind, Question, Verdict
 from cursorpilot.events import BaseSink
 from cursorpilot.human.humans import HumanConfig, Humans
 from cursorpilot.human.page import bind
@@ -126,7 +126,7 @@ def test_the_right_answer_is_taken_once_and_a_second_post_gets_409(desk):
     future, link = desk.ask()
     assert call(link)[0] == 200
     assert call(link, "v1.2") == (200, "accepted: handed to the program\n")
-    assert future.result(5) == "v1.2"
+    assert future.result(5).text == "v1.2"
     status, text = call(link, "v1.3")
     assert status == 409 and "already answered on the page (127.0.0.1)" in text
     assert call(link)[0] == 409  # the link is spent
@@ -142,7 +142,7 @@ def test_a_wrong_token_is_403_and_answers_nothing(desk):
     assert call(f"{base}/nonsense", "v9")[0] == 403
     assert call(base + "/", "v9")[0] == 404 and call(base.rsplit("/d", 1)[0] + "/")[0] == 404  # no token: nothing to answer
     assert not future.done()
-    assert call(link, "v1.2")[0] == 200 and future.result(5) == "v1.2"  # the mirror: the real link still works
+    assert call(link, "v1.2")[0] == 200 and future.result(5).text == "v1.2"  # the mirror: the real link still works
     desk.humans.close()
     assert desk.records("page_refusals")[0]["counts"] == {"wrong token": 2}
 
@@ -155,7 +155,7 @@ def test_a_foreign_host_header_is_421_whatever_the_token(desk):
     assert call(link, host=f"localhost:{port + 1}")[0] == 421  # the right name, another port
     assert not future.done()
     assert call(link, host=f"localhost:{port}")[0] == 200  # the mirror: loopback names and addresses are this server
-    assert call(link, "v1.2", host=f"127.0.0.1:{port}")[0] == 200 and future.result(5) == "v1.2"
+    assert call(link, "v1.2", host=f"127.0.0.1:{port}")[0] == 200 and future.result(5).text == "v1.2"
 
 
 def test_a_1_mb_answer_is_413_and_the_question_stays_open(desk):
@@ -166,7 +166,7 @@ def test_a_1_mb_answer_is_413_and_the_question_stays_open(desk):
         status, text = 413, ""
     assert status == 413
     assert not future.done()
-    assert call(link, "v1.2")[0] == 200 and future.result(5) == "v1.2"
+    assert call(link, "v1.2")[0] == 200 and future.result(5).text == "v1.2"
 
 
 def test_an_answer_the_deny_policy_refuses_is_422_and_the_question_stays_open(desk):
@@ -175,7 +175,7 @@ def test_an_answer_the_deny_policy_refuses_is_422_and_the_question_stays_open(de
     assert status == 422 and "denied by policy rule" in text
     status, page = call(link, "rm -rf ~", accept="text/html")
     assert status == 422 and "Not taken" in page and 'name="answer"' in page  # the form again, saying why
-    assert call(link, "v1.2")[0] == 200 and future.result(5) == "v1.2"
+    assert call(link, "v1.2")[0] == 200 and future.result(5).text == "v1.2"
     assert [r["status"] for r in desk.records("human_refused")] == [422, 422]
 
 
@@ -185,7 +185,7 @@ def test_a_permission_takes_an_offered_option_and_refuses_a_made_up_one(desk):
     assert 'value="Allow"' in page and 'value="Reject"' in page and "rm -rf build/" in page
     status, text = call(link, "Maybe later")
     assert status == 422 and "names none of the options" in text
-    assert call(link, "Reject")[0] == 200 and future.result(5) == "Reject"
+    assert call(link, "Reject")[0] == 200 and future.result(5).text == "Reject"
 
 
 def test_the_json_contract_for_scripts_and_bots(desk):
@@ -197,7 +197,7 @@ def test_the_json_contract_for_scripts_and_bots(desk):
     status, text = call(link, b"answer=Allow&answer=Reject", accept="application/json")
     assert status == 400 and "exactly one form field named answer" in json.loads(text)["message"]
     status, text = call(link, "Allow", accept="application/json")
-    assert status == 200 and json.loads(text)["status"] == 200 and future.result(5) == "Allow"
+    assert status == 200 and json.loads(text)["status"] == 200 and future.result(5).text == "Allow"
 
 
 def test_an_expired_link_is_410_and_the_step_that_ended_withdraws_its_question(tmp_path):
@@ -209,7 +209,7 @@ def test_an_expired_link_is_410_and_the_step_that_ended_withdraws_its_question(t
         status, text = call(link, "v1.2")
         assert status == 410 and "expired" in text
         d.humans.withdraw("step 1 ended: timeout after 30s (--timeout)")
-        assert future.result(5) is None
+        assert future.result(5).verdict == Verdict.ESCALATE and future.result(5).why.startswith("step 1 ended")
         status, text = call(link, "v1.2")
         assert status == 410 and "step 1 ended" in text
         assert d.records("human_unanswered")[0]["why"] == "step 1 ended: timeout after 30s (--timeout)"
@@ -222,7 +222,8 @@ def test_human_timeout_gives_the_questions_own_no_when_told_to(tmp_path):
     try:
         q = Question(kind=Kind.QUESTION.value, text="Overwrite config.yaml? [y/N]", key="k", source="generic.yes_no")
         future, link = d.ask(q)
-        assert future.result(10) == "n"  # the question's own no, once the time is up
+        no = future.result(10)
+        assert (no.text, no.source) == ("n", "on-human-timeout")  # the question's own no, once the time is up: nobody's answer
         status, text = call(link, "y")
         assert status == 409 and "by --on-human-timeout" in text
         assert d.records("human_answered")[0]["channel"] == "timeout"
@@ -235,7 +236,7 @@ def test_a_secret_answer_is_a_password_field_and_masked_in_the_records(desk):
     future, link = desk.ask(q)
     assert 'type="password"' in call(link, accept="text/html")[1]
     assert call(link, "rm -rf / hunter2")[0] == 422
-    assert call(link, "correct horse")[0] == 200 and future.result(5) == "correct horse"
+    assert call(link, "correct horse")[0] == 200 and future.result(5).text == "correct horse"
     written = desk.tx.path.read_text()
     assert "hunter2" not in written and "correct horse" not in written
     assert desk.records("human_refused")[0]["text"].startswith("••••••")

@@ -161,8 +161,19 @@ def test_ctrl_d_at_the_terminal_gives_up_as_before_and_the_page_link_closes(term
     terminal.wait_for(r"Or type the answer here")
     terminal.driver.write(b"\x04")  # Ctrl-D on an empty line: end of input
     assert terminal.finish() == 3
-    assert terminal.records("human_unanswered")[0]["why"] == "gave up at the terminal (Ctrl-D)"
+    assert terminal.records("human_unanswered")[0]["why"] == "the person at the terminal gave up (Ctrl-D)"
     assert terminal.typed() == []
+
+
+@pytest.mark.parametrize("terminal", [ONE], indirect=True)
+def test_ctrl_d_ends_the_run_saying_the_person_gave_up_not_that_none_answered(terminal):
+    """It said "a human is needed (no answer); none answered": as if nobody had been there."""
+    terminal.wait_for(r"Or type the answer here")
+    terminal.driver.write(b"\x04")
+    assert terminal.finish() == 3
+    assert "cursor-pilot: the person at the terminal gave up (Ctrl-D) (exit 3)" in terminal.text()
+    assert "none answered" not in terminal.text()
+    assert json.loads((terminal.tmp_path / "log" / "manifest.json").read_text())["reason"] == "the person at the terminal gave up (Ctrl-D)"
 
 
 @pytest.mark.parametrize("terminal", ['read -s -p "Vault password: " p; echo; echo "length:${#p}"'], indirect=True)

@@ -7,7 +7,9 @@ included (read without echo, by getpass, on that terminal)."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -136,3 +138,76 @@ def test_learn_with_nobody_at_the_terminal_is_one_line_and_exit_2(tmp_path):
     assert p.returncode == 2 and p.stderr.strip() == ("cursor-pilot: error: --learn needs you at the terminal to answer the "
                                                        "program's questions (stdin is not a terminal, or CI is set)")
     assert not (tmp_path / "rules.learned.yaml").exists()
+
+
+def test_a_learn_run_counts_the_persons_answers_as_answers_not_escalations(tmp_path):
+    """`cursor-pilot learn` said "needs a human: no rule matches this prompt" at every question and ended with
+    "escalations: 7": the questions a learn run is for are not a failure of anything."""
+    program = 'read -p "Release name: " n; read -p "Publish it? [y/n] " p; echo "released $n publish=$p"'
+    person = Person(["learn", "--out", str(tmp_path / "r.yaml"), "--log", "log", "--", "bash", "-c", program], tmp_path)
+    person.answer([("Release name", "v1.2"), ("Publish it?", "y")])
+    assert person.finish() == 0, person.seen
+    assert "answers: 2 (2 by you) · escalations: 0" in person.seen and "needs a human" not in person.seen, person.seen
+    assert all(shown.startswith(" (--learn: your answer becomes a rule). The program shows:") for shown in person.asked)
+    transcript = (tmp_path / "log" / "transcript.jsonl").read_text()
+    assert '"type": "escalation"' not in transcript and transcript.count('"type": "human_asked"') == 2
+
+
+PASSWD = r'''
+import getpass, hashlib, sys
+if getpass.getpass("Current password: ") != "old-Secret-1":
+    sys.exit("passwd: Authentication token manipulation error")
+new = getpass.getpass("New password: ")
+if getpass.getpass("Retype new password: ") != new:
+    sys.exit("Sorry, passwords do not match.")
+open("shadow", "w").write(hashlib.sha256(new.encode()).hexdigest())
+print("passwd: password updated successfully")
+'''
+
+
+def test_learned_passwd_rules_answer_each_prompt_by_its_own_rule(tmp_path):
+    """`New\\s+password:` also answered "Retype new password:": the rule learned for the retype never fired."""
+    learned, again = tmp_path / "learned", tmp_path / "again"
+    learned.mkdir(), again.mkdir()
+    (tmp_path / "passwd.py").write_text(PASSWD)
+    command = [sys.executable, str(tmp_path / "passwd.py")]
+    person = Person(["learn", "--out", str(tmp_path / "passwd.yaml"), "--log", "log", "--", *command], learned)
+    person.answer([("Current password", "old-Secret-1"), ("New password", "new-Secret-2"), ("Retype new password", "new-Secret-2")])
+    assert person.finish() == 0 and "learned 3 rule(s)" in person.seen, person.seen
+    r = nobody(["--log", "log", "--rules", str(tmp_path / "passwd.yaml"), "--secret", "current_password=OLD", "--secret", "password=NEW",
+                "--", *command], again, env={"OLD": "old-Secret-1", "NEW": "new-Secret-2"})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (again / "shadow").read_text() == (learned / "shadow").read_text()
+    answers = [json.loads(line) for line in (again / "log" / "transcript.jsonl").read_text().splitlines() if '"type": "answer"' in line]
+    assert [a["source"] for a in answers] == ["rules:learned1", "rules:learned2", "rules:learned3"]
+
+
+def sectors(image: Path) -> list[tuple[int, int]]:
+    """The image's partitions: (first sector, last sector) each, as sgdisk prints them."""
+    out = subprocess.run(["sgdisk", "-p", str(image)], capture_output=True, text=True, check=True).stdout
+    return [(int(m[1]), int(m[2])) for m in re.finditer(r"^\s+\d+\s+(\d+)\s+(\d+)\s", out, re.M)]
+
+
+@pytest.mark.skipif(shutil.which("gdisk") is None or shutil.which("sgdisk") is None, reason="needs gdisk")
+def test_learned_gdisk_rules_partition_a_disk_of_another_size(tmp_path):
+    """gdisk's learned rules hard-coded one image's sector numbers (`First sector (34-20446, default = 2048)`): on an
+    image of another size no rule matched."""
+    learned, again = tmp_path / "learned", tmp_path / "again"
+    learned.mkdir(), again.mkdir()
+    os.truncate(_image(learned / "disk.img"), 10 << 20)
+    os.truncate(_image(again / "disk.img"), 20 << 20)
+    person = Person(["learn", "--out", str(tmp_path / "gdisk.yaml"), "--log", "log", "--", "gdisk", "disk.img"], learned)
+    person.answer([("Command (? for help)", "n"), ("Partition number", ""), ("First sector", ""), ("Last sector", ""),
+                   ("Hex code or GUID", ""), ("Command (? for help)", "w"), ("Do you want to proceed?", "Y")])
+    assert person.finish() == 0, person.seen
+    assert sectors(learned / "disk.img") == [(2048, 18431)]  # the whole 10 MiB disk, aligned
+    assert "20446" not in (tmp_path / "gdisk.yaml").read_text()
+    r = nobody(["--log", "log", "--rules", str(tmp_path / "gdisk.yaml"), "--", "gdisk", "disk.img"], again)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "answers: 7 (7 by rules) · escalations: 0" in r.stdout
+    assert sectors(again / "disk.img") == [(2048, 38911)]  # the whole 20 MiB disk: its own defaults, not the first one's
+
+
+def _image(path: Path) -> Path:
+    path.write_bytes(b"")
+    return path

@@ -88,6 +88,49 @@ def test_server_errors_until_retries_run_out_escalate_and_type_nothing(pilot):
     assert r.of("run_finished")[0]["counters"]["llm_calls"] == 3
 
 
+class PlainWebServer:
+    """A plain web server (Python's http.server, as `python3 -m http.server` runs it): it answers a POST with 501."""
+
+    def __init__(self, folder):
+        import functools
+        import threading
+        from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+        self.posts: list[str] = []
+        outer = self
+
+        class Handler(SimpleHTTPRequestHandler):
+            def log_request(self, code="-", size="-"):  # once per request answered
+                if self.command == "POST":
+                    outer.posts.append(self.path)
+
+            def log_message(self, format, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_a_plain_web_server_as_the_base_url_is_asked_once_and_named(pilot, tmp_path, kind):
+    """`HTTP 501 … (retries exhausted after 5 call(s))`: a 501 was retried five times, and the message named no URL."""
+    with PlainWebServer(tmp_path) as web:
+        base = web.url + ("/v1" if kind == "openai" else "")
+        r = pilot(["bash", "-c", 'read -p "Continue? [y/n] " a'], "--provider", kind, "--base-url", base,
+                  env={"ANTHROPIC_API_KEY": KEY} if kind == "anthropic" else None)  # (openai: a server of one's own needs no key)
+        assert len(web.posts) == 1, web.posts
+    assert r.code == 3 and r.of("keys_sent") == [] and r.of("provider_retry") == []
+    reason = r.of("run_finished")[0]["reason"]
+    assert f"HTTP 501 from {base}: " in reason and "not the model's API (check --base-url) (not retryable after 1 call(s))" in reason
+
+
 def test_secrets_never_reach_requests_transcript_or_prompt_files(pilot, tmp_path):
     work = tmp_path / "work"
     work.mkdir()

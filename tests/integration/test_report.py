@@ -191,3 +191,41 @@ def test_the_files_changed_are_what_the_run_changed_even_in_a_dirty_tree(tmp_pat
     assert (top / ".git" / "index").read_bytes() == index  # the repository was not touched
     status = subprocess.run(["git", "status", "--porcelain"], cwd=work, capture_output=True, text=True).stdout
     assert f" M {at}kept.txt" in status and f"?? {at}new.txt" in status
+
+
+@pytest.mark.parametrize("asks", [True, False])
+def test_a_rebase_that_squashed_three_commits_says_head_moved_though_no_file_changed(tmp_path, asks):
+    """After `git rebase -i` squashed three commits the report said "No file changed" and nothing else: a squash keeps
+    every file, and HEAD's move went unsaid. A rebase that starts at once (asks=False) moves HEAD while the start's
+    snapshot of the files is being taken (the program starts first): HEAD at the start is read before it starts, and
+    only HEAD is checked there (the files' snapshot may catch the rebase half done)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = lambda *a: subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *a], cwd=repo, check=True,  # noqa: E731
+                                    capture_output=True, text=True).stdout.strip()
+    git("init", "-q")
+    (repo / "notes.txt").write_text("base\n")
+    git("add", ".")
+    git("commit", "-qm", "base")
+    for n in (1, 2, 3):
+        with open(repo / "notes.txt", "a") as fh:
+            fh.write(f"line {n}\n")
+        git("commit", "-qam", f"note {n}")
+    before = git("rev-parse", "HEAD")
+    squash = "GIT_SEQUENCE_EDITOR=\"sed -i '2,3s/^pick/squash/'\" GIT_EDITOR=true git -c user.email=t@t -c user.name=t rebase -i HEAD~3"
+    if asks:
+        squash = f'read -p "Squash the last three commits? [y/n] " a; {squash}'
+    run = pilot("run", "--quiet", "--answer", "Squash=y", "--log", str(tmp_path / "log"), "--", "bash", "-c", squash, cwd=repo)
+    assert run.returncode == 0, run.stdout + run.stderr
+    after = git("rev-parse", "HEAD")
+    assert after != before and git("rev-list", "--count", "HEAD") == "2"
+    assert pilot("report", str(tmp_path / "log"), cwd=repo).returncode == 0
+    changes = valid(tmp_path / "log")["changes"]
+    assert not asks or (changes["files"] == [] and changes["note"].startswith("No file changed"))
+    assert (f"HEAD moved from {before[:7]} to {after[:7]}: 3 commit(s) were replaced by 1 (the history was rewritten: a rebase, "
+            "an amend or a reset).") in changes["note"]
+    head = changes["head"]
+    assert (head["before"], head["after"], head["added_total"], head["dropped_total"]) == (before, after, 1, 3)
+    assert [c.split(" ", 1)[1] for c in head["dropped"]] == ["note 3", "note 2", "note 1"] and head["added"][0].endswith(" note 1")
+    md = (tmp_path / "log" / "report.md").read_text()
+    assert "3 commit(s) were replaced by 1" in md and "note 2" in (tmp_path / "log" / "report.html").read_text()

@@ -166,8 +166,30 @@ def test_a_rule_may_say_its_reply_is_a_secret(drive, tmp_path):
     assert answer["secret"] is True and answer["reply"] == typed["data"] and re.fullmatch(MASK_OF_14, answer["reply"])
 
 
-def test_a_reply_naming_a_secret_that_was_not_given_escalates_and_types_nothing(drive):
-    r = drive(["bash", "-c", 'read -s -p "Password: " pw'], "--answer", "Password=<secret:nope>")
+@pytest.mark.parametrize("given", ["rules", "answer", "plan"])
+def test_a_rule_typing_a_secret_no_option_gives_is_refused_before_the_program_starts(tmp_path, given):
+    """A rules file that uses <secret:password> without --secret password=… started the program, let it work up to the
+    question, and stopped there (exit 3)."""
+    program = ["bash", "-c", 'touch started; read -s -p "Password: " pw']
+    rule = "- {id: pw, match: 'Password', reply: '<secret:password>'}\n"
+    if given == "plan":
+        (tmp_path / "plan.yaml").write_text(f"name: p\nsteps:\n  - name: login\n    drive: {json.dumps(program)}\n"
+                                            "    answers:\n" + textwrap.indent(rule, "      "))
+        args = ["--plan", "plan.yaml"]
+    else:
+        args = [*(["--rules", rules(tmp_path, rule)] if given == "rules" else ["--answer", "Password=<secret:password>"]), "--", *program]
+    base = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    p = subprocess.run([sys.executable, "-m", "cursorpilot", "run", "--log", "log", *args], stdin=subprocess.DEVNULL, capture_output=True,
+                       text=True, timeout=60, cwd=tmp_path, env=base)
+    assert p.returncode == 2 and p.stdout == "" and p.stderr.count("\n") == 1, p.stdout + p.stderr
+    assert "types <secret:password>, which no --secret gives: add --secret password=ENVVAR" in p.stderr
+    assert not (tmp_path / "started").exists() and not (tmp_path / "log").exists()
+
+
+def test_mirror_a_model_reply_naming_a_secret_that_was_not_given_escalates_and_types_nothing(drive):
+    with FakeLLM(answer=lambda prompt: '{"action": "type", "text": "<secret:nope>", "submit": true}') as server:
+        r = drive(["bash", "-c", 'read -s -p "Password: " pw'], "--provider", "openai", "--base-url", server.url + "/v1",
+                  env={"OPENAI_API_KEY": KEY})
     assert r.code == 3, r.out
     assert r.of("keys_sent") == [] and "--secret nope=ENVVAR" in r.of("escalation")[0]["why"]
 

@@ -8,7 +8,7 @@ from cursorpilot.acp.facts import (NOT_FOUND, REFUSED, Ask, AskHuman, CallFailed
 from cursorpilot.acp.pilot import INIT_TIMEOUT, STUCK_AFTER, TOOL_FACTOR, TOOL_LOOP_LIMIT, AcpPilot, AcpPilotConfig
 from cursorpilot.acp.workspace import OUTPUT_KEPT
 from cursorpilot import records as R
-from cursorpilot.decide.deliver import Record, RunCounts
+from cursorpilot.decide.deliver import NOBODY, Record, RunCounts
 from cursorpilot.decide.question import Decision, Verdict
 from cursorpilot.decide.turns import CheckGoal, TurnFacts
 from cursorpilot.errors import ExitCode
@@ -107,6 +107,14 @@ def test_a_human_who_gives_no_answer_ends_the_run():
     out = p.handle(5.0, Decided(7, None))
     assert of(out, End)[0].code == ExitCode.HUMAN_NEEDED and "none answered" in p.reason
     assert of(out, Reply) == [Reply(7, {"outcome": {"outcome": "cancelled"}})]
+
+
+def test_a_person_who_gave_up_ends_the_run_saying_so_not_that_none_answered():
+    p = started(interactive=True)
+    decide(p, p.handle(1.0, PermissionAsked(7, BARE, GEMINI)), "Allow")
+    out = p.handle(5.0, Decided(7, Decision.escalate("the person at the terminal gave up (Ctrl-D)", NOBODY)))
+    assert of(out, End)[0].code == ExitCode.HUMAN_NEEDED and p.counts.escalations == 1
+    assert p.reason.startswith("the person at the terminal gave up (Ctrl-D), when a human was needed (") and "none answered" not in p.reason
 
 
 def test_a_humans_answer_that_names_no_option_escalates_once_more_and_ends():

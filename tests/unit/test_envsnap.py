@@ -3,7 +3,7 @@ told of it (git_snapshot)."""
 
 import subprocess
 
-from cursorpilot.envsnap import git_snapshot, in_a_work_tree
+from cursorpilot.envsnap import git_snapshot, head_commit, in_a_work_tree
 
 
 def test_a_folder_below_a_dot_git_is_in_a_work_tree_and_one_with_none_above_it_is_not(tmp_path, monkeypatch):
@@ -58,3 +58,31 @@ def test_no_snapshot_outside_a_work_tree_nor_inside_a_repository_folder(tmp_path
     _git(tmp_path, "init", "-q")
     assert git_snapshot(str(tmp_path / ".git")) == ""
     assert git_snapshot(str(tmp_path)).startswith("branch: ")
+
+
+def test_heads_commit_is_read_from_the_repositorys_files_as_git_reads_it(tmp_path, monkeypatch):
+    """Read with no git process before the program starts (the report's HEAD at the start): a loose ref, a packed one,
+    a detached HEAD, a linked worktree's `.git` file, a folder below the top, and no commit yet."""
+    monkeypatch.delenv("GIT_DIR", raising=False)
+    monkeypatch.delenv("GIT_WORK_TREE", raising=False)
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    assert head_commit(str(repo)) is None  # no commit yet
+    (repo / "f").write_text("1")
+    _git(repo, "add", "f")
+    _git(repo, "commit", "-qm", "one")
+
+    def rev(cwd) -> str:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+
+    assert head_commit(str(repo)) == head_commit(str(repo / "sub")) == rev(repo)
+    _git(repo, "pack-refs", "--all")
+    assert not list((repo / ".git" / "refs" / "heads").iterdir()) and head_commit(str(repo)) == rev(repo)
+    _git(repo, "worktree", "add", "-q", str(tmp_path / "linked"), "-b", "other")
+    (tmp_path / "linked" / "f").write_text("2")
+    _git(tmp_path / "linked", "commit", "-qam", "two")
+    assert head_commit(str(tmp_path / "linked")) == rev(tmp_path / "linked") != rev(repo)
+    _git(repo, "checkout", "-q", "--detach")
+    assert head_commit(str(repo)) == rev(repo)
+    assert head_commit(str(tmp_path)) is None  # not a work tree

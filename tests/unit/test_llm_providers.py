@@ -70,6 +70,31 @@ def test_timeout_is_retried_then_gives_up(kind):
     assert reply.usage.calls == 2
 
 
+def base_of(kind, server) -> str:
+    return server.url + ("/v1" if kind == "openai" else "")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_501_is_not_retried_and_says_the_server_named_is_not_the_api(kind):
+    """A plain web server given as the base URL answers a POST with 501: it was asked 5 times (retries exhausted), and
+    the message named no URL."""
+    sleeps = []
+    with FakeLLM() as server:
+        server.script = [Step(status=501)] * 5
+        reply = make(kind, server, retries=4, sleeps=sleeps).answer(REQ)
+    assert reply.text is None and len(server.requests) == 1 and sleeps == []
+    assert reply.reason.startswith(f"provider error: HTTP 501 from {base_of(kind, server)}: ") and "check --base-url" in reply.reason
+    assert reply.reason.endswith("(not retryable after 1 call(s))")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_timeout_names_the_server_and_how_long_it_waited(kind):
+    with FakeLLM() as server:
+        server.script = [Step(delay=1.5)]
+        reply = make(kind, server, retries=0, timeout=0.3).answer(REQ)
+    assert f"no reply within 0.3s (--llm-timeout), from {base_of(kind, server)} (retries exhausted" in reply.reason
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_malformed_response_is_not_typed(kind):
     with FakeLLM() as server:

@@ -86,3 +86,17 @@ def test_an_answer_the_deny_policy_changed_is_said_where_the_answer_is_and_in_th
     text = out.getvalue()
     assert "changed by the deny policy: 'y' (openai:gpt-4o-mini) -> 'n'" in text
     assert "changed by the deny policy: 1" in text and "(exit 3)" in text
+
+
+def test_the_status_lines_clock_runs_while_the_program_works_silently():
+    """The live view is drawn when the screen changes: a program that printed nothing for a minute left the status line's
+    clock at 0.0s, as if the run had stalled."""
+    out, clock = io.StringIO(), [100.0]
+    sink = ConsoleSink(Console(file=out, width=80, height=10, force_terminal=True, color_system=None), now=lambda: clock[0])
+    assert sink.mirror
+    sink.screen(snapshot_from_text("compiling..."), Status("RUNNING", 0, 0.0, "step 1/1"))
+    assert sink._live is not None
+    clock[0] += 61.5  # a minute of silence: no new screen is handed over
+    sink._live.refresh()  # what its own ticks do, TICKS_PER_SECOND times a second
+    assert "RUNNING · answers 0 ·  61.5s step 1/1" in out.getvalue()
+    sink._stop_live()
