@@ -70,13 +70,13 @@ def _watch(spec: UnitSpec, proc: subprocess.Popen, run_dir: Path, stop: StopAsk)
     signals = 0
     try:
         while True:
-            for rec in tail.read():
-                yield from watcher.feed(rec)
+            for fact in _facts(watcher, tail):  # (not `yield from` a list: Ray sends into its task's generator)
+                yield fact
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 proc.returncode = os.waitstatus_to_exitcode(status)
-                for rec in tail.read():
-                    yield from watcher.feed(rec)
+                for fact in _facts(watcher, tail):
+                    yield fact
                 return proc.returncode, usage
             asked = stop()
             if asked is not None and (signals == 0 or (asked[1] and signals == 1)):
@@ -88,6 +88,10 @@ def _watch(spec: UnitSpec, proc: subprocess.Popen, run_dir: Path, stop: StopAsk)
             select.select([pidfd], [], [], POLL)
     finally:
         os.close(pidfd)
+
+
+def _facts(watcher: Watcher, tail: Tail) -> list[Fact]:
+    return [fact for rec in tail.read() for fact in watcher.feed(rec)]
 
 
 def _argv(spec: UnitSpec, run_dir: Path, listen: str) -> list[str]:

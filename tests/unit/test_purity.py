@@ -18,6 +18,7 @@ PURE = [
     "cursorpilot.detect.classifier", "cursorpilot.detect.regions", "cursorpilot.detect.undecided", "cursorpilot.detect.menu", "cursorpilot.detect.snapshot", "cursorpilot.decide.question",
     "cursorpilot.decide.choices", "cursorpilot.decide.guards", "cursorpilot.decide.deliver", "cursorpilot.decide.yesno", "cursorpilot.decide.toolcalls",
     "cursorpilot.decide.turns", "cursorpilot.decide.agentpilot", "cursorpilot.acp.activity", "cursorpilot.decide.weigh", "cursorpilot.decide.accepts", "cursorpilot.decide.echo", "cursorpilot.machine", "cursorpilot.human.asked", "cursorpilot.human.html",
+    "cursorpilot.fleet.scheduler", "cursorpilot.fleet.facts", "cursorpilot.fleet.watch",
 ]
 STDLIB = {"__future__", "abc", "re", "dataclasses", "enum", "typing", "collections", "collections.abc", "functools", "itertools", "hashlib",
           "json", "math", "string", "html"}
