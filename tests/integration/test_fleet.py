@@ -8,6 +8,9 @@ import json
 import secrets
 import subprocess
 import sys
+import urllib.error
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -169,3 +172,65 @@ def test_the_default_install_imports_no_ray(tmp_path):
 
 def no_path(p: Path) -> bool:
     return not p.exists()
+
+
+ASKS_MANY = """\
+import sys, time
+for n in range(8):
+    input(f'Value {n}? ')
+    time.sleep(0.3)
+"""
+
+
+def test_the_budget_spent_stops_running_tasks_at_their_next_question_and_starts_no_more(tmp_path):
+    """With a model provider (the real openai SDK against a fake server): the runs' costs add up to --max-cost, the
+    running tasks stop at their next question (exit 4, said in their row), the third never starts; the fleet exits 4."""
+    from tests.fakes.llm_server import FakeLLM
+
+    (tmp_path / "asks.py").write_text(ASKS_MANY)
+    (tmp_path / "prices.yaml").write_text("gpt-4o-mini: [20000, 20000]\n")
+    with FakeLLM(answer=lambda prompt: json.dumps({"action": "type", "text": "7", "submit": True})) as llm:
+        fleet_file = tmp_path / "fleet.yaml"
+        fleet_file.write_text(json.dumps({"name": "budget", "defaults": {
+            "provider": "openai", "model": "gpt-4o-mini", "prices": str(tmp_path / "prices.yaml"), "timeout": "60s",
+            "env": {"OPENAI_API_KEY": "sk-test-fleet-key-0000000000", "OPENAI_BASE_URL": f"{llm.url}/v1"}},
+            "tasks": [{"id": f"t{i}", "command": [sys.executable, str(tmp_path / "asks.py")]} for i in (1, 2, 3)]}))
+        folder = tmp_path / "fleet"
+        r = lab.fleet("run", str(fleet_file), "-j", "2", "--max-cost", "0.5", "--dir", str(folder), cwd=tmp_path)
+    rows = lab.rows(folder)
+    assert r.returncode == 4, r.stdout + r.stderr
+    assert "budget is spent" in r.stdout
+    for t in ("t1", "t2"):
+        assert (rows[t]["status"], rows[t]["exit_code"]) == ("limit", 4), rows[t]
+        assert "budget" in rows[t]["reason"] and 0 < rows[t]["answers"] < 8
+    assert rows["t3"]["status"] == "pending" and rows["t3"]["attempts"] == 0
+    assert sum(x["cost_usd"] for x in rows.values()) >= 0.5
+    assert "budget" in lab.state(folder)["reason"]
+
+
+def test_notify_sends_one_notice_per_question_each_with_its_own_single_use_link(tmp_path):
+    from tests.integration.test_human_e2e import Receiver
+
+    hook = Receiver()
+    try:
+        fleet_file = tmp_path / "fleet.yaml"
+        fleet_file.write_text(json.dumps({"name": "notices", "defaults": {"answers": ["never asked=n"], "timeout": "90s"}, "tasks": [
+            {"id": t, "command": [sys.executable, "-c", f"open('{t}.txt', 'w').write(input('Release name for {t}? '))"]}
+            for t in ("a", "b")]}))
+        folder, out = tmp_path / "fleet", tmp_path / "fleet.out"
+        proc = lab.start(["run", str(fleet_file), "-j", "2", "--dir", str(folder), "--notify", hook.url], out, tmp_path)
+        links = {hook.link(1), hook.link(2)}
+        assert len(links) == 2 and all("/d/" in link for link in links)
+        titles = sorted(n["title"] for n in hook.notices)
+        assert titles == ["cursor-pilot needs you: Release name for a?", "cursor-pilot needs you: Release name for b?"]
+        for link in links:
+            body = urllib.parse.urlencode({"answer": "v1"}).encode()
+            assert urllib.request.urlopen(urllib.request.Request(link, data=body), timeout=60).status == 200
+            with pytest.raises(urllib.error.HTTPError) as again:
+                urllib.request.urlopen(urllib.request.Request(link, data=body), timeout=60)
+            assert again.value.code == 409  # single use
+        assert proc.wait(90) == 0, out.read_text()
+        assert len(hook.notices) == 2  # one per question
+        assert all((folder / "work" / t / f"{t}.txt").read_text() == "v1" for t in ("a", "b"))
+    finally:
+        hook.close()
