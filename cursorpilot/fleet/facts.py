@@ -74,6 +74,8 @@ class Result:
     node: str = ""
     rss_kb: int = 0  # the run process's peak resident memory, where it was measured (the local engine)
     cpu_s: float = 0.0  # its CPU time (user + system), with its program's
+    started_at: float = 0.0  # Unix time the run process was started, and when it ended (its wall is between them)
+    ended_at: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,8 @@ class FleetRun:
 
     # -- the effects ----------------------------------------------------------------------------------------------------
     def _apply(self, effects: list[Effect]) -> None:
+        """The effects in order, but the records last, once: a task's start waits for no disk write."""
+        writes = [e for e in effects if isinstance(e, Changed)]
         for e in effects:
             match e:
                 case Start(task, _):
@@ -103,13 +105,12 @@ class FleetRun:
                     self.inbox.post(task, decision, page)
                 case Withdraw(task, decision) if self.inbox is not None:
                     self.inbox.withdraw(task, decision)
-                case Changed(_, ended):
-                    self._write(page=ended)
                 case Finished(code, reason):
                     self.state.status = "interrupted" if code == 130 else "finished"
                     self.state.exit_code, self.state.reason, self.state.pid = code, reason, 0
-                    self._write(page=True)
                     self.exit_code = code
+        if writes or self.exit_code is not None:
+            self._write(page=self.exit_code is not None or any(w.ended for w in writes))
 
     def _spec(self, task_id: str) -> UnitSpec:
         t = self.fleet.task(task_id)

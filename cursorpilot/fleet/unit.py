@@ -45,7 +45,7 @@ def run_unit(spec: UnitSpec, fleet_id: str, stop: StopAsk, node: str = "", liste
         yield Ended(spec.task, Result(1, f"its folder could not be made: {exc}", run_dir=str(run_dir), node=node))
         return
     log = run_dir.parent / f"{run_dir.name}.console.log"
-    started = time.monotonic()
+    started, started_at = time.monotonic(), time.time()
     with open(log, "ab") as out:
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE if spec.key else subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                 env=_env(spec), cwd=spec.place.folder, start_new_session=True, preexec_fn=_die_with_parent)
@@ -55,6 +55,7 @@ def run_unit(spec: UnitSpec, fleet_id: str, stop: StopAsk, node: str = "", liste
     yield Spawned(spec.task, node)
     status, usage = yield from _watch(spec, proc, run_dir, stop)
     result = outcome(spec, run_dir, status, time.monotonic() - started)
+    result.started_at, result.ended_at = round(started_at, 3), round(started_at + result.wall_s, 3)
     result.node, result.rss_kb, result.cpu_s = node, usage.ru_maxrss, round(usage.ru_utime + usage.ru_stime, 3)
     if not _shared(spec.fleet_dir, fleet_id):
         yield archive(run_dir)
