@@ -2,13 +2,15 @@
 `cursor-pilot fleet run` at concurrency 1, 2, 4 and 8, on both engines.
 
 Per sitting it prints:
-- the fleet's wall (for Ray, from its first task's start: its start-up, printed apart, is not a task's);
+- the fleet's wall: from its first task's start to its last task's end, on both engines (the process's own start and
+  end are printed beside it, and Ray's start-up apart: neither is a task's);
 - the tasks' own walls (each `cursor-pilot run` process, spawn to exit, as the unit times it) and the overhead per task:
   (fleet wall - sum of the tasks' walls / concurrency) x concurrency / tasks, what the fleet adds around each task;
 - fleet wall / (sum of walls / concurrency): how close N mostly-waiting tasks come to N at once;
 - RSS per running task: the processes that do the work, sampled every 0.1 s while they run: the pilot (the program's
-  parent: the run's own process, or the resident pilot's child that serves it, docs/internals.md) and the program,
-  and the pilot alone; with PSS beside it (pages shared with the resident pilot counted once);
+  parent: the run's own process, or the resident pilot's child that serves it, docs/internals.md), the program and the
+  `cursor-pilot run` process the fleet started; the pilot alone; PSS (pages shared with the resident pilot counted
+  once); and the host per task apart (the fleet's own process, shared by all, or a Ray worker, one per task);
 - the pilot's CPU per task, over its program's life (3 answers and 1 s of waiting): a bound on its CPU while it waits;
 - what the overhead is made of: from a task's end to the start it made room for (the fleet's reaction, median), and
   the spread of the last round's ends (slots idle at the tail because tasks differ in length, not the fleet's doing),
@@ -42,13 +44,15 @@ TASK = "import time\nfor q in ('Project name? ', 'Version? ', 'Port? '):\n    in
 
 
 class Sampler:
-    """Every 0.1 s: each live program of this bench (its file name in its command line), its parent (the pilot), their
-    resident memory and the pilot's CPU ticks."""
+    """Every 0.1 s, the processes of each running task: its program (this bench's file, run by python), the pilot that
+    drives it (the program's parent: the run's own process, or the resident pilot's child that serves it), the
+    `cursor-pilot run` process the fleet started (the same as the pilot when it is not served warm), and what hosts
+    that one (the fleet's process on the local engine, shared by every task; a Ray worker, one per task)."""
 
     def __init__(self, mark: str):
-        self.mark = mark.encode()
-        self.rss: list[tuple[int, int, int]] = []  # per sample and program: (pilot + program RSS kB, pilot RSS kB, pilot+program PSS kB)
-        self.cpu: dict[int, list[tuple[float, int]]] = {}  # program pid -> [(t, pilot ticks)]
+        self.mark = mark
+        self.rss: list[tuple[float, float, float, float]] = []  # per sample, per running task: RSS kB (all but the host), pilot, PSS, host
+        self.cpu: dict[int, list[tuple[float, int]]] = {}  # program pid -> [(t, its pilot's ticks)]
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
@@ -62,20 +66,34 @@ class Sampler:
 
     def _run(self) -> None:
         while not self.stop.wait(0.1):
-            now = time.monotonic()
-            for proc in Path("/proc").iterdir():
-                if not proc.name.isdigit():
-                    continue
-                try:
-                    if self.mark not in (proc / "cmdline").read_bytes():
-                        continue
-                    ppid, _, _ = _stat(int(proc.name))
-                    _, ticks, pilot_rss = _stat(ppid)
-                    _, _, prog_rss = _stat(int(proc.name))
-                    self.rss.append((pilot_rss + prog_rss, pilot_rss, _pss(ppid) + _pss(int(proc.name))))
-                    self.cpu.setdefault(int(proc.name), []).append((now, ticks))
-                except (OSError, ValueError, IndexError):
-                    continue
+            try:
+                self._sample(time.monotonic())
+            except (OSError, ValueError, IndexError):
+                continue
+
+    def _sample(self, now: float) -> None:
+        programs, clients = [], []
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit():
+                continue
+            try:
+                args = (proc / "cmdline").read_bytes().decode(errors="replace").split("\0")
+            except OSError:
+                continue
+            if len(args) > 1 and args[1].endswith(f"{self.mark}.py"):
+                programs.append(int(proc.name))
+            elif any(self.mark in a for a in args) and "cursorpilot" in args and "run" in args:
+                clients.append(int(proc.name))
+        if not programs:
+            return
+        pilots = {p: _stat(p)[0] for p in programs}
+        hosts = {_stat(c)[0] for c in clients}
+        work = set(programs) | set(pilots.values()) | set(clients)
+        n = len(programs)
+        self.rss.append((sum(_stat(p)[2] for p in work) / n, sum(_stat(p)[2] for p in set(pilots.values())) / n,
+                         sum(_pss(p) for p in work) / n, sum(_stat(h)[2] for h in hosts) / n))
+        for program, pilot in pilots.items():
+            self.cpu.setdefault(program, []).append((now, _stat(pilot)[1]))
 
     def pilot_cpu(self) -> float:
         """The pilots' mean share of a core over their programs' lives."""
@@ -101,15 +119,10 @@ def sitting(fleet_file: Path, folder: Path, engine: str, concurrency: int, addre
     args = [sys.executable, "-m", "cursorpilot", "fleet", "run", str(fleet_file), "-j", str(concurrency), "--dir", str(folder),
             "--engine", engine, *(["--address", address] if address else [])]
     t0 = time.monotonic()
-    first: list[float] = []
     with Sampler(mark) as sampler:
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, cwd=folder.parent)
         assert proc.stdout is not None
-        out = []
-        for line in proc.stdout:
-            out.append(line)
-            if not first and ": started" in line:
-                first.append(time.monotonic())
+        out = list(proc.stdout)
         code = proc.wait()
         end = time.monotonic()
     state = json.loads((folder / "fleet.json").read_text())
@@ -126,7 +139,7 @@ def sitting(fleet_file: Path, folder: Path, engine: str, concurrency: int, addre
         if nxt is not None:
             reaction.append(nxt - e)
             later.remove(nxt)
-    wall = end - (first[0] if first else t0)
+    wall = ends[-1] - starts[0]  # the fleet at work: its first task's start to its last task's end
     ideal = sum(walls) / concurrency
     rss = sampler.rss
     return {"engine": engine, "concurrency": concurrency, "tasks": n, "wall": wall, "whole": end - t0, "sum_walls": sum(walls),
@@ -134,6 +147,7 @@ def sitting(fleet_file: Path, folder: Path, engine: str, concurrency: int, addre
             "rss_mb": statistics.mean(r[0] for r in rss) / 1024 if rss else float("nan"),
             "pilot_rss_mb": statistics.mean(r[1] for r in rss) / 1024 if rss else float("nan"),
             "pss_mb": statistics.mean(r[2] for r in rss) / 1024 if rss else float("nan"),
+            "host_mb": statistics.mean(r[3] for r in rss) / 1024 if rss else float("nan"),
             "cpu": sampler.pilot_cpu() * 100, "reaction_ms": statistics.median(reaction) * 1000 if reaction else float("nan"),
             "tail": ends[-1] - ends[max(0, n - concurrency)],
             # the slots' idle time but the tail's (each slot idle from its last task's end to the last end): the fleet's own
@@ -175,9 +189,9 @@ def main() -> int:
             for c in levels:
                 r = sitting(fleet_file, root / f"{engine}-{c}", engine, c, address, mark)
                 results.append(r)
-                print(f"{engine:5} c={c}: fleet wall {r['wall']:6.1f} s (process {r['whole']:.1f} s)  sum of task walls {r['sum_walls']:6.1f} s "
+                print(f"{engine:5} c={c}: fleet wall {r['wall']:6.1f} s (its process {r['whole']:.1f} s)  sum of task walls {r['sum_walls']:6.1f} s "
                       f"(median {r['task_wall']:.2f} s)  overhead/task {r['overhead_ms']:6.0f} ms  wall/(sum/c) {r['ratio']:.2f}  "
-                      f"RSS/task {r['rss_mb']:.1f} MB (pilot {r['pilot_rss_mb']:.1f}, PSS {r['pss_mb']:.1f})  pilot CPU/task {r['cpu']:.1f} %  "
+                      f"RSS/task {r['rss_mb']:.1f} MB (pilot {r['pilot_rss_mb']:.1f}, PSS {r['pss_mb']:.1f}; host {r['host_mb']:.1f})  pilot CPU/task {r['cpu']:.1f} %  "
                       f"end->next start {r['reaction_ms']:.0f} ms (median)  last round's spread {r['tail']:.2f} s  "
                       f"overhead/task without the tail's idle slots {r['own_ms']:.0f} ms",
                       flush=True)

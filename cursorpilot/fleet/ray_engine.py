@@ -17,6 +17,7 @@ module that imports ray.
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 import time
@@ -69,7 +70,9 @@ if ray is not None:
                 last[0], last[1] = now, ray.get(control.asked.remote(spec.task))
             return last[1]
 
-        yield from run_unit(spec, fleet_id, stop, node=node, listen=node)
+        # the worker's own debugger hook is no business of the run's (and a Python with it is never served warm)
+        environ = {k: v for k, v in os.environ.items() if not (k == "PYTHONBREAKPOINT" and v.startswith("ray."))}
+        yield from run_unit(spec, fleet_id, stop, node=node, listen=node, environ=environ)
 
 
 class RayEngine:

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tarfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from cursorpilot.errors import PilotError
@@ -35,8 +35,10 @@ PR_SET_PDEATHSIG = 1
 StopAsk = Callable[[], "tuple[str, bool] | None"]  # (why, force) once the fleet wants the task stopped
 
 
-def run_unit(spec: UnitSpec, fleet_id: str, stop: StopAsk, node: str = "", listen: str = "127.0.0.1") -> Iterator[Fact | bytes]:
-    """The task's facts, its Ended last; a run folder that the fleet can't see is yielded as a tar.gz (bytes) before it."""
+def run_unit(spec: UnitSpec, fleet_id: str, stop: StopAsk, node: str = "", listen: str = "127.0.0.1",
+             environ: dict[str, str] | None = None) -> Iterator[Fact | bytes]:
+    """The task's facts, its Ended last; a run folder that the fleet can't see is yielded as a tar.gz (bytes) before it.
+    environ: the run's environment before the task's own (default: this process's)."""
     run_dir = Path(spec.run_dir)
     try:
         isolation.prepare(spec.place)
@@ -48,7 +50,7 @@ def run_unit(spec: UnitSpec, fleet_id: str, stop: StopAsk, node: str = "", liste
     started, started_at = time.monotonic(), time.time()
     with open(log, "ab") as out:
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE if spec.key else subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                env=_env(spec), cwd=spec.place.folder, start_new_session=True, preexec_fn=_die_with_parent)
+                                env=_env(spec, os.environ if environ is None else environ), cwd=spec.place.folder, start_new_session=True, preexec_fn=_die_with_parent)
     if spec.key and proc.stdin is not None:
         proc.stdin.write(spec.key.encode() + b"\n")
         proc.stdin.close()
@@ -109,8 +111,8 @@ def _argv(spec: UnitSpec, run_dir: Path, listen: str) -> list[str]:
     return [*head, "--log", str(run_dir), "--cwd", spec.place.folder, *own, *spec.options]
 
 
-def _env(spec: UnitSpec) -> dict[str, str]:
-    env = {**os.environ, **spec.env}
+def _env(spec: UnitSpec, environ: Mapping[str, str]) -> dict[str, str]:
+    env = {**environ, **spec.env}
     if spec.key:
         env["CURSORPILOT_PAGE_KEY"] = "stdin"  # the key itself comes on stdin: a program can read its pilot's environment
     return env
