@@ -191,7 +191,8 @@ def main() -> int:
                 results.append(r)
                 print(f"{engine:5} c={c}: fleet wall {r['wall']:6.1f} s (its process {r['whole']:.1f} s)  sum of task walls {r['sum_walls']:6.1f} s "
                       f"(median {r['task_wall']:.2f} s)  overhead/task {r['overhead_ms']:6.0f} ms  wall/(sum/c) {r['ratio']:.2f}  "
-                      f"RSS/task {r['rss_mb']:.1f} MB (pilot {r['pilot_rss_mb']:.1f}, PSS {r['pss_mb']:.1f}; host {r['host_mb']:.1f})  pilot CPU/task {r['cpu']:.1f} %  "
+                      f"RSS/task {r['rss_mb']:.1f} MB (pilot {r['pilot_rss_mb']:.1f}, PSS {r['pss_mb']:.1f}; host {r['host_mb']:.1f})  "
+                      f"pilot CPU/task {r['cpu']:.1f} %  "
                       f"end->next start {r['reaction_ms']:.0f} ms (median)  last round's spread {r['tail']:.2f} s  "
                       f"overhead/task without the tail's idle slots {r['own_ms']:.0f} ms",
                       flush=True)

@@ -34,7 +34,7 @@ ASK_EVERY = 0.5  # seconds between a task's two looks at whether the fleet wants
 try:
     import ray
 except ImportError:  # the extra is not installed: said when the engine is chosen (installed(), BadInput)
-    ray = None
+    ray = None  # type: ignore[assignment]
 
 
 def installed() -> bool:
@@ -93,7 +93,7 @@ class RayEngine:
         if not ray.cluster_resources().get(RESOURCE):
             raise BadInput(f"the Ray cluster declares no {RESOURCE!r} resource: start its nodes with "
                            f"--resources '{{\"{RESOURCE}\": 8}}' (how many programs each node runs at once)")
-        self.control = Control.remote()
+        self.control = Control.remote()  # type: ignore[attr-defined]
         self._refs: dict[str, object] = {}
         self._threads: dict[str, threading.Thread] = {}
 

@@ -50,7 +50,8 @@ def run_unit(spec: UnitSpec, fleet_id: str, stop: StopAsk, node: str = "", liste
     started, started_at = time.monotonic(), time.time()
     with open(log, "ab") as out:
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE if spec.key else subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                env=_env(spec, os.environ if environ is None else environ), cwd=spec.place.folder, start_new_session=True, preexec_fn=_die_with_parent)
+                                env=_env(spec, os.environ if environ is None else environ), cwd=spec.place.folder,
+                                start_new_session=True, preexec_fn=_die_with_parent)
     if spec.key and proc.stdin is not None:
         proc.stdin.write(spec.key.encode() + b"\n")
         proc.stdin.close()

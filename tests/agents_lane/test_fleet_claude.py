@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import agentlab  # noqa: E402
+import agentlab
 
-from tests import fleetlab  # noqa: E402
+from tests import fleetlab
 
 RULES = "- {id: logs, match: 'mkdir -p logs', reply: 'Yes'}\n- {id: port, match: 'Which port', reply: '8080'}\n"
 SCRIPT = [{"text": "Making the log folder.", "tool_use": {"name": "Bash", "input": {"command": "mkdir -p logs", "description": "Make logs"}}},

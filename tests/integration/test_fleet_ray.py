@@ -88,7 +88,8 @@ def test_a_running_task_force_cancelled_leaves_no_program(cluster, tmp_path):
 
     mark = f"fc{secrets.token_hex(4)}"
     program = tmp_path / f"{mark}.py"
-    program.write_text("import signal, time\nsignal.signal(signal.SIGHUP, signal.SIG_IGN)  # a program that outlives its terminal\ninput('Ready? ')\ntime.sleep(300)\n")
+    # a program that outlives its terminal (SIGHUP ignored): only its run can end it
+    program.write_text("import signal, time\nsignal.signal(signal.SIGHUP, signal.SIG_IGN)\ninput('Ready? ')\ntime.sleep(300)\n")
     folder = tmp_path / "fleet"
     folder.mkdir()
     (folder / MARK).write_text("f1\n")
