@@ -143,10 +143,10 @@ def _sit(fleet, folder: Path, state, listen: str | None, notify: list[str]) -> i
     from cursorpilot.fleet.runner import FleetRun
     from cursorpilot.fleet.unit import MARK
 
-    inbox = _inbox(fleet.name, listen, notify)
+    view = make_view(sys.stdout.isatty())
+    inbox = _inbox(fleet.name, listen, notify, view.say)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / MARK).write_text(state.fleet_id + "\n")
-    view = make_view(sys.stdout.isatty())
     engine = _engine(state)
     view.say(f"fleet {fleet.name}: {len(state.rows)} task(s), {state.options['concurrency']} at a time on {engine.name}; "
              f"folder {folder}")
@@ -178,7 +178,7 @@ def _engine(state):
     return LocalEngine(state.fleet_id)
 
 
-def _inbox(name: str, listen: str | None, notify: list[str]):
+def _inbox(name: str, listen: str | None, notify: list[str], say):
     """The inbox, its socket bound now (a port in use is exit 2 before any task starts); None without --listen/--notify."""
     if not (listen or notify):
         return None
@@ -189,8 +189,7 @@ def _inbox(name: str, listen: str | None, notify: list[str]):
     if notify:
         check(notify)
     host, port = page.parse_listen(listen) if listen else ("127.0.0.1", 0)
-    return Inbox(name, page.bind(host, port), page.link_host(host), not page.is_loopback(host), tuple(notify),
-                 say=lambda text: print(text, flush=True))
+    return Inbox(name, page.bind(host, port), page.link_host(host), not page.is_loopback(host), tuple(notify), say=say)
 
 
 def _alive(pid: int) -> bool:

@@ -6,6 +6,7 @@ Skipped, saying why, where ray is not installed; CI installs the extra (.ci/run)
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -112,3 +113,23 @@ def test_a_running_task_force_cancelled_leaves_no_program(cluster, tmp_path):
     lab.wait_for(lambda: lab.marked(mark) == [], 30, f"nothing left running: {lab.marked(mark)}")
     engine.close()
     assert Path(spec.run_dir, "transcript.jsonl").is_file()  # what it recorded is kept
+
+
+def test_ctrl_c_on_ray_stops_every_task_and_leaves_no_process(cluster, tmp_path):
+    from tests.integration.test_fleet import SLOW
+
+    name = f"fr{secrets.token_hex(3)}"
+    (tmp_path / "slow.py").write_text(SLOW)
+    fleet_file = tmp_path / "fleet.yaml"
+    fleet_file.write_text(json.dumps({"name": name, "defaults": {"answers": ["Ready=y"], "env": {"FLEET_TEST": name,
+                                      "XDG_STATE_HOME": str(tmp_path / "state")}},
+                                      "tasks": [{"id": f"t{i}", "command": [sys.executable, str(tmp_path / "slow.py"), str(tmp_path / "go")]}
+                                                for i in range(1, 4)]}))
+    folder, out = tmp_path / "fleet", tmp_path / "fleet.out"
+    proc = lab.start(["run", str(fleet_file), "-j", "2", "--engine", "ray", "--address", cluster, "--dir", str(folder)], out, tmp_path)
+    lab.wait_for(lambda: len([p for p in lab.marked(name) if "slow.py" in p and "cursorpilot" not in p]) == 2, 90, "two programs running")
+    assert lab.interrupt(proc) == 130, out.read_text()
+    lab.wait_for(lambda: lab.marked(name) == [], 30, f"nothing left running: {lab.marked(name)}")
+    rows = lab.rows(folder)
+    assert sorted(r["status"] for r in rows.values()) == ["interrupted", "interrupted", "pending"], out.read_text()
+    assert all((folder / "runs" / t / "manifest.json").is_file() for t, r in rows.items() if r["status"] == "interrupted")
