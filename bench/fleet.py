@@ -10,7 +10,8 @@ Per sitting it prints:
 - RSS per running task: the processes that do the work, sampled every 0.1 s while they run: the pilot (the program's
   parent: the run's own process, or the resident pilot's child that serves it, docs/internals.md), the program and the
   `cursor-pilot run` process the fleet started; the pilot alone; PSS (pages shared with the resident pilot counted
-  once); and the host per task apart (the fleet's own process, shared by all, or a Ray worker, one per task);
+  once); and the host apart (the process that started the run: the fleet's own, one for all tasks, or a Ray worker, one
+  per task);
 - the pilot's CPU per task, over its program's life (3 answers and 1 s of waiting): a bound on its CPU while it waits;
 - what the overhead is made of: from a task's end to the start it made room for (the fleet's reaction, median), and
   the spread of the last round's ends (slots idle at the tail because tasks differ in length, not the fleet's doing),
@@ -51,7 +52,7 @@ class Sampler:
 
     def __init__(self, mark: str):
         self.mark = mark
-        self.rss: list[tuple[float, float, float, float]] = []  # per sample, per running task: RSS kB (all but the host), pilot, PSS, host
+        self.rss: list[tuple[int, int, int, int]] = []  # per sample and running task: RSS kB (all but the host), pilot, PSS, host
         self.cpu: dict[int, list[tuple[float, int]]] = {}  # program pid -> [(t, its pilot's ticks)]
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -66,34 +67,30 @@ class Sampler:
 
     def _run(self) -> None:
         while not self.stop.wait(0.1):
-            try:
-                self._sample(time.monotonic())
-            except (OSError, ValueError, IndexError):
-                continue
+            self._sample(time.monotonic())
 
     def _sample(self, now: float) -> None:
-        programs, clients = [], []
+        programs, clients = [], {}
         for proc in Path("/proc").iterdir():
             if not proc.name.isdigit():
                 continue
             try:
                 args = (proc / "cmdline").read_bytes().decode(errors="replace").split("\0")
+                if len(args) > 1 and args[1].endswith(f"{self.mark}.py"):
+                    programs.append(int(proc.name))
+                elif any(self.mark in a for a in args) and "cursorpilot" in args and "run" in args:
+                    clients[os.readlink(proc / "fd" / "1")] = int(proc.name)  # its console log: the task's own file
             except OSError:
                 continue
-            if len(args) > 1 and args[1].endswith(f"{self.mark}.py"):
-                programs.append(int(proc.name))
-            elif any(self.mark in a for a in args) and "cursorpilot" in args and "run" in args:
-                clients.append(int(proc.name))
-        if not programs:
-            return
-        pilots = {p: _stat(p)[0] for p in programs}
-        hosts = {_stat(c)[0] for c in clients}
-        work = set(programs) | set(pilots.values()) | set(clients)
-        n = len(programs)
-        self.rss.append((sum(_stat(p)[2] for p in work) / n, sum(_stat(p)[2] for p in set(pilots.values())) / n,
-                         sum(_pss(p) for p in work) / n, sum(_stat(h)[2] for h in hosts) / n))
-        for program, pilot in pilots.items():
-            self.cpu.setdefault(program, []).append((now, _stat(pilot)[1]))
+        for program in programs:  # a task while its program runs: the program, its pilot, the run the fleet started
+            try:
+                pilot = _stat(program)[0]
+                client = clients.get(os.readlink(f"/proc/{pilot}/fd/1"), pilot)  # (the pilot itself, when not served warm)
+                work = {program, pilot, client}
+                self.rss.append((sum(_stat(p)[2] for p in work), _stat(pilot)[2], sum(_pss(p) for p in work), _stat(_stat(client)[0])[2]))
+                self.cpu.setdefault(program, []).append((now, _stat(pilot)[1]))
+            except (OSError, ValueError, IndexError):
+                continue
 
     def pilot_cpu(self) -> float:
         """The pilots' mean share of a core over their programs' lives."""
