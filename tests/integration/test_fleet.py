@@ -227,3 +227,21 @@ def test_notify_sends_one_notice_per_question_each_with_its_own_single_use_link(
         assert all((folder / "work" / t / f"{t}.txt").read_text() == "v1" for t in ("a", "b"))
     finally:
         hook.close()
+
+
+def test_the_inbox_lists_only_for_its_own_token_and_only_its_own_host():
+    from cursorpilot.fleet.inbox import Inbox
+    from cursorpilot.human import page
+
+    said: list[str] = []
+    inbox = Inbox("f", page.bind("127.0.0.1", 0), "127.0.0.1", False, (), said.append)
+    inbox.start()
+    try:
+        assert "Nothing waits for you" in urllib.request.urlopen(inbox.link, timeout=10).read().decode()
+        for url, headers, status in ((inbox.link[:-3] + "xyz", {}, 403), (inbox.base + "/i/", {}, 404),
+                                     (inbox.link, {"Host": "evil.example:80"}, 421)):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10)
+            assert refused.value.code == status, url
+    finally:
+        inbox.close()
