@@ -30,6 +30,7 @@ from cursorpilot.fleet.unit import run_unit, unpack
 
 RESOURCE = "pty_sessions"
 ASK_EVERY = 0.5  # seconds between a task's two looks at whether the fleet wants it stopped
+WARM_HOLD = 0.5  # seconds each warm-up task holds its worker, so that Ray starts one per slot rather than reusing one
 
 try:
     import ray
@@ -58,6 +59,12 @@ if ray is not None:
         def asked(self, task: str) -> tuple[str, bool] | None:
             return self.stops.get(task)
 
+    @ray.remote(num_cpus=0)
+    def warm(seconds: float) -> str:
+        """Nothing but a worker started: the fleet's start-up holds them up, and its first tasks do not each wait for one."""
+        time.sleep(seconds)
+        return ray.util.get_node_ip_address()
+
     @ray.remote(num_cpus=0, max_retries=0)
     def task_unit(spec: UnitSpec, fleet_id: str, control):
         """One task on a node: the same unit as the local engine's, its facts streamed back."""
@@ -85,7 +92,7 @@ class RayEngine:
         self.facts: queue.Queue[Fact] = queue.Queue()
         self.own = not ray.is_initialized()
         if self.own:
-            options = {"address": address} if address else {"num_cpus": 2, "resources": {RESOURCE: concurrency}}
+            options = {"address": address} if address else {"num_cpus": os.cpu_count() or 1, "resources": {RESOURCE: concurrency}}
             try:
                 ray.init(**options, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
             except Exception as exc:
@@ -94,6 +101,8 @@ class RayEngine:
             raise BadInput(f"the Ray cluster declares no {RESOURCE!r} resource: start its nodes with "
                            f"--resources '{{\"{RESOURCE}\": 8}}' (how many programs each node runs at once)")
         self.control = Control.remote()  # type: ignore[attr-defined]
+        # the workers the first tasks will run in, started now, together (a worker's start is Ray's start-up, not a task's)
+        ray.get([warm.options(resources={RESOURCE: 1}).remote(WARM_HOLD) for _ in range(concurrency)])
         self._refs: dict[str, object] = {}
         self._threads: dict[str, threading.Thread] = {}
 
