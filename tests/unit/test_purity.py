@@ -12,13 +12,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 PURE = [
+    "cursorpilot.fleet.scheduler", "cursorpilot.fleet.facts", "cursorpilot.fleet.watch",
     "cursorpilot.pty.pilot", "cursorpilot.pty.facts", "cursorpilot.pty.keystrokes", "cursorpilot.pty.ask", "cursorpilot.pty.quiet", "cursorpilot.pty.answering", "cursorpilot.pty.held",
     "cursorpilot.pty.turnend", "cursorpilot.pty.typist", "cursorpilot.pty.parts", "cursorpilot.acp.pilot", "cursorpilot.acp.ask", "cursorpilot.acp.facts", "cursorpilot.acp.workspace", "cursorpilot.acp.requests",
     "cursorpilot.headless.pilot", "cursorpilot.headless.facts", "cursorpilot.headless.stream",
     "cursorpilot.detect.classifier", "cursorpilot.detect.regions", "cursorpilot.detect.undecided", "cursorpilot.detect.menu", "cursorpilot.detect.snapshot", "cursorpilot.decide.question",
     "cursorpilot.decide.choices", "cursorpilot.decide.guards", "cursorpilot.decide.deliver", "cursorpilot.decide.yesno", "cursorpilot.decide.toolcalls",
     "cursorpilot.decide.turns", "cursorpilot.decide.agentpilot", "cursorpilot.acp.activity", "cursorpilot.decide.weigh", "cursorpilot.decide.accepts", "cursorpilot.decide.echo", "cursorpilot.machine", "cursorpilot.human.asked", "cursorpilot.human.html",
-    "cursorpilot.fleet.scheduler", "cursorpilot.fleet.facts", "cursorpilot.fleet.watch",
 ]
 STDLIB = {"__future__", "abc", "re", "dataclasses", "enum", "typing", "collections", "collections.abc", "functools", "itertools", "hashlib",
           "json", "math", "string", "html"}
