@@ -312,6 +312,11 @@ def runs_show(
     guard(False, lambda: past.runs_show(run, dir))
 
 
+from cursorpilot.commands.fleet import app as fleet_app  # noqa: E402 - typer alone at import: its bodies import the fleet
+
+app.add_typer(fleet_app, name="fleet")
+
+
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, add_help_option=False)
 def sim(ctx: typer.Context) -> None:
     """The bundled simulators: cursor-pilot sim {cursor|line|menu|acp} SCENARIO [TASK...] (--help lists the scenarios)."""

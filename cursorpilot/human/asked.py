@@ -63,6 +63,14 @@ def asked(q: Question, why: str, *, step: int, steps: int, step_name: str, progr
     )
 
 
+def notice(a: Asked, link: str, timeout: float | None = None) -> tuple[str, str]:
+    """A notice's title and body (notify.py sends it): the run's and a fleet's inbox say a question the same way."""
+    options = f"\nOptions: {', '.join(a.choices)}" if a.choices else ""
+    within = f"\nAnswer within {timeout:g}s." if timeout else ""
+    body = f"{a.why}\n\n{a.where()}\nQuestion: {a.headline()}{options}\n\nAnswer: {link}{within}"
+    return f"cursor-pilot needs you: {a.headline()}", body
+
+
 # -- what an answer offered to a question comes to (the page's HTTP status, the terminal's words) ----------------------
 ACCEPTED, FORBIDDEN, TAKEN, GONE, REFUSED = 200, 403, 409, 410, 422
 

@@ -88,3 +88,18 @@ def result_page(status: int, message: str, answer: str | None = None) -> str:
     title, cls = _TITLES.get(status, ("Refused", "bad"))
     said = f"<p>Your answer: <code>{_e(answer)}</code></p>" if answer is not None else ""
     return _doc(f"cursor-pilot: {title}", f'<h1>{_e(title)}</h1><p class="banner {cls}" id="result">{_e(message)}</p>{said}')
+
+
+def inbox_page(fleet: str, waiting: list[tuple[str, str, Asked]]) -> str:
+    """A fleet's inbox (docs/fleet.md): every question waiting for a person across its runs, newest last, each with its
+    task, why, its options and the link to its own page (where it is answered, as on a run's page)."""
+    rows = []
+    for task, link, a in waiting:
+        options = f'<p class="where">options: {_e(" · ".join(a.choices))}</p>' if a.choices else ""
+        rows.append(f'<li class="asked" data-task="{_e(task)}"><h2><a href="{_e(link)}">{_e(task)}: {_e(a.headline())}</a></h2>'
+                    f'<p class="where">{_e(a.where())}</p><p class="why">{_e(a.why)}</p>{options}</li>')
+    body = "".join(rows) or '<p class="banner gone" id="empty">Nothing waits for you: no task of this fleet asks a question now.</p>'
+    return _doc(f"cursor-pilot fleet {fleet}: {len(waiting)} waiting",
+                f'<h1>Fleet {_e(fleet)}: {len(waiting)} question(s) waiting</h1><ul id="inbox" style="list-style:none;padding:0">{body}</ul>'
+                '<p class="foot">Each link opens one question; answering it lets that task go on while the others run. '
+                "Reload this page for new questions. Keep its link to yourself: it lists every open question's link.</p>")

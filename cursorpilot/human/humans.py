@@ -22,7 +22,7 @@ from typing import Any
 
 from cursorpilot.decide.deliver import NOBODY
 from cursorpilot.decide.question import Decision, Question, Verdict
-from cursorpilot.human.asked import GONE, REFUSED, Result, asked
+from cursorpilot.human.asked import GONE, REFUSED, Result, asked, notice
 from cursorpilot.human.race import Board, Offer, Pending
 from cursorpilot.human.terminal import LineReader
 from cursorpilot.human.tokens import Signer
@@ -42,6 +42,7 @@ class HumanConfig:
     public: bool = False  # it listens beyond loopback
     timeout: float | None = None  # --human-timeout, seconds
     on_timeout: str = "exit"  # exit | no
+    key: bytes | None = None  # the page's signing key when a fleet handed one over (tokens.handed_key); else its own
 
     @property
     def reachable(self) -> bool:
@@ -57,7 +58,7 @@ class Humans:
         self.redact = redact
         self.sink = sink
         self.reader = reader or (LineReader() if config.terminal else None)
-        self.board = Board(Signer(), lambda: clock.utcnow().timestamp())
+        self.board = Board(Signer(config.key), lambda: clock.utcnow().timestamp())
         self.page = None
         self.base = ""  # http://host:port
 
@@ -225,11 +226,7 @@ class Humans:
 
         if pending.closed.is_set():  # answered at the terminal before the notice went out: nobody else is needed
             return
-        a = pending.asked
-        title = f"cursor-pilot needs you: {a.headline()}"
-        options = f"\nOptions: {', '.join(a.choices)}" if a.choices else ""
-        within = f"\nAnswer within {self.config.timeout:g}s." if self.config.timeout else ""
-        body = f"{a.why}\n\n{a.where()}\nQuestion: {a.headline()}{options}\n\nAnswer: {link}{within}"
+        title, body = notice(pending.asked, link, self.config.timeout)
         sent = notify.send(list(self.config.notify), title, body)
         self.tx.write(R.HumanNotified(decision=pending.decision,
                                       sent=[{"service": s.service, "ok": s.ok, "error": s.error or None} for s in sent]))
@@ -277,7 +274,8 @@ def configure(*, terminal: bool, notify: list[str], listen: str | None, timeout:
     if dry_run or not (notify or listen):
         return HumanConfig(terminal=terminal, notify=tuple(notify), timeout=timeout, on_timeout=on_timeout)
     from cursorpilot.human import page
+    from cursorpilot.human.tokens import handed_key
 
     host, port = page.parse_listen(listen) if listen else ("127.0.0.1", 0)
     return HumanConfig(terminal=terminal, notify=tuple(notify), sock=page.bind(host, port), link_host=page.link_host(host),
-                       public=not page.is_loopback(host), timeout=timeout, on_timeout=on_timeout)
+                       public=not page.is_loopback(host), timeout=timeout, on_timeout=on_timeout, key=handed_key())

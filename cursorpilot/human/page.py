@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from cursorpilot.errors import BadInput
 from cursorpilot.human import ended, html
-from cursorpilot.human.asked import ACCEPTED, GONE, REFUSED, Result
+from cursorpilot.human.asked import ACCEPTED, FORBIDDEN, GONE, REFUSED, Result
 from cursorpilot.human.ended import HEADERS
 from cursorpilot.human.race import Board, Offer, Pending
 
@@ -101,8 +101,10 @@ class Hosts:
 
 
 class Page:
-    def __init__(self, sock: socket.socket, board: Board, hosts: Hosts, now: Callable[[], float], expires: Callable[[Pending], str]):
+    def __init__(self, sock: socket.socket, board: Board, hosts: Hosts, now: Callable[[], float], expires: Callable[[Pending], str],
+                 index: Callable[[str], str | None] | None = None):
         self.sock = sock
+        self.index = index  # a fleet's inbox (docs/fleet.md): GET /i/<its token> lists every open question; None: a token it refuses
         self.board = board
         self.hosts = hosts
         self.now = now  # monotonic: when an answer came
@@ -147,6 +149,8 @@ class Page:
             app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard()])
             app.router.add_get("/d/{token}", self._get)
             app.router.add_post("/d/{token}", self._post)
+            if self.index is not None:
+                app.router.add_get("/i/{token}", self._index)
             runner = web.AppRunner(app, access_log=None, handle_signals=False)
             loop.run_until_complete(runner.setup())
             loop.run_until_complete(web.SockSite(runner, self.sock).start())
@@ -201,6 +205,14 @@ class Page:
         if _wants(request, "application/json"):
             return self._json(200, {"question": _public(pending.asked), "expires": self.expires(pending)})
         return self._html(200, html.question_page(pending.asked, expires=self.expires(pending)))
+
+    async def _index(self, request):
+        assert self.index is not None
+        body = self.index(request.match_info["token"])
+        if body is None:
+            self._refused("wrong token")
+            return self._say(request, Result(FORBIDDEN, "not a valid link"))
+        return self._html(200, body)
 
     async def _post(self, request):
         pending, error = self._find(request)

@@ -10,8 +10,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import os
 import secrets
 import struct
+import sys
 
 ID_BYTES = 12
 MAC_BYTES = 16  # 128 bits: far beyond guessing over HTTP
@@ -57,3 +59,20 @@ class Signer:
         if expires and now >= expires:
             return decision.hex(), "expired"
         return decision.hex(), ""
+
+
+def handed_key() -> bytes | None:
+    """The key a fleet signs its inbox's links to this run's page with (docs/fleet.md): with CURSORPILOT_PAGE_KEY=stdin,
+    one line of hex on stdin, read once. Never the key itself in the environment: the program the run drives inherits
+    that, and could answer its own questions."""
+    if os.environ.get("CURSORPILOT_PAGE_KEY") != "stdin":
+        return None
+    from cursorpilot.errors import BadInput
+
+    try:
+        key = bytes.fromhex(sys.stdin.readline().strip())
+    except (ValueError, OSError):
+        key = b""
+    if len(key) < 16:
+        raise BadInput("CURSORPILOT_PAGE_KEY=stdin: no key of at least 16 bytes (hex) came on stdin")
+    return key

@@ -12,6 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 PURE = [
+    "cursorpilot.fleet.scheduler", "cursorpilot.fleet.facts", "cursorpilot.fleet.watch",
     "cursorpilot.pty.pilot", "cursorpilot.pty.facts", "cursorpilot.pty.keystrokes", "cursorpilot.pty.ask", "cursorpilot.pty.quiet", "cursorpilot.pty.answering", "cursorpilot.pty.held",
     "cursorpilot.pty.turnend", "cursorpilot.pty.typist", "cursorpilot.pty.parts", "cursorpilot.acp.pilot", "cursorpilot.acp.ask", "cursorpilot.acp.facts", "cursorpilot.acp.workspace", "cursorpilot.acp.requests",
     "cursorpilot.headless.pilot", "cursorpilot.headless.facts", "cursorpilot.headless.stream",
