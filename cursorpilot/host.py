@@ -22,6 +22,7 @@ from cursorpilot import records as R
 from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.deliver import Delivered, Record, RunCounts, Tell
+from cursorpilot.decide.limits import LimitConfig
 from cursorpilot.decide.question import Decision, Question
 from cursorpilot.decide.turns import TurnFacts
 from cursorpilot.events import Sink
@@ -55,6 +56,14 @@ class StepHost:
     def env(self) -> tuple[dict[str, str], list[str]]:
         """The program's environment (marked, the CI variables hidden unless kept) and the names hidden."""
         return program_env(self.step.env, self.mark, self.ctx.keep_ci_env)
+
+    def limits(self) -> LimitConfig:
+        """How this step waits out an agent's usage limit: --on-limit, never past --timeout or --max-wall."""
+        step, turns = self.step, self.step.turns
+        bounds = [(at, why) for at, why in ((step.deadline, step.deadline_reason),
+                                            (turns.wall_deadline, f"--max-wall ({turns.max_wall or 0:g}s)")) if at is not None]
+        deadline, why = min(bounds) if bounds else (None, "")
+        return LimitConfig(on_limit=turns.on_limit, deadline=deadline, deadline_reason=why)
 
     def shared(self, e: object, before_answer: Callable[[], None] | None = None) -> bool:
         """Carry out an effect every pilot returns (True), or leave it to the loop (False)."""

@@ -16,7 +16,7 @@ PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume", 
 RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "headless", "task", "cwd", "provider", "model", "base_url",
              "llm_retries", "llm_timeout", "context_tokens", "no_upload", "keep_ci_env", "no_native_deny", "prices", "rules", "answer",
              "secret", "profile", "detectors", "max_steps", "timeout", "cols", "rows", "done_when", "max_turns", "max_wall", "max_cost",
-             "human_timeout", "on_human_timeout")
+             "human_timeout", "on_human_timeout", "on_limit", "stuck_after")
 
 
 def run(**o: Any) -> int:
@@ -126,6 +126,7 @@ def _spec(o: dict[str, Any], command: list[str], manifest):
         check_learning(o, is_interactive())
     provider, rule_entries = _answerer(o, answers, interactive_steps=any(step.run is None for step in plan.steps))
     max_wall = parse_duration(o["max_wall"]) if o.get("max_wall") else None
+    on_limit, stuck_after = _agent_limits(o)
     _check_max_cost(o.get("max_cost"), provider)
     cwd = o["cwd"]
     if cwd is not None and not cwd.is_dir():
@@ -144,10 +145,24 @@ def _spec(o: dict[str, Any], command: list[str], manifest):
         plan_path=o["plan"], rule_entries=rule_entries,
         profile=o["profile"], detectors=detectors, cursor_bin=o["cursor"], cwd=str(cwd) if cwd else None,
         max_steps=o["max_steps"], timeout=timeout, dry_run=o["dry_run"], done_when=o.get("done_when") or None,
-        max_turns=o.get("max_turns"), max_wall=max_wall, max_cost=o.get("max_cost"),
+        max_turns=o.get("max_turns"), max_wall=max_wall, max_cost=o.get("max_cost"), on_limit=on_limit, stuck_after=stuck_after,
         interactive=humans.reachable, context_tokens=o["context_tokens"], humans=humans,
         no_upload=o["no_upload"], keep_ci_env=o["keep_ci_env"], native_deny=not o.get("no_native_deny"), cols=o["cols"], rows=o["rows"], secrets=secrets,
     )
+
+
+def _agent_limits(o: dict[str, Any]) -> tuple[str, float | None]:
+    """--on-limit and --stuck-after, checked."""
+    from cursorpilot.decide.limits import ON_LIMIT
+    from cursorpilot.durations import parse_duration
+
+    on_limit = o.get("on_limit") or "wait"
+    if on_limit not in ON_LIMIT:
+        raise BadInput(f"--on-limit {on_limit}: give one of {', '.join(ON_LIMIT)}")
+    stuck_after = parse_duration(o["stuck_after"]) if o.get("stuck_after") else None
+    if stuck_after is not None and stuck_after <= 0:
+        raise BadInput("--stuck-after must be longer than 0s")
+    return on_limit, stuck_after
 
 
 def _answerer(o: dict[str, Any], answers: list, interactive_steps: bool):
@@ -197,6 +212,7 @@ def demo(log: Path | None, quiet: bool, report: bool, debug: bool, argv: list[st
         keep_ci_env=False, no_native_deny=False, prices=None, rules=package / "demo" / "rules.yaml", answer=None, secret=None, profile="cursor", detectors=None,
         dry_run=False, max_steps=20, timeout="5m", done_when=None, max_turns=None, max_wall=None, max_cost=None, resume=None, force=False,
         cols=120, rows=40, quiet=quiet, report=report, debug=debug, learn=None, notify=None, listen=None, human_timeout=None, on_human_timeout="exit",
+        on_limit="wait", stuck_after=None,
     )
 
 

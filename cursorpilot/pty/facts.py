@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from cursorpilot.decide.deliver import Delivered, Record, Tell
+from cursorpilot.decide.limits import LimitConfig
 from cursorpilot.decide.question import Decision, Question
 from cursorpilot.decide.turns import CheckGoal, TurnConfig, TurnFacts
 from cursorpilot.detect.classifier import Classification
@@ -90,6 +92,8 @@ class ScreenFacts:
     judged: Classification | None = None  # a screen no rule explains, read whole as a question (below the question
     # answered last: Pilot.answered_to); the loop reads it only for such a screen
     echo_off: bool = False  # the terminal reads a line with echo off (read -s, getpass): what is typed is a secret
+    wall: datetime | None = None  # the wall clock, in the local zone: what an agent's reset time ("resets 3pm") is read against
+    still_for: float | None = None  # seconds since the agent's last progress sign (pty/progress.py); None: since the screen changed
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,3 +189,5 @@ class PilotConfig:
     echo_check: bool = False  # Enter after typed text waits until the screen shows it
     secrets: Mapping[str, str] = field(default_factory=dict)  # --secret: the values <secret:NAME> types (never shown)
     turns: TurnConfig = field(default_factory=TurnConfig)  # how an agent's turn ends are judged and bounded
+    limits: LimitConfig = field(default_factory=LimitConfig)  # how a usage limit is waited out (decide/limits.py)
+    stuck_after: float | None = None  # --stuck-after: instead of the profile's stuck_after_s

@@ -30,6 +30,7 @@ from cursorpilot.pty.driver import ExitStatus, PtyDriver
 from cursorpilot.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, Interrupted, KeyDue,
                                    Kill, PilotConfig, ReadMessage, Replied, Screen, ScreenFacts, Started, Type, Typed)
 from cursorpilot.pty.pilot import Pilot
+from cursorpilot.pty.progress import Progress
 from cursorpilot.pty.screen import TerminalScreen
 from cursorpilot.pty.typist import KeysOut, KeyView, Send
 from cursorpilot.pty.view import RENDER_EVERY, ScreenView
@@ -82,7 +83,8 @@ class PtyStep:
         started_with_task = (step.send is None and os.path.basename(step.command[0]) in step.profile.commands
                              and step.profile.task.given(step.command))
         self.pilot = Pilot(PilotConfig(step.profile, step.send, step.expect_regex, step.max_answers, started_with_task,
-                                       echo_check=True, secrets=ctx.secrets, turns=step.turns), self.host.counts)
+                                       echo_check=True, secrets=ctx.secrets, turns=step.turns, limits=self.host.limits(),
+                                       stuck_after=step.turns.stuck_after), self.host.counts)
         self.screen = TerminalScreen(ctx.cols, ctx.rows)
         self.view = ScreenView(self.screen, self.clock.monotonic())
         self.driver: PtyDriver | None = None
@@ -102,6 +104,7 @@ class PtyStep:
             env, hidden = self.host.env()
             self.driver = PtyDriver(self.step.command, cwd=self.step.cwd, env=env, cols=ctx.cols, rows=ctx.rows)
             self.view.watch = kernel.TtyWatch(self.driver.fd, kernel.slave_path(self.driver.fd), self.host.mark)
+            self.progress = Progress(self.step.profile.animation, self.driver.pid, self.clock.monotonic())
             self._feed(Started(self.driver.pid, tuple(self.step.command), tuple(hidden)))
             status = self._loop()
             text = "\n".join([*self.screen.scrollback(), *self.screen.snapshot().lines]).rstrip()
@@ -194,7 +197,9 @@ class PtyStep:
         if tty == kernel.READING and c.state == SETTLING:
             self.view.look_at = now + 0.01
         judged = undecided(self.step.profile, snap, self.pilot.answered_to) if c.state == UNKNOWN else None
-        self._feed(Screen(c, ScreenFacts(snap.text(), self.view.version, quiet, tty, self._modes(), judged, self._no_echo())))
+        text = snap.text()
+        self._feed(Screen(c, ScreenFacts(text, self.view.version, quiet, tty, self._modes(), judged, self._no_echo(),
+                                         self.clock.utcnow().astimezone(), self.progress.seen(now, text))))
 
     def _modes(self) -> Modes:
         s = self.screen

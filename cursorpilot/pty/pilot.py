@@ -16,6 +16,7 @@ from typing import assert_never
 
 from cursorpilot import records as R
 from cursorpilot.decide.deliver import Record, RunCounts, Tally, escalate, split
+from cursorpilot.decide.limits import Limits
 from cursorpilot.decide.question import Decision, Kind, Verdict
 from cursorpilot.decide.turns import Turns, gist
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
@@ -29,7 +30,8 @@ from cursorpilot.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effe
 from cursorpilot.pty.facts import Screen as ScreenFact
 from cursorpilot.pty.answering import RETRY_GAPS, Answering
 from cursorpilot.pty.quiet import QuietRules
-from cursorpilot.pty.held import Asking, TurnEnd, Watch
+from cursorpilot.pty.held import Asking, Resume, TurnEnd, Watch
+from cursorpilot.pty.resume import Resumes, is_limit
 from cursorpilot.pty.turnend import TurnEnds
 from cursorpilot.pty.typist import HighlightMissed, KeyView, Typist
 from cursorpilot.secret import asks_secret
@@ -39,7 +41,7 @@ _LATE = Record(R.Kill(reason="program did not exit in time", signal="SIGKILL"))
 
 
 @dataclass(slots=True)
-class Pilot(Answering, QuietRules, TurnEnds):
+class Pilot(Answering, QuietRules, TurnEnds, Resumes):
     config: PilotConfig
     counts: RunCounts
     state: State = State.INIT
@@ -67,14 +69,18 @@ class Pilot(Answering, QuietRules, TurnEnds):
     _asked_on: dict[str, str] = field(default_factory=dict)  # the screen's text when each prompt was answered
     _busy_since: float | None = None  # the kernel has seen the quiet program busy since then (recorded once)
     answered_to: int | None = None  # the last row of the question answered last: rows down to it are history
+    nudged: int = 0  # a stuck agent interrupted and told to continue, in this step (pty/resume.py)
+    _resume: Resume | None = None  # a limit's wait, or a stuck agent's interrupt, until it is told to go on
     tally: Tally = field(init=False)
     turns: Turns = field(init=False)
+    limits: Limits = field(init=False)
 
     def __post_init__(self) -> None:
         self.sent = self.config.send is None
         self.starting = self.config.started_with_task
         self.tally = Tally(self.counts, self.config.max_answers)
         self.turns = Turns(self.config.turns)
+        self.limits = Limits(self.config.limits)
 
     @property
     def answers(self) -> int:
@@ -157,6 +163,10 @@ class Pilot(Answering, QuietRules, TurnEnds):
         return out + self._classified(now, c, facts)
 
     def _classified(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+        if self._resume is not None and (held := self._resuming(now, c, facts)) is not None:
+            return held
+        if is_limit(c):  # a usage limit: waited out, not failed (pty/resume.py)
+            return self._limit(now, c, facts)
         if c.state == Screen.WORKING:
             return self._working(now, c, facts)
         if c.state == Screen.ERROR:
