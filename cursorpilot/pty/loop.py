@@ -103,8 +103,9 @@ class PtyStep:
         try:
             env, hidden = self.host.env()
             self.driver = PtyDriver(self.step.command, cwd=self.step.cwd, env=env, cols=ctx.cols, rows=ctx.rows)
-            self.view.watch = kernel.TtyWatch(self.driver.fd, kernel.slave_path(self.driver.fd), self.host.mark)
-            self.progress = Progress(self.step.profile.animation, self.driver.pid, self.clock.monotonic())
+            slave = kernel.slave_path(self.driver.fd)
+            self.view.watch = kernel.TtyWatch(self.driver.fd, slave, self.host.mark)
+            self.progress = Progress(self.step.profile.animation, self.driver.pid, self.clock.monotonic(), slave)
             self._feed(Started(self.driver.pid, tuple(self.step.command), tuple(hidden)))
             status = self._loop()
             text = "\n".join([*self.screen.scrollback(), *self.screen.snapshot().lines]).rstrip()

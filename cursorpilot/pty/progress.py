@@ -11,6 +11,7 @@ the pilot gets how long ago either last moved, and takes the agent for stuck onl
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Sequence
 
@@ -29,9 +30,11 @@ def masked(text: str, animation: Sequence[re.Pattern[str]]) -> str:
     return text
 
 
-def cpu_ticks(pid: int) -> int | None:
-    """The CPU time (clock ticks) the process's descendants have used, the ones that ended included (its cutime and
-    cstime); not its own (an agent's TUI redraws its spinner on its own time). None: it is gone."""
+def cpu_ticks(pid: int, terminal: str | None = None) -> int | None:
+    """The CPU time (clock ticks) the process's descendants have used, the ones that ended included (cutime, cstime);
+    not its own, nor that of a descendant on `terminal` (an agent's TUI redraws its spinner on its own time, and Gemini
+    CLI and Codex run theirs in a child of the program started): the tools it runs read pipes, or a terminal of their
+    own. None: it is gone."""
     own = kernel._stat(pid)
     if len(own) < 15:
         return None
@@ -45,10 +48,23 @@ def cpu_ticks(pid: int) -> int | None:
             seen.add(child)
             fields = kernel._stat(child)
             if len(fields) >= 15:
-                total += sum(int(fields[i]) for i in (11, 12, 13, 14))
+                total += sum(int(fields[i]) for i in ((13, 14) if _on(child, terminal) else (11, 12, 13, 14)))
                 nxt += _children(child)
         todo, depth = nxt, depth + 1
     return total
+
+
+def _on(pid: int, terminal: str | None) -> bool:
+    """The process reads or writes the terminal (its stdin, stdout or stderr)."""
+    if terminal is None:
+        return False
+    for fd in (0, 1, 2):
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == terminal:
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _children(pid: int) -> list[int]:
@@ -68,9 +84,9 @@ def _children(pid: int) -> list[int]:
 class Progress:
     """When the agent last showed a progress sign: its screen (animation masked) changed, or its descendants used CPU."""
 
-    def __init__(self, animation: Sequence[str], pid: int | None, now: float):
+    def __init__(self, animation: Sequence[str], pid: int | None, now: float, terminal: str | None = None):
         self.animation = [re.compile(p, re.MULTILINE) for p in animation]
-        self.pid = pid
+        self.pid, self.terminal = pid, terminal
         self.last = now  # the last progress sign
         self._digest: bytes | None = None
         self._cpu: int | None = None
@@ -83,7 +99,7 @@ class Progress:
             self._digest, self.last = digest, now
         if self.pid is not None and now - self._cpu_at >= CPU_EVERY:
             self._cpu_at = now
-            cpu = cpu_ticks(self.pid)
+            cpu = cpu_ticks(self.pid, self.terminal)
             if cpu is not None and self._cpu is not None and cpu - self._cpu >= CPU_MOVED:
                 self.last = now
             if cpu is not None and (self._cpu is None or cpu - self._cpu >= CPU_MOVED):

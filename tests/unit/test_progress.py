@@ -3,6 +3,8 @@ model stream (spinner and timer moving, nothing else) and a slow one (a token a 
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -46,8 +48,8 @@ def test_without_its_profiles_animation_a_stall_looks_like_progress():
 @pytest.mark.timeout(30)
 def test_a_child_that_uses_cpu_is_progress_one_that_sleeps_is_not():
     busy = "import time\nend = time.time() + 20\nwhile time.time() < end: pass"
-    parent = subprocess.Popen(["/bin/sh", "-c", f"{sys.executable} -c '{busy}'; exit 0"])
-    sleeper = subprocess.Popen(["/bin/sh", "-c", "sleep 20; exit 0"])
+    parent = subprocess.Popen(["/bin/sh", "-c", f"{sys.executable} -c '{busy}'; exit 0"], start_new_session=True)
+    sleeper = subprocess.Popen(["/bin/sh", "-c", "sleep 20; exit 0"], start_new_session=True)
     try:
         deadline = time.monotonic() + 15
         while (cpu_ticks(parent.pid) or 0) < 20 and time.monotonic() < deadline:
@@ -66,6 +68,25 @@ def test_a_child_that_uses_cpu_is_progress_one_that_sleeps_is_not():
         assert idle.seen(now, "same") == now - CPU_EVERY  # (its first look is the last change it saw)
     finally:
         for proc in (parent, sleeper):
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)  # the shell and what it started
             proc.wait()
     assert cpu_ticks(parent.pid) is None
+
+
+@pytest.mark.timeout(30)
+def test_a_child_on_the_agents_own_terminal_is_its_tui_not_its_work():
+    """Gemini CLI and Codex run their TUI in a child of the program started: its spinner's CPU is no progress."""
+    master, slave = os.openpty()
+    busy = "import time\nend = time.time() + 20\nwhile time.time() < end: pass"
+    parent = subprocess.Popen(["/bin/sh", "-c", f"{sys.executable} -c '{busy}'; exit 0"], stdin=slave, stdout=slave, stderr=slave,
+                              start_new_session=True)
+    try:
+        deadline = time.monotonic() + 15
+        while (cpu_ticks(parent.pid) or 0) < 20 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert (cpu_ticks(parent.pid) or 0) >= 20 and cpu_ticks(parent.pid, os.ttyname(slave)) == 0
+    finally:
+        os.killpg(parent.pid, signal.SIGKILL)
+        parent.wait()
+        os.close(master)
+        os.close(slave)
