@@ -80,7 +80,8 @@ class Resumes(_Part):
                 waited = self.limits.over(now)
                 return [Record(R.LimitWaited(waited_s=round(waited, 1), how="went_on")),
                         Tell("note", f"usage limit: the agent went on by itself after {waited:.0f}s"), *self._working(now, c, facts)]
-            return None  # interrupted, not back at its composer yet: the stuck clock still runs
+            still = facts.quiet_for if facts.still_for is None else facts.still_for  # interrupted, not back at its composer yet:
+            return self._working(now, c, replace(facts, still_for=min(still, now - r.since)))  # its stuck clock restarted then
         if is_limit(c):
             return self._limit(now, c, facts)
         if c.state not in (Screen.IDLE, SETTLING, UNKNOWN) and not self._stopped(c):

@@ -150,6 +150,7 @@ def test_a_stalled_claude_is_interrupted_once_told_to_continue_then_escalated():
     out = look(p, 1.0, stalled, still=STUCK_AFTER, quiet=0.1)
     assert typed(out) == "<esc>" and records(out, "stuck")[0] == {"rule_id": "claude.working", "still_s": STUCK_AFTER,
                                                                   "action": "interrupt", "keys": ["<esc>"]}
+    assert not records(look(p, 2.0, stalled, still=STUCK_AFTER + 1, quiet=0.1), "stuck")  # its stuck clock restarted at the Esc
     idle = shown("claude", "after-limit")
     out = look(p, 5.0, idle, content=2)
     assert typed(out) == "continue<enter>" and records(out, "stuck")[0]["action"] == "continue"
