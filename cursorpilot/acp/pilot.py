@@ -186,8 +186,7 @@ class AcpPilot(AgentPilot[Effect], AgentWaits[Effect]):
 
     def _prompt(self, text: str) -> list[Effect]:
         self.activity.begin()
-        self.rejected = None
-        self.turn_open = True
+        self.rejected, self.turn_open, self.waits.prompt = None, True, text
         return [SendPrompt(text)]
 
     def _update(self, now: float, f: Update) -> list[Effect]:
@@ -355,8 +354,8 @@ class AcpPilot(AgentPilot[Effect], AgentWaits[Effect]):
             return self._end(ExitCode.LIMIT, self.config.deadline_reason)
         if f.call == "prompt":
             self.turn_open = False
-            if not f.gone and is_limit(f.message):  # a usage limit: waited out, then the session goes on
-                return self._limit_hit(now, f.message, "acp.limit")
+            if not f.gone and is_limit(f.message):  # a usage limit: waited out, then its prompt sent again
+                return self._limit_hit(now, f.message, "acp.limit", resend=self.waits.prompt)
         return self._end(ExitCode.FAILED, f.why)
 
     # -- the agent's file system and terminal (acp/workspace.py) -------------------------------------------------------

@@ -33,6 +33,8 @@ class Waits:
     nudged: int = 0  # stuck turns interrupted in this step
     nudging: bool = False  # a stuck turn is being interrupted: when it ends, the agent is told to continue
     wall: tuple[float, datetime] | None = None  # the wall clock at a monotonic time (the last Tick's)
+    prompt: str | None = None  # the last prompt sent (over ACP, a prompt refused at a limit never reached the session)
+    resend: str = CONTINUE  # what the agent is sent once the limit has reset
 
 
 class AgentWaits(Generic[E]):
@@ -60,15 +62,17 @@ class AgentWaits(Generic[E]):
         raise NotImplementedError
 
     # -- shared -----------------------------------------------------------------------------------------------------------
-    def _limit_hit(self, now: float, words: str, rule_id: str, reset_at: float | None = None) -> list[E]:
+    def _limit_hit(self, now: float, words: str, rule_id: str, reset_at: float | None = None, resend: str | None = None) -> list[E]:
         """The agent reported a usage limit (`reset_at`: the exact reset its stream gave, epoch seconds): waited for (the
-        next Tick past the reset continues the session), or the step stops (--on-limit stop, a reset past the deadline)."""
+        next Tick past the reset continues the session with "continue", or `resend`: the prompt that was refused), or the
+        step stops (--on-limit stop, a reset past the deadline)."""
         w = self.waits
         if w.wall is None:  # (a loop that gives no wall clock: nothing to read a reset against)
             return self._end(ExitCode.FAILED, f"usage limit: {words[:300]}")
         wall = w.wall[1] + timedelta(seconds=now - w.wall[0])
         reading = from_epoch(reset_at, wall, f"resets at {datetime.fromtimestamp(reset_at, wall.tzinfo):%H:%M:%S}") if reset_at else None
         hit = w.limits.hit(now, wall, words, reading=reading)
+        w.resend = resend or CONTINUE
         said: list[Shared] = [Record(R.LimitHit(rule_id=rule_id, words=words[:500], reset=hit.reset, phrase=hit.phrase, action=hit.action,
                                                 wait_s=round(hit.wait, 1), on_limit=w.limits.config.on_limit, hits=w.limits.hits)),
                               Tell("note", hit.why)]
@@ -86,10 +90,10 @@ class AgentWaits(Generic[E]):
             return None
         if limits.until is not None and now < limits.until:
             return []
-        waited = limits.over(now)
-        return [*self._shared([Record(R.LimitWaited(waited_s=round(waited, 1), how="continued", sent=CONTINUE)),
-                               Tell("note", f"usage limit: waited {waited:.0f}s; telling the agent to continue")]),
-                *self._next_prompt(CONTINUE)]
+        waited, sent = limits.over(now), self.waits.resend
+        return [*self._shared([Record(R.LimitWaited(waited_s=round(waited, 1), how="continued", sent=sent)),
+                               Tell("note", f"usage limit: waited {waited:.0f}s; the session goes on: {sent[:80]!r}")]),
+                *self._next_prompt(sent)]
 
     def _stuck_turn(self, quiet: float, why: str, said: str, rule_id: str) -> list[E]:
         """Mid-turn, no sign of life for stuck_after: the turn is interrupted, once in a step (the agent is told to

@@ -429,7 +429,7 @@ def test_an_agent_that_answers_its_prompt_with_a_usage_limit_waits_for_the_reset
     assert hit["rule_id"] == "acp.limit" and hit["phrase"] == "retry in 45.5s" and not of(out, End) and not p.turn_open
     assert p.handle(40.0, Tick(wall=wall)) == []
     out = p.handle(1.0 + hit["wait_s"], Tick(wall=wall))
-    assert of(out, SendPrompt) == [SendPrompt("continue")] and records(out, "limit_waited")[0]["how"] == "continued" and p.turn_open
+    assert of(out, SendPrompt) == [SendPrompt("add a test")] and records(out, "limit_waited")[0]["sent"] == "add a test" and p.turn_open
     daily = started()
     daily.handle(0.5, Tick(wall=wall))
     assert records(daily.handle(1.0, CallFailed("prompt", "You have exhausted your daily quota on this model.", gone=False)),
