@@ -72,6 +72,9 @@ class StepHost:
             self.tx.write(R.numbered(rec, self.step.index) if isinstance(rec, STEP_RECORDS) else rec)
             if isinstance(rec, R.Wait):
                 self.ctx.usage["waits"] += 1  # judged "nobody is asked": reported apart from answers
+            elif isinstance(rec, R.LimitWaited):  # a usage limit waited out: said in the run's summary
+                self.ctx.usage["limit_waits"] += 1
+                self.ctx.usage["limit_wait_s"] += round(rec.waited_s or 0)
             elif isinstance(rec, R.TurnEnd) and "verdict" in e.fields:  # judged (a stop_reason alone is not)
                 self.ctx.turn_ended(self.step.index, e.fields)
             elif isinstance(rec, R.State):

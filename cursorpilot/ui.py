@@ -176,6 +176,7 @@ class ConsoleSink(BaseSink):
         turns = f" · turns: {c['turns']}" if c.get("turns") else ""  # an agent's turn ends judged (docs/turns.md)
         goal = f" · goal check: {outcome.goal}" if outcome.goal else ""
         goal += f" · changed by the deny policy: {c['policy_changed']}" if c.get("policy_changed") else ""
+        goal += f" · usage limits waited out: {c['limit_waits']} ({c.get('limit_wait_s', 0)}s)" if c.get("limit_waits") else ""
         self.console.print(Text(
             f"  answers: {outcome.answers}{self._by_whom(outcome.answers)} · escalations: {outcome.escalations}{turns}{goal}"
             f" · program: {outcome.child}{llm}\n  transcript: {outcome.transcript}"
