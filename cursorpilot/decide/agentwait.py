@@ -11,7 +11,7 @@ and going on is the channel's next prompt in the same session (`_next_prompt`); 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from cursorpilot import records as R
@@ -67,11 +67,12 @@ class AgentWaits(Generic[E]):
         next Tick past the reset continues the session with "continue", or `resend`: the prompt that was refused), or the
         step stops (--on-limit stop, a reset past the deadline)."""
         w = self.waits
-        if w.wall is None:  # (a loop that gives no wall clock: nothing to read a reset against)
-            return self._end(ExitCode.FAILED, f"usage limit: {words[:300]}")
-        wall = w.wall[1] + timedelta(seconds=now - w.wall[0])
-        reading = from_epoch(reset_at, wall, f"resets at {datetime.fromtimestamp(reset_at, wall.tzinfo):%H:%M:%S}") if reset_at else None
-        hit = w.limits.hit(now, wall, words, reading=reading)
+        if w.wall is None:  # no wall clock told yet (no Tick): no reset can be read, the wait backs off
+            hit = w.limits.hit(now, datetime.fromtimestamp(0, UTC), "")
+        else:
+            wall = w.wall[1] + timedelta(seconds=now - w.wall[0])
+            reading = from_epoch(reset_at, wall, f"resets at {datetime.fromtimestamp(reset_at, wall.tzinfo):%H:%M:%S}") if reset_at else None
+            hit = w.limits.hit(now, wall, words, reading=reading)
         w.resend = resend or CONTINUE
         said: list[Shared] = [Record(R.LimitHit(rule_id=rule_id, words=words[:500], reset=hit.reset, phrase=hit.phrase, action=hit.action,
                                                 wait_s=round(hit.wait, 1), on_limit=w.limits.config.on_limit, hits=w.limits.hits)),

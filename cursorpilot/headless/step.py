@@ -72,6 +72,7 @@ class HeadlessStep:
         if written:
             self.feed(facts.DenyListWritten(written.agent, written.file, tuple(written.deny)))
         self.feed(facts.Started())
+        self.feed(facts.Tick(self.ctx.clock.utcnow().astimezone()))  # (the wall clock, before anything the agent says)
         seen = self.ctx.interrupts
         while not self._ended.is_set():
             try:

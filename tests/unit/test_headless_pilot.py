@@ -222,6 +222,8 @@ def test_a_usage_limit_with_no_reset_backs_off_and_stops_at_the_deadline():
     out = p.handle(1.0, Result("s1", "API Error: Request rejected (429) · Rate limited", is_error=True))
     assert records(out, "limit_hit")[0]["wait_s"] == 19.0  # the backoff, cut to the time left
     assert of(p.handle(20.0, Tick(wall)), End) == [End(ExitCode.LIMIT, "timeout")]
+    early = started()  # no Tick yet, so no wall clock to read a reset against: it backs off
+    assert records(early.handle(0.2, Result("s1", "usage limit, try again at 3pm", is_error=True)), "limit_hit")[0]["wait_s"] == 30.0
     stop = HeadlessPilot(HeadlessPilotConfig(task="t", governing_prompt="", cwd=CWD, limits=LimitConfig(on_limit="stop")), RunCounts())
     stop.handle(0.0, Started())
     stop.handle(0.5, Tick(wall))
