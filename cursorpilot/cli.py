@@ -234,6 +234,20 @@ def report(
 
 
 @app.command()
+def watch(
+    run: str | None = typer.Argument(None, metavar="RUN", autocompletion=lambda ctx, incomplete: _complete_run(ctx, incomplete),
+                                     help="A running run's id (or its unique beginning) or folder (default: the newest running one)."),
+    take: bool = typer.Option(False, "--take", help="Take the keyboard: the pilot pauses and your keys go to the program; "
+                                                   "Ctrl-] hands it back, and the pilot judges the screen afresh."),
+) -> None:
+    """Look in on a running run from another terminal: its live screen and decisions (read-only; Ctrl-C leaves)."""
+    from cursorpilot.commands import watching
+    from cursorpilot.commands.guard import guard
+
+    guard(False, lambda: watching.watch(run, take))
+
+
+@app.command()
 def detect(
     recording: Path = typer.Argument(..., help="session.cast, session.raw, or a screen text file (tmux capture-pane -p)."),
     profile: str = typer.Option("auto", "--profile", help="Detector profile name (detectors/), or auto (from the cast's command)."),

@@ -48,6 +48,9 @@ class StepHost:
         self.mark = f"{ctx.run_id}-{step.index}"  # in the environment of everything the program starts (reaper.py)
         self._log = get_logger("cursorpilot")
         self._human: asyncio.Lock | None = None
+        self.keyboard = sink.keyboard()  # a person's, who took it (watch.py): only a step with a screen gives it
+        if self.keyboard is not None:
+            self.keyboard.step(self.tx.write, screen=False)
 
     @staticmethod
     def workdir(step: StepBase) -> str:

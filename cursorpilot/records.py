@@ -307,6 +307,25 @@ class Stuck(Rec):
     keys: list[str] | None = None
 
 
+@declare("watcher")
+class Watcher(Rec):
+    """A person looked in on the run (`cursor-pilot watch`, from process `pid`): `event` joined or left."""
+
+    event: str | None = None
+    pid: int | None = None
+
+
+@declare("take_over")
+class TakeOver(Rec):
+    """A person took the keyboard (`cursor-pilot watch --take`, `by` their process): `action` taken (the pilot paused:
+    nothing typed or asked meanwhile) or handed_back (`keys`: how many bytes they typed; the pilot judges the screen
+    afresh, what it answered before forgotten)."""
+
+    action: str | None = None
+    by: str | None = None
+    keys: int | None = None
+
+
 @declare("asked_again")
 class AskedAgain(Rec):
     """The same prompt came back after its answer (a new question that looks the same): it is asked again."""

@@ -28,6 +28,7 @@ def run(**o: Any) -> int:
     from cursorpilot.pastruns import register
     from cursorpilot.runner import Runner
     from cursorpilot.ui import ConsoleSink
+    from cursorpilot.watch import watched
 
     for key in PATH_OPTIONS:  # some typer releases hand Optional[Path] options over as str
         if o.get(key) is not None:
@@ -38,6 +39,7 @@ def run(**o: Any) -> int:
     console = Console() if sys.stdout.isatty() else Console(width=140)  # logs and CI: don't wrap at 80 columns
     runner = Runner(spec, ConsoleSink(console, quiet=o["quiet"]), resume=manifest)
     runner.check_profiles()
+    runner.sink = watched(runner.sink, spec.log_dir, spec.run_id)  # cursor-pilot watch looks in from another terminal
     register(spec.log_dir, spec.run_id)  # cursor-pilot runs lists it from anywhere
     configure_logging(spec.log_dir, debug=o["debug"])
     try:

@@ -176,7 +176,22 @@ class GoalChecked:
     message: str
 
 
-Fact = Started | Replied | Screen | Decided | KeyDue | Typed | Exited | Interrupted | Deadline | GoalChecked
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """A person took the keyboard (cursor-pilot watch --take): their keys go to the program, the pilot's do not."""
+
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandedBack:
+    """The person gave the keyboard back, having typed `keys` bytes."""
+
+    by: str
+    keys: int = 0
+
+
+Fact = Started | Replied | Screen | Decided | KeyDue | Typed | Exited | Interrupted | Deadline | GoalChecked | Taken | HandedBack
 
 
 @dataclass(slots=True)

@@ -27,8 +27,8 @@ from cursorpilot.machine import State
 from cursorpilot.program_env import last_words
 from cursorpilot.pty import ask, kernel
 from cursorpilot.pty.driver import ExitStatus, PtyDriver
-from cursorpilot.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, Interrupted, KeyDue,
-                                   Kill, PilotConfig, ReadMessage, Replied, Screen, ScreenFacts, Started, Type, Typed)
+from cursorpilot.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, HandedBack, Interrupted,
+                                   KeyDue, Kill, PilotConfig, ReadMessage, Replied, Screen, ScreenFacts, Started, Taken, Type, Typed)
 from cursorpilot.pty.pilot import Pilot
 from cursorpilot.pty.progress import Progress
 from cursorpilot.pty.screen import TerminalScreen
@@ -93,6 +93,8 @@ class PtyStep:
         self._on_kill: Record | None = None  # ...and the record that says so
         self._interrupts = self._interrupts_before = ctx.interrupts
         self._last_mirror = 0.0
+        self._owed = False  # a screen rendered and not mirrored yet
+        self._typed_by_person = 0  # bytes a person typed since they took the keyboard (watch.py)
         self.t0 = self.clock.monotonic()
 
     # -- public ----------------------------------------------------------------------------------------------------------
@@ -107,11 +109,15 @@ class PtyStep:
             self.view.watch = kernel.TtyWatch(self.driver.fd, slave, self.host.mark)
             self.progress = Progress(self.step.profile.animation, self.driver.pid, self.clock.monotonic(), slave)
             self._feed(Started(self.driver.pid, tuple(self.step.command), tuple(hidden)))
+            if self.host.keyboard is not None:
+                self.host.keyboard.step(ctx.tx.write, screen=True)  # a person may take it: cursor-pilot watch --take
             status = self._loop()
             text = "\n".join([*self.screen.scrollback(), *self.screen.snapshot().lines]).rstrip()
             p = self.pilot
             return StepResult(int(p.exit_code), p.reason, status.code, p.answers, text, p.preview, goal=p.turns.goal)
         finally:
+            if self.host.keyboard is not None:
+                self.host.keyboard.step(ctx.tx.write, screen=False)
             self.recorder.close()
             if self.driver is not None:
                 self.driver.close()
@@ -123,6 +129,7 @@ class PtyStep:
         while True:
             now = self.clock.monotonic()
             self._limits(now)
+            self._keyboard(now)
             chunk = self.driver.read(self._tick(now))
             if chunk is None:
                 break
@@ -140,7 +147,10 @@ class PtyStep:
             if self.pilot.done:
                 self._kill_if_due(now)
                 continue
-            if self.view.render_if_due(now) and self.sink.wants_screen and now - self._last_mirror >= RENDER_EVERY:
+            # a render too soon after the last mirror is owed, not dropped: the screen may not change again (a program that
+            # waits for the person who took its keyboard showed its last line only to the run's own console)
+            self._owed = (self.view.render_if_due(now) or self._owed) and self.sink.wants_screen
+            if self._owed and now - self._last_mirror >= RENDER_EVERY:
                 self._mirror(now)
             self._look(now)
             self._collect()
@@ -160,8 +170,9 @@ class PtyStep:
     def _tick(self, now: float) -> float:
         pending = now + ASK_POLL if self._pending is not None else None
         look = self.view.look_at if self.pilot.state == State.RUNNING else None
+        owed = self._last_mirror + RENDER_EVERY if self._owed else None
         deadlines = [t for t in (now + MAX_TICK, self.pilot.key_at(self.screen.version), look, self.pilot.wake_at(), self.view.render_due(now), pending,
-                                 self.recorder.due) if t is not None]
+                                 self.recorder.due, owed) if t is not None]
         return max(0.0, min(deadlines) - now)
 
     def _on_output(self, chunk: bytes) -> None:
@@ -180,7 +191,7 @@ class PtyStep:
 
     def _mirror(self, now: float) -> None:
         """The screen for the person watching (a live mirror, or the rows a CI log has not shown yet)."""
-        self._last_mirror = now
+        self._last_mirror, self._owed = now, False
         self.sink.screen(self.screen.snapshot(), Status(self.pilot.state.value, self.host.counts.answers, now - self.t0,
                                                         f"step {self.step.index}/{self.step.total}"))
 
@@ -307,6 +318,30 @@ class PtyStep:
             self._feed(Interrupted(self.ctx.interrupts - self._interrupts_before))
         if self.step.deadline is not None and now > self.step.deadline:
             self._feed(Deadline(self.step.deadline_reason))
+
+    def _keyboard(self, now: float) -> None:
+        """A person who took the keyboard (watch.py): the pilot pauses, their keys go to the program as they come, and
+        when they give it back the screen is looked at afresh."""
+        keyboard = self.host.keyboard
+        if keyboard is None:
+            return
+        for kind, data in keyboard.poll():
+            if kind == "joined":  # a new watcher sees the screen at once, not at its next change
+                self._mirror(now)
+            elif kind == "take":
+                if self._pending is not None and self._pending.question is None and not self._pending.turn:
+                    self.ctx.humans.withdraw("a person took the keyboard (cursor-pilot watch --take)")
+                self._pending, self._typed_by_person = None, 0
+                self._feed(Taken(f"pid {data.decode()}"))
+                keyboard.told({"t": "taken"})
+            elif kind == "keys" and self.pilot.taken and self.driver is not None:
+                self.driver.write(data)
+                self.recorder.input(data, secret=self._no_echo())
+                self._typed_by_person += len(data)
+            elif kind == "give":
+                self._feed(HandedBack(f"pid {data.decode()}", self._typed_by_person))
+                self.view.look_at = now
+                keyboard.told({"t": "given"})
 
     def _close(self, e: Close) -> None:
         """End the program as the pilot says: its quit keys (in the typist), else SIGINT; SIGKILL `kill_after` later."""

@@ -25,8 +25,8 @@ from cursorpilot.detect.profiles import Profile
 from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes, to_writes
 from cursorpilot.machine import TERMINAL, Action, Event, State, transition
-from cursorpilot.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, Interrupted, KeyDue,
-                                   Kill, PilotConfig, Replied, ScreenFacts, Started, Typed)
+from cursorpilot.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, HandedBack, Interrupted,
+                                   KeyDue, Kill, PilotConfig, Replied, ScreenFacts, Started, Taken, Typed)
 from cursorpilot.pty.facts import Screen as ScreenFact
 from cursorpilot.pty.answering import RETRY_GAPS, Answering
 from cursorpilot.pty.quiet import QuietRules
@@ -70,6 +70,7 @@ class Pilot(Answering, QuietRules, TurnEnds, Resumes):
     _busy_since: float | None = None  # the kernel has seen the quiet program busy since then (recorded once)
     answered_to: int | None = None  # the last row of the question answered last: rows down to it are history
     nudged: int = 0  # a stuck agent interrupted and told to continue, in this step (pty/resume.py)
+    taken: bool = False  # a person has the keyboard (cursor-pilot watch --take): nothing is typed or asked
     _resume: Resume | None = None  # a limit's wait, or a stuck agent's interrupt, until it is told to go on
     tally: Tally = field(init=False)
     turns: Turns = field(init=False)
@@ -144,11 +145,15 @@ class Pilot(Answering, QuietRules, TurnEnds, Resumes):
                 return [] if self.done else self._abort(ExitCode.LIMIT, reason)
             case GoalChecked(token, facts, message):
                 return self._goal_checked(now, token, facts, message)
+            case Taken(by):
+                return self._taken(by)
+            case HandedBack(by, keys):
+                return self._handed_back(now, by, keys)
             case _:
                 assert_never(fact)
 
     def _screen(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
-        if self.state != State.RUNNING or self._asking is not None:
+        if self.state != State.RUNNING or self._asking is not None or self.taken:
             return []
         out = self._record_state(c)
         self._content, self._echo_off, self._text, self._modes = facts.content, facts.echo_off, facts.text.rstrip(), facts.modes
@@ -256,6 +261,27 @@ class Pilot(Answering, QuietRules, TurnEnds, Resumes):
         """Ctrl-C: the step stops (SIGINT to the program); a second one while it is being closed kills it."""
         out = [] if self.done else self._abort(ExitCode.INTERRUPTED, "interrupted")
         return out + ([Record(R.Kill(reason="second interrupt")), Kill()] if count >= 2 else [])
+
+    def _taken(self, by: str) -> list[Effect]:
+        """A person took the keyboard: what was being asked, typed or watched is dropped, and nothing more is until they
+        give it back."""
+        if self.done or self.taken:
+            return []
+        self.taken, self._asking, self._watch, self._turn = True, None, None, None
+        self.typist.clear()
+        event = {State.ASKING_QUESTION: Event.NO_REPLY, State.AWAITING_INPUT: Event.NO_REPLY, State.ANSWERING: Event.TYPED}.get(self.state)
+        return [Record(R.TakeOver(action="taken", by=by)), *(self._apply(event, None) if event else [])]
+
+    def _handed_back(self, now: float, by: str, keys: int) -> list[Effect]:
+        """The keyboard is back: the screen is judged afresh, as if first seen (what was answered before, a wait under way
+        and the last state said are forgotten: the person may have answered, or changed everything)."""
+        if not self.taken:
+            return []
+        self.taken, self._last, self._resume, self._busy_since, self.answered_to, self.waits_in_a_row = False, None, None, None, None, 0
+        for memory in (self.answered, self._typed, self._asked_on, self.waited):
+            memory.clear()
+        self._wake = now
+        return [Record(R.TakeOver(action="handed_back", by=by, keys=keys))]
 
     # -- the rules -----------------------------------------------------------------------------------------------------
     def _wake_by(self, t: float) -> None:

@@ -1,5 +1,6 @@
 """A usage limit and a stuck turn on an agent's screen (pty/resume.py), driven with the real agents' screens (captured
-offline: tests/data/captures/*-real-*.txt), their profiles' rules and a fake clock: no PTY, no sleeps."""
+offline: tests/data/captures/*-real-*.txt), their profiles' rules and a fake clock: no PTY, no sleeps; and the keyboard
+a person takes (cursor-pilot watch --take)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ import pytest
 from cursorpilot.decide.deliver import Record, RunCounts, Tell
 from cursorpilot.decide.limits import BACKOFF, MARGIN, LimitConfig
 from cursorpilot.decide.turns import CheckGoal
-from cursorpilot.detect.classifier import Timing, classify
+from cursorpilot.decide.question import Decision, Verdict
+from cursorpilot.detect.classifier import Classification, Timing, classify
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.detect.snapshot import snapshot_from_text
 from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes
 from cursorpilot.machine import State
-from cursorpilot.pty.facts import AskHuman, Close, PilotConfig, Screen, ScreenFacts, Started, Type, Typed
+from cursorpilot.pty.facts import Ask, AskHuman, Close, Decided, HandedBack, PilotConfig, Screen, ScreenFacts, Started, Taken, Type, Typed
 from cursorpilot.pty.pilot import Pilot
 from tests.helpers import CAPTURES, capture
 
@@ -172,3 +174,32 @@ def test_an_agent_with_no_interrupt_keys_is_escalated_when_stuck_as_before():
     p.handle(0.0, Started())
     look(p, 1.0, shown("claude", "stalled"), still=STUCK_AFTER)
     assert p.exit_code == ExitCode.HUMAN_NEEDED and "stuck" in p.reason
+
+
+# -- a person takes the keyboard (cursor-pilot watch --take) ------------------------------------------------------------
+def test_while_a_person_has_the_keyboard_nothing_is_typed_or_asked_and_back_the_screen_is_judged_afresh():
+    yn = Classification(state="question", rule_id="generic.yes_no", block="Continue? [y/n]", key="yn@3:Continue? [y/n]", anchor_row=3)
+    p = Pilot(PilotConfig(load_profile("generic")), RunCounts())
+    p.handle(0.0, Started())
+    seen = (yn, "Continue? [y/n]")
+    (ask,) = of(look(p, 0.0, seen), Ask)
+    out = p.handle(0.1, Taken("pid 42"))
+    assert records(out, "take_over") == [{"action": "taken", "by": "pid 42"}] and p.state == State.RUNNING
+    assert p.handle(0.2, Decided(ask.token, Decision(Verdict.ANSWER, text="y", source="rules:1"), 1, Modes(), None)) == []  # too late
+    assert look(p, 0.3, seen) == [] and not of(look(p, 30.0, seen), (Type, AskHuman, Close))
+    out = p.handle(31.0, HandedBack("pid 42", 6))
+    assert records(out, "take_over") == [{"action": "handed_back", "by": "pid 42", "keys": 6}] and p.wake_at() == 31.0
+    assert of(look(p, 31.0, seen, content=2), Ask)  # the same question, judged afresh
+
+
+def test_a_question_answered_before_the_take_is_answered_afresh_after_it():
+    yn = Classification(state="question", rule_id="generic.yes_no", block="Continue? [y/n]", key="yn@3:Continue? [y/n]", anchor_row=3)
+    p = Pilot(PilotConfig(load_profile("generic")), RunCounts())
+    p.handle(0.0, Started())
+    (ask,) = of(look(p, 0.0, (yn, "Continue? [y/n]")), Ask)
+    p.handle(0.1, Decided(ask.token, Decision(Verdict.ANSWER, text="y", source="rules:1"), 1, Modes(), None))
+    p.handle(0.2, Typed(1))
+    assert "yn@3:Continue? [y/n]" in p.answered
+    p.handle(0.3, Taken("pid 7"))
+    p.handle(5.0, HandedBack("pid 7", 0))
+    assert not p.answered and of(look(p, 5.0, (yn, "Continue? [y/n]"), content=5), Ask)  # not "asked again", told it was typed
