@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from cursorpilot import records as R
@@ -22,6 +23,7 @@ from cursorpilot.decide.limits import CONTINUE, LIMIT_ERRORS
 from cursorpilot.decide.question import Decision, Verdict
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification
 from cursorpilot.detect.profiles import Kind as Screen
+from cursorpilot.errors import ExitCode
 from cursorpilot.keys import to_writes
 from cursorpilot.machine import Event
 from cursorpilot.pty.facts import Effect, ScreenFacts, Type
@@ -55,12 +57,16 @@ class Resumes(_Part):
                 return []
             return self._go_on(now, c, r)
         option = self._option(c, self.profile.on_limit.switch)
-        hit = self.limits.hit(now, facts.wall, facts.text, can_switch=option is not None) if facts.wall is not None else None
-        if hit is None:  # (a loop that gives no wall clock: the reset can't be read, so nothing is waited for)
-            return self._fail(f"{c.error}: {c.evidence}", c)
+        if facts.wall is None:  # no wall clock given: no reset can be read, the wait backs off
+            hit = self.limits.hit(now, datetime.fromtimestamp(0, UTC), "", can_switch=option is not None)
+        else:
+            hit = self.limits.hit(now, facts.wall, facts.text, can_switch=option is not None)
         out: list[Effect] = [Record(R.LimitHit(rule_id=c.rule_id, words=c.block or c.evidence, reset=hit.reset, phrase=hit.phrase,
                                                action=hit.action, wait_s=round(hit.wait, 1), on_limit=self.limits.config.on_limit,
                                                hits=self.limits.hits)), Tell("note", hit.why)]
+        if self.counts.dry_run:  # a dry run types nothing: what the limit would lead to is its preview
+            self.tally.preview = {"kind": "usage_limit", "question": c.evidence, "would_send": hit.why, "source": "pilot", "rule_id": c.rule_id}
+            return out + self._abort(ExitCode.OK, "previewed (dry run)")
         if hit.action == "stop":
             return out + self._abort(hit.code, hit.why)
         if hit.action == "switch" and option is not None:
@@ -142,7 +148,7 @@ class Resumes(_Part):
         """No progress sign for stuck_after: interrupted once (its interrupt keys) and told to continue when back at its
         composer; stuck again in this step, or with no interrupt keys in its profile, a human is asked."""
         keys = self.profile.interrupt
-        if not keys or self.nudged >= STUCK_NUDGES or (self._resume is not None and self._resume.why == "stuck"):
+        if not keys or self.counts.dry_run or self.nudged >= STUCK_NUDGES or (self._resume is not None and self._resume.why == "stuck"):
             return [Record(R.Stuck(rule_id=c.rule_id, still_s=round(still, 1), action="escalate")), *self._escalate(c, why)]
         self.nudged += 1
         delay = max(self.profile.key_delay_ms / 1000, 0.05)

@@ -203,3 +203,11 @@ def test_a_question_answered_before_the_take_is_answered_afresh_after_it():
     p.handle(0.3, Taken("pid 7"))
     p.handle(5.0, HandedBack("pid 7", 0))
     assert not p.answered and of(look(p, 5.0, (yn, "Continue? [y/n]"), content=5), Ask)  # not "asked again", told it was typed
+
+
+def test_a_dry_run_types_nothing_at_a_limit_its_preview_says_what_would_happen():
+    p = Pilot(PilotConfig(load_profile("codex"), limits=LimitConfig()), RunCounts(dry_run=True))
+    p.handle(0.0, Started())
+    out = look(p, 0.0, shown("codex", "usage-limit"))
+    assert not of(out, Type) and p.exit_code == ExitCode.OK and p.reason == "previewed (dry run)"
+    assert p.preview["kind"] == "usage_limit" and "try again at 1:06 AM" in p.preview["would_send"]
