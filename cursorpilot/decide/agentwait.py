@@ -104,6 +104,7 @@ class AgentWaits(Generic[E]):
             w.nudged, w.nudging = w.nudged + 1, True
             return [*self._shared([Record(R.Stuck(rule_id=rule_id, still_s=round(quiet, 1), action="interrupt")),
                                    Tell("note", f"{why}: interrupting the turn, then telling the agent to continue")]), *self._interrupt()]
+        said = said.strip()
         effects, halt = split(escalate(self.counts, rule_id=rule_id, prompt=said[-500:], why=why,
                                        headline=gist(said) if said else "(nothing said)", can_ask=False))
         return [*self._shared([Record(R.Stuck(rule_id=rule_id, still_s=round(quiet, 1), action="escalate")), *effects]), *self._halt(halt)]

@@ -359,8 +359,7 @@ class HeadlessPilot(AgentPilot[Effect], AgentWaits[Effect]):
         limit = self.config.stuck_after * (TOOL_FACTOR if self.running else 1.0)
         if self.turn_open and not self._open and now - self.last_fact_at >= limit:
             quiet = now - self.last_fact_at
-            return self._stuck_turn(quiet, f"stuck: the agent said nothing for {quiet:.0f}s in the middle of its turn", "".join(self.said).strip(),
-                                    "headless.stuck")
+            return self._stuck_turn(quiet, f"stuck: the agent said nothing for {quiet:.0f}s in the middle of its turn", "".join(self.said), "headless.stuck")
         return []
 
     def _interrupted(self, now: float, f: Interrupted) -> list[Effect]:
