@@ -123,6 +123,12 @@ class RunOptions:
                             help="Start no new turn after this long: 30m, 2h (then exit 4; --timeout cuts).")
     max_cost = typer.Option(None, "--max-cost", min=0.0, metavar="USD", rich_help_panel=TURNS,
                             help="Start no new turn once the model has cost this much (needs its price).")
+    on_limit = typer.Option("wait", "--on-limit", metavar="wait|stop|switch-model", rich_help_panel=TURNS,
+                            help="At an agent's usage limit: wait for its reset and continue the session (within --max-wall), "
+                                 "stop (exit 4), or switch to the model it offers (docs/turns.md).")
+    stuck_after = typer.Option(None, "--stuck-after", metavar="DURATION", rich_help_panel=TURNS,
+                               help="An agent at work with no progress sign this long is interrupted and told to continue "
+                                    "(default: its profile's, 10m).")
     notify = typer.Option(None, "--notify", metavar="URL", envvar="CURSOR_PILOT_NOTIFY", rich_help_panel=PEOPLE,
                           help="When a person is needed, send a notice with the decision page's link to this "
                                "Apprise URL: ntfy, Slack, Telegram, mailto, json://host:port/... (repeatable; "
@@ -177,7 +183,8 @@ def run(
     max_steps: int | None = Opt.max_steps, max_model_calls: str = Opt.max_model_calls, timeout: str | None = Opt.timeout,
     done_when: str | None = Opt.done_when,
     max_turns: int | None = Opt.max_turns, max_wall: str | None = Opt.max_wall,
-    max_cost: float | None = Opt.max_cost, notify: list[str] | None = Opt.notify, listen: str | None = Opt.listen,
+    max_cost: float | None = Opt.max_cost, on_limit: str = Opt.on_limit, stuck_after: str | None = Opt.stuck_after,
+    notify: list[str] | None = Opt.notify, listen: str | None = Opt.listen,
     human_timeout: str | None = Opt.human_timeout, on_human_timeout: str = Opt.on_human_timeout,
     log: Path | None = Opt.log, quiet: bool = Opt.quiet, report: bool = Opt.report, debug: bool = Opt.debug,
     version: bool = Opt.version, plan: Path | None = Opt.plan, cursor: str = Opt.cursor, dry_run: bool = Opt.dry_run,
@@ -244,6 +251,20 @@ def report(
     from cursorpilot.commands.guard import guard
 
     guard(debug, lambda: past.report(Path(run_dir), Path(out) if out else None))
+
+
+@app.command()
+def watch(
+    run: str | None = typer.Argument(None, metavar="RUN", autocompletion=lambda ctx, incomplete: _complete_run(ctx, incomplete),
+                                     help="A running run's id (or its unique beginning) or folder (default: the newest running one)."),
+    take: bool = typer.Option(False, "--take", help="Take the keyboard: the pilot pauses and your keys go to the program; "
+                                                   "Ctrl-] hands it back, and the pilot judges the screen afresh."),
+) -> None:
+    """Look in on a running run from another terminal: its live screen and decisions (read-only; Ctrl-C leaves)."""
+    from cursorpilot.commands import watching
+    from cursorpilot.commands.guard import guard
+
+    guard(False, lambda: watching.watch(run, take))
 
 
 @app.command()

@@ -134,11 +134,18 @@ def _still_mine(path: str, inode: int) -> bool:
 
 
 def _peer_uid(conn: socket.socket) -> int | None:
+    cred = peer_cred(conn)
+    return None if cred is None else cred[1]
+
+
+def peer_cred(conn: socket.socket) -> tuple[int, int] | None:
+    """The pid and uid of the process at the other end of a unix socket, as the kernel says (SO_PEERCRED)."""
     try:
         creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
     except (OSError, AttributeError):
         return None
-    return struct.unpack("3i", creds)[1]
+    pid, uid, _ = struct.unpack("3i", creds)
+    return pid, uid
 
 
 def _python() -> str:

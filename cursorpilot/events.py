@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cursorpilot.detect.snapshot import Snapshot
 
@@ -40,8 +40,19 @@ class Outcome:
     goal: str | None = None  # the last goal check: passed | failed (None: none ran)
 
 
+class Keyboard(Protocol):
+    """Who else may type into the program: a person who took the keyboard (`cursor-pilot watch --take`, watch.py)."""
+
+    def step(self, record: Callable[[Any], Any], screen: bool) -> None: ...  # a step begins (screen: its keyboard can be taken)
+
+    def poll(self) -> list[tuple[str, bytes]]: ...  # since the last call: ("take", who), ("keys", bytes), ("give", who)
+
+    def told(self, message: dict) -> None: ...  # said to the watchers: {"t": "taken"}, {"t": "given"}
+
+
 class Sink(Protocol):
-    wants_screen: bool  # the PTY loop hands screen() a snapshot (at most every 0.1 s) only when this is set
+    @property
+    def wants_screen(self) -> bool: ...  # the PTY loop hands screen() a snapshot (at most every 0.1 s) only when this is set
 
     def redact_with(self, redact: Callable[[str], str]) -> None: ...  # the run's redaction, for text the sink prints
 
@@ -63,6 +74,8 @@ class Sink(Protocol):
     def step_ended(self, name: str, text: str, top: int | None = None) -> None: ...
 
     def finished(self, outcome: Outcome) -> None: ...
+
+    def keyboard(self) -> Keyboard | None: ...  # the run's keyboard, when a person may take it (watch.py)
 
 
 class BaseSink:
@@ -91,6 +104,9 @@ class BaseSink:
 
     def finished(self, outcome: Outcome) -> None:
         pass
+
+    def keyboard(self) -> Keyboard | None:
+        return None
 
 
 class NullSink(BaseSink):

@@ -22,6 +22,7 @@ from cursorpilot import records as R
 from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.decider import Decider
 from cursorpilot.decide.deliver import Delivered, Record, RunCounts, Tell
+from cursorpilot.decide.limits import LimitConfig
 from cursorpilot.decide.question import Decision, Question
 from cursorpilot.decide.turns import TurnFacts
 from cursorpilot.events import Sink
@@ -47,6 +48,9 @@ class StepHost:
         self.mark = f"{ctx.run_id}-{step.index}"  # in the environment of everything the program starts (reaper.py)
         self._log = get_logger("cursorpilot")
         self._human: asyncio.Lock | None = None
+        self.keyboard = sink.keyboard()  # a person's, who took it (watch.py): only a step with a screen gives it
+        if self.keyboard is not None:
+            self.keyboard.step(self.tx.write, screen=False)
 
     @staticmethod
     def workdir(step: StepBase) -> str:
@@ -56,6 +60,14 @@ class StepHost:
         """The program's environment (marked, the CI variables hidden unless kept) and the names hidden."""
         return program_env(self.step.env, self.mark, self.ctx.keep_ci_env)
 
+    def limits(self) -> LimitConfig:
+        """How this step waits out an agent's usage limit: --on-limit, never past --timeout or --max-wall."""
+        step, turns = self.step, self.step.turns
+        bounds = [(at, why) for at, why in ((step.deadline, step.deadline_reason),
+                                            (turns.wall_deadline, f"--max-wall ({turns.max_wall or 0:g}s)")) if at is not None]
+        deadline, why = min(bounds) if bounds else (None, "")
+        return LimitConfig(on_limit=turns.on_limit, deadline=deadline, deadline_reason=why)
+
     def shared(self, e: object, before_answer: Callable[[], None] | None = None) -> bool:
         """Carry out an effect every pilot returns (True), or leave it to the loop (False)."""
         if isinstance(e, Record):
@@ -63,6 +75,9 @@ class StepHost:
             self.tx.write(R.numbered(rec, self.step.index) if isinstance(rec, STEP_RECORDS) else rec)
             if isinstance(rec, R.Wait):
                 self.ctx.usage["waits"] += 1  # judged "nobody is asked": reported apart from answers
+            elif isinstance(rec, R.LimitWaited):  # a usage limit waited out: said in the run's summary
+                self.ctx.usage["limit_waits"] += 1
+                self.ctx.usage["limit_wait_s"] += round(rec.waited_s or 0)
             elif isinstance(rec, R.TurnEnd) and "verdict" in e.fields:  # judged (a stop_reason alone is not)
                 self.ctx.turn_ended(self.step.index, e.fields)
             elif isinstance(rec, R.State):

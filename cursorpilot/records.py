@@ -272,6 +272,64 @@ class AgentStarted(Rec):
     unseen: bool | None = None
 
 
+@declare("limit_hit")
+class LimitHit(Rec):
+    """The agent hit a usage or rate limit (`rule_id`: the screen's rule, or `acp.limit` / `headless.limit`): its `words`,
+    the reset read from them (`reset`: ISO 8601, the latest it can be; `phrase`: the words it was read from; none when
+    they give no time) and what the pilot does under --on-limit (`on_limit`): `action` wait (for `wait_s`, then the same
+    session continues), switch (to the model the agent offers) or stop. `hits`: limits in a row (the backoff's step)."""
+
+    rule_id: str | None = None
+    words: str | None = None
+    reset: str | None = None
+    phrase: str | None = None
+    action: str | None = None
+    wait_s: float | None = None
+    on_limit: str | None = None
+    hits: int | None = None
+
+
+@declare("limit_waited")
+class LimitWaited(Rec):
+    """A limit's wait ended after `waited_s`: `how` continued (`sent` was typed or sent, or the option of the agent's
+    limit dialog chosen), switched (to another model), or went_on (the agent went on by itself)."""
+
+    waited_s: float | None = None
+    how: str | None = None
+    sent: str | None = None
+
+
+@declare("stuck")
+class Stuck(Rec):
+    """An agent at work showed no progress sign for `still_s` (no new output, its token counter still, its child
+    processes idle; its spinner and elapsed timer do not count): `action` interrupt (its interrupt `keys`, or the
+    channel's cancel, then it is told to continue), or escalate (it was interrupted once already in this step)."""
+
+    rule_id: str | None = None
+    still_s: float | None = None
+    action: str | None = None
+    keys: list[str] | None = None
+
+
+@declare("watcher")
+class Watcher(Rec):
+    """A person looked in on the run (`cursor-pilot watch`, from process `pid`): `event` joined or left."""
+
+    event: str | None = None
+    pid: int | None = None
+
+
+@declare("take_over")
+class TakeOver(Rec):
+    """A person took the keyboard (`cursor-pilot watch --take`, `by` their process): `action` taken (the pilot paused:
+    nothing typed or asked meanwhile) or handed_back (`keys`: how many bytes they typed; the pilot judges the screen
+    afresh, what it answered before forgotten)."""
+
+    action: str | None = None
+    by: str | None = None
+    keys: int | None = None
+
+
 @declare("asked_again")
 class AskedAgain(Rec):
     """The same prompt came back after its answer (a new question that looks the same): it is asked again."""

@@ -47,8 +47,8 @@ class RunContext:
     interrupts: int = 0
     usage: dict[str, int] = field(
         default_factory=lambda: {"llm_calls": 0, "questions_to_llm": 0, "rule_hits": 0, "tokens_in": 0, "tokens_out": 0, "prompt_tokens_est": 0,
-                                 "waits": 0, "turns": 0, "policy_changed": 0,
-                                 "policy_granted": 0}
+                                 "waits": 0, "turns": 0, "policy_changed": 0, "policy_granted": 0, "limit_waits": 0,
+                                 "limit_wait_s": 0}
     )
     overrides: list[str] = field(default_factory=list)  # answers the deny policy changed in this session: "question: 'y' (by) -> 'n'"
     cost_usd: float | None = None

@@ -23,7 +23,7 @@ VALUED: dict[str, tuple[str, object]] = {
     "timeout": ("str", None), "done_when": ("str", None), "max_turns": ("int", None), "max_wall": ("str", None),
     "max_cost": ("float", None), "notify": ("list", None), "listen": ("str", None), "human_timeout": ("str", None),
     "on_human_timeout": ("str", "exit"), "log": ("path", None), "plan": ("path", None), "cursor": ("str", "cursor-agent"),
-    "resume": ("path", None), "agent": ("str", None), "task": ("str", None),
+    "resume": ("path", None), "agent": ("str", None), "task": ("str", None), "on_limit": ("str", "wait"), "stuck_after": ("str", None),
 }
 RANGES: dict[str, tuple[float | None, float | None]] = {
     "cols": (20, 1000), "rows": (5, 1000), "llm_retries": (0, None), "context_tokens": (200, None), "max_steps": (1, None),

@@ -57,6 +57,8 @@ class RunSpec:
     max_turns: int | None = None  # --max-turns (given: it wins over a plan's; else the plan's, else DEFAULT_MAX_TURNS)
     max_wall: float | None = None  # seconds: no new turn after this long
     max_cost: float | None = None  # USD
+    on_limit: str = "wait"  # --on-limit (decide/limits.py)
+    stuck_after: float | None = None  # --stuck-after, seconds
     dry_run: bool = False
     interactive: bool = False
     context_tokens: int = 3000
@@ -97,7 +99,6 @@ class Runner:
 
     def _command(self, step: Step) -> list[str]:
         return resources.self_command(command_line(step, self.spec.cursor_bin))
-
     def _new_manifest(self, redactor: Redactor, found: _AtStart) -> Manifest:
         """The manifest is redacted like the transcript: a token passed in argv never lands on disk (a resume of
         such a run needs the command given again; check_resumable says so)."""
@@ -117,7 +118,6 @@ class Runner:
         """Resolve every step's profile now: an unknown profile or bad detector file is exit 2 before anything runs."""
         for step in self.spec.plan.steps:
             self._profile(step)
-
     # -- the run -------------------------------------------------------------------
     def run(self) -> Outcome:
         """The run, start to end: its steps in order from the first unfinished one, then its outcome."""
@@ -279,8 +279,8 @@ class Runner:
         spec = self.spec
         max_turns = spec.max_turns or step.max_turns or spec.plan.defaults.max_turns or DEFAULT_MAX_TURNS
         used = max((t.get("turn") or 0 for t in record.turns), default=0)
-        return TurnConfig(max_turns=max_turns, max_wall=spec.max_wall,
-                          wall_deadline=self._wall_deadline, max_cost=spec.max_cost, first_turn=used, pending=record.pending)
+        return TurnConfig(max_turns=max_turns, max_wall=spec.max_wall, wall_deadline=self._wall_deadline, max_cost=spec.max_cost,
+                          first_turn=used, pending=record.pending, on_limit=spec.on_limit, stuck_after=spec.stuck_after)
 
     def _turn_recorded(self, step: int, fields: dict) -> None:
         """Each judged turn end goes into the manifest's ledger at once: a resume goes on from there, even after a crash."""

@@ -206,6 +206,7 @@ class ConsoleSink(BaseSink):
         goal = f" · goal check: {outcome.goal}" if outcome.goal else ""
         goal += f" · changed by the deny policy: {c['policy_changed']}" if c.get("policy_changed") else ""
         goal += f" · granted by your words: {c['policy_granted']}" if c.get("policy_granted") else ""
+        goal += f" · usage limits waited out: {c['limit_waits']} ({c.get('limit_wait_s', 0)}s)" if c.get("limit_waits") else ""
         self.console.print(Text(
             f"  answers: {outcome.answers}{self._by_whom(outcome.answers)} · escalations: {outcome.escalations}{turns}{goal}"
             f" · program: {outcome.child}{llm}\n  transcript: {outcome.transcript}"

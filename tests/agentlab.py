@@ -30,6 +30,7 @@ SCRUB = ("OPENAI_", "ANTHROPIC_", "CLAUDE", "GEMINI_", "GOOGLE_", "CODEX_", "CUR
 # any other it warns "Model metadata … not found" and offers no apply_patch tool, so it can't edit a file.
 CODEX_ACP_MODEL = "gpt-5.3-codex"
 CLAUDE_KEY = "sk-ant-api03-" + "offline0fake0key0for0tests0" * 2
+CLAUDE_OAUTH = "sk-ant-oat01-" + "offline0fake0token0for0tests0" * 2  # a subscription's token: its usage limits show
 
 
 def agent_path(agent: str) -> Path | None:

@@ -6,7 +6,14 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+from pathlib import Path
 
+import yaml
+
+from cursorpilot.detect.snapshot import Snapshot, snapshot_from_text
+
+CAPTURES = Path(__file__).resolve().parent / "data" / "captures"
+_CURSORS = yaml.safe_load((CAPTURES / "cursors.yaml").read_text()) if (CAPTURES / "cursors.yaml").exists() else {}
 KEY = "sk-test-0123456789abcdefghij"  # for the real SDKs, talking to tests/fakes/llm_server.py on 127.0.0.1
 
 
@@ -46,3 +53,10 @@ def script(tmp_path, name: str, body: str) -> list[str]:
     path = tmp_path / f"{name}.py"
     path.write_text(textwrap.dedent(body))
     return [sys.executable, str(path)]
+
+
+def capture(path: Path) -> Snapshot:
+    """A golden capture (tests/data/captures) as the screen it was: its cursor where the agent had it, when the refresh
+    kept it (cursors.yaml), else on the row after the last with text."""
+    cursor = _CURSORS.get(path.name)
+    return snapshot_from_text(path.read_text(), cursor=tuple(cursor) if cursor else None)

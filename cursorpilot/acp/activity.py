@@ -58,6 +58,14 @@ class Activity:
                                                kind=u.get("kind"), status=u.get("status"), raw_input=u.get("rawInput")))]
         return out, tool_id if status == "failed" else None
 
+    def stuck_words(self, quiet: float) -> tuple[str, str]:
+        """A turn with no sign of life, in words: what the agent said in it (its last message, else all of it), and why it
+        is taken for stuck (the tool calls still running, if any)."""
+        said = "".join(self.message).strip() or "".join(self.said).strip()
+        running = sorted(self.running)
+        tools = f" (its tool call{'s' if len(running) > 1 else ''} {', '.join(running)} still running)" if running else ""
+        return said, f"stuck: nothing happened for {quiet:.0f}s in the middle of the agent's turn{tools}"
+
     def new_message(self) -> None:
         """A tool call (or a request for one) ends what the agent was saying: what it says after is a message of its own."""
         if self.said and not self.said[-1].endswith("\n\n"):

@@ -5,8 +5,10 @@ decide/deliver.py's."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from cursorpilot.decide.deliver import Delivered, Record, Tell
+from cursorpilot.decide.limits import LimitConfig
 from cursorpilot.decide.question import Decision, Question
 from cursorpilot.decide.turns import CheckGoal, TurnConfig, TurnFacts
 from cursorpilot.errors import ExitCode
@@ -32,6 +34,7 @@ class AcpPilotConfig:
     stuck_after: float = STUCK_AFTER
     turns: TurnConfig = field(default_factory=TurnConfig)  # how turn ends are judged and bounded (decide/turns.py)
     native: bool = False  # the deny policy is in the agent's own deny list too (nativedeny.py)
+    limits: LimitConfig = field(default_factory=LimitConfig)  # how a usage limit is waited out (decide/limits.py)
 
 
 # -- facts -------------------------------------------------------------------------------------------------------------
@@ -214,6 +217,7 @@ class Tick:
     the client runs for the agent (terminal/*) last wrote output, if one is running (the agent waits on it)."""
 
     output_at: float | None = None
+    wall: datetime | None = None  # the wall clock, in the local zone: what an agent's reset time is read against
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,12 +2,11 @@
 
 Facts: the agent started, initialized, opened a session, streamed an update or asked something (a permission, a form,
 Cursor's questions, a file to read or write, a command to run), a decision came back, what it asked was done, a turn
-ended, a call failed, the clock moved, the agent ended. Effects: record this (every record of the step is one of
-these), decide that question, ask a human, reply to the agent or refuse its request, send the next prompt, cancel the
-turn, end the step. Here live the rules of an ACP run: the first prompt, which option a decision selects and when a
-model may approve, when a run escalates or stops, what a turn end leads to, what the agent may read, write and run.
-A step ends one way only: an `End` effect, after which every open request of the agent gets its "cancelled" and the
-turn, if one is open, is cancelled.
+ended, a call failed, the clock moved, the agent ended. Effects: record this, decide that question, ask a human, reply
+to the agent or refuse it, send the next prompt, cancel the turn, end the step. Here live the rules of an ACP run: the
+first prompt, which option a decision selects, when a run escalates or stops, what a turn end leads to, what the agent
+may read, write and run (a usage limit and a stuck turn: decide/agentwait.py). A step ends one way only: an `End`
+effect, after which every open request of the agent gets its "cancelled" and an open turn is cancelled.
 """
 
 from __future__ import annotations
@@ -26,10 +25,12 @@ from cursorpilot.acp.facts import (STUCK_AFTER, AcpPilotConfig, Ask, AskHuman, C
                                    TurnEnded, Update)
 from cursorpilot.acp.requests import Open, form_reply, plan_reply, question_answer
 from cursorpilot.decide.agentpilot import AgentPilot, headline
-from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, NOBODY, deliver, escalate, escalation, split, unanswered
+from cursorpilot.decide.agentwait import AgentWaits, Waits
+from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, NOBODY, deliver, escalation, split, unanswered
+from cursorpilot.decide.limits import Limits, is_limit, within
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
-from cursorpilot.decide.turns import CheckGoal, Turns, gist
+from cursorpilot.decide.turns import CheckGoal, Turns
 from cursorpilot.errors import ExitCode
 
 TOOL_LOOP_LIMIT = 5  # the same tool call requested more often than this stops the run
@@ -41,7 +42,7 @@ __all__ = ["INIT_TIMEOUT", "STUCK_AFTER", "TOOL_FACTOR", "TOOL_LOOP_LIMIT", "Acp
 
 
 @dataclass(slots=True)
-class AcpPilot(AgentPilot[Effect]):
+class AcpPilot(AgentPilot[Effect], AgentWaits[Effect]):
     config: AcpPilotConfig
     counts: RunCounts  # the run's answers and escalations, shared with its other steps
     tally: Tally = field(init=False)
@@ -62,10 +63,12 @@ class AcpPilot(AgentPilot[Effect]):
     _open: dict[int, Open] = field(default_factory=dict)
     _own_token: int = 0  # questions the pilot asks itself (a turn end) get negative tokens; the agent's requests are positive
     turns: Turns = field(init=False)
+    waits: Waits = field(init=False)  # a usage limit's wait, a stuck turn's interrupt (decide/agentwait.py)
 
     def __post_init__(self) -> None:
         self.tally = Tally(self.counts, self.config.max_answers)
         self.turns = Turns(self.config.turns)
+        self.waits = Waits(Limits(within(self.config.limits, self.config.deadline, self.config.deadline_reason)))
         self.standing = ask.grants_standing_permission(self.config.governing_prompt)
 
     @property
@@ -146,26 +149,17 @@ class AcpPilot(AgentPilot[Effect]):
         if self._past_deadline(now):
             return self._end(ExitCode.LIMIT, self.config.deadline_reason if self.initialized
                              else f"{self.config.deadline_reason}: {self._no_initialize()}")
+        if (waited := self._wait_due(now, f.wall)) is not None:  # a usage limit's wait (decide/agentwait.py)
+            return waited
         if not self.initialized and now - self.started_at >= INIT_TIMEOUT:
             return self._end(ExitCode.FAILED, self._no_initialize())
         if self.turn_open and not self._open:
             since = max(self.last_fact_at, f.output_at or 0.0)  # a command run for the agent that writes output is working
             limit = self.config.stuck_after * (TOOL_FACTOR if self.activity.running or f.output_at is not None else 1.0)
-            if now - since >= limit:
-                return self._stuck(now - since)
+            if now - since >= limit:  # no update, no request, no output of a command it waits on, nothing being decided
+                said, why = self.activity.stuck_words(now - since)
+                return self._stuck_turn(now - since, why, said, "acp.stuck")
         return []
-
-    def _stuck(self, quiet: float) -> list[Effect]:
-        """Mid-turn, nothing has happened for stuck_after (twice that while a tool runs): no update, no request, no output
-        of a command the agent waits on, and nothing being decided. A wait must have a deadline even without --timeout;
-        asking a person can't unstick the agent's turn: exit 3."""
-        said = "".join(self.activity.message).strip() or "".join(self.activity.said).strip()
-        running = sorted(self.activity.running)
-        tools = f" (its tool call{'s' if len(running) > 1 else ''} {', '.join(running)} still running)" if running else ""
-        why = f"stuck: nothing happened for {quiet:.0f}s in the middle of the agent's turn{tools}"
-        effects, halt = split(escalate(self.counts, rule_id="acp.stuck", prompt=said[-500:], why=why,
-                                       headline=gist(said) if said else "(nothing said)", can_ask=False))
-        return [*effects, *self._halt(halt)]
 
     def _no_initialize(self) -> str:
         noise = f" (it printed {self.not_json} line(s) that are not JSON-RPC)" if self.not_json else ""
@@ -192,8 +186,7 @@ class AcpPilot(AgentPilot[Effect]):
 
     def _prompt(self, text: str) -> list[Effect]:
         self.activity.begin()
-        self.rejected = None
-        self.turn_open = True
+        self.rejected, self.turn_open, self.waits.prompt = None, True, text
         return [SendPrompt(text)]
 
     def _update(self, now: float, f: Update) -> list[Effect]:
@@ -326,6 +319,8 @@ class AcpPilot(AgentPilot[Effect]):
         Codex's only reject option ("No, and tell Codex what to do differently") ends its turn that way, as "Interrupted"
         does on a screen. Any other cancelled turn (nobody here cancelled it) needs a human."""
         self.turn_open = False
+        if f.stop_reason == "cancelled" and not self.done and (nudged := self._nudged()) is not None:
+            return [Record(R.TurnEnd(stop_reason=f.stop_reason, usage=f.usage)), *nudged]  # a stuck turn, interrupted
         if self.done or (f.stop_reason == "cancelled" and self.rejected is None):
             return [Record(R.TurnEnd(stop_reason=f.stop_reason, usage=f.usage)),
                     *self._end(ExitCode.HUMAN_NEEDED, "the turn was cancelled")]
@@ -343,6 +338,7 @@ class AcpPilot(AgentPilot[Effect]):
         asked = None if cancelled else ask.turn_end_question(said)
         closing = None if asked is None else Question(kind=Kind.INPUT.value, text=asked, key=f"acp.turn_end:{asked}", source="acp.turn_end")
         n = self.turns.ended(now, f.facts, message or said, closing is not None)
+        self.waits.limits.progressed()
         text = "\n\n".join(t for t in (message or said[-2000:], cancelled) if t)  # a turn_end rule can match "cancelled"
         notes: tuple[str, ...] = () if stop == "end_turn" else (f"The agent's turn ended with stop reason {stop!r}.",)
         if cancelled:
@@ -359,6 +355,8 @@ class AcpPilot(AgentPilot[Effect]):
             return self._end(ExitCode.LIMIT, self.config.deadline_reason)
         if f.call == "prompt":
             self.turn_open = False
+            if not f.gone and is_limit(f.message):  # a usage limit: waited out, then its prompt sent again
+                return self._limit_hit(now, f.message, "acp.limit", resend=self.waits.prompt)
         return self._end(ExitCode.FAILED, f.why)
 
     # -- the agent's file system and terminal (acp/workspace.py) -------------------------------------------------------
@@ -379,6 +377,9 @@ class AcpPilot(AgentPilot[Effect]):
     def _next_prompt(self, message: str) -> list[Effect]:
         return self._prompt(message)
 
+    def _interrupt(self) -> list[Effect]:  # (a stuck turn: decide/agentwait.py)
+        return [CancelTurn()]
+
     # -- the end ------------------------------------------------------------------------------------------------------
     def _end(self, code: ExitCode, reason: str) -> list[Effect]:
         """The one way a step ends: every open request of the agent gets its "cancelled", an open turn is cancelled."""
@@ -395,5 +396,4 @@ class AcpPilot(AgentPilot[Effect]):
 
 _DECIDED: dict[str, Callable[[AcpPilot, int, Open, Decision], list[Effect]]] = {
     "permission": AcpPilot._permission_decided, "form": AcpPilot._form_decided, "ask_question": AcpPilot._ask_question_decided,
-    "plan": AcpPilot._plan_decided, "turn_end": AcpPilot._judge_decided,
-}
+    "plan": AcpPilot._plan_decided, "turn_end": AcpPilot._judge_decided}

@@ -56,7 +56,8 @@ class AcpStep:
         self.pilot = AcpPilot(AcpPilotConfig(
             task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=ctx.allow, resume_session=config.session_id,
             max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns,
-            native=ctx.native_deny and nativedeny.agent_of(config.command) is not None), self.counts)
+            native=ctx.native_deny and nativedeny.agent_of(config.command) is not None, limits=self.host.limits(),
+            stuck_after=config.turns.stuck_after or facts.STUCK_AFTER), self.counts)
         self.workspace = Workspace(self.cwd)
         self.terminals = Terminals(ctx.clock.monotonic)
         self.stderr = StderrLog(ctx.log_dir / (f"agent-stderr-{config.index:02d}.log" if config.index > 1 else "agent-stderr.log"))
@@ -141,7 +142,7 @@ class AcpStep:
             if self.ctx.interrupts > seen:
                 seen = self.ctx.interrupts
                 self.feed(facts.Interrupted())
-            self.feed(facts.Tick(self.terminals.output_at()))
+            self.feed(facts.Tick(self.terminals.output_at(), self.ctx.clock.utcnow().astimezone()))
 
     async def _wind_down(self) -> None:
         """The step has ended: the agent is told (session/cancel went out with the End) and given a moment to end its

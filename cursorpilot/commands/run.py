@@ -15,8 +15,8 @@ from cursorpilot.errors import BadInput
 PATH_OPTIONS = ("plan", "cwd", "log", "prices", "rules", "detectors", "resume", "learn")
 RESUMABLE = ("command", "prompt", "plan", "cursor", "acp", "agent", "headless", "task", "cwd", "provider", "model", "base_url",
              "llm_retries", "llm_timeout", "context_tokens", "no_upload", "keep_ci_env", "no_native_deny", "prices", "rules", "answer",
-             "secret", "profile", "detectors", "max_steps", "max_model_calls", "timeout", "cols", "rows", "done_when", "max_turns", "max_wall", "max_cost",
-             "human_timeout", "on_human_timeout")
+             "secret", "profile", "detectors", "max_steps", "max_model_calls", "timeout", "cols", "rows", "done_when", "max_turns", "max_wall",
+             "max_cost", "human_timeout", "on_human_timeout", "on_limit", "stuck_after")
 
 
 def run(**o: Any) -> int:
@@ -28,6 +28,7 @@ def run(**o: Any) -> int:
     from cursorpilot.pastruns import register
     from cursorpilot.runner import Runner
     from cursorpilot.ui import ConsoleSink
+    from cursorpilot.watch import watched
 
     for key in PATH_OPTIONS:  # some typer releases hand Optional[Path] options over as str
         if o.get(key) is not None:
@@ -39,6 +40,7 @@ def run(**o: Any) -> int:
     console = Console() if sys.stdout.isatty() else Console(width=140, soft_wrap=True)
     runner = Runner(spec, ConsoleSink(console, quiet=o["quiet"]), resume=manifest)
     runner.check_profiles()
+    runner.sink = watched(runner.sink, spec.log_dir, spec.run_id)  # cursor-pilot watch looks in from another terminal
     register(spec.log_dir, spec.run_id)  # cursor-pilot runs lists it from anywhere
     configure_logging(spec.log_dir, debug=o["debug"])
     try:
@@ -128,6 +130,7 @@ def _spec(o: dict[str, Any], command: list[str], manifest):
     provider, rule_entries, read = _answerer(o, answers, interactive_steps=any(step.run is None for step in plan.steps))
     check_secrets_given(_rules_written(o, answers, read, plan), secrets)
     max_wall = parse_duration(o["max_wall"]) if o.get("max_wall") else None
+    on_limit, stuck_after = _agent_limits(o)
     _check_max_cost(o.get("max_cost"), provider)
     model_calls = model_call_caps(o.get("max_model_calls") or "1000/20")
     cwd = o["cwd"]
@@ -147,7 +150,7 @@ def _spec(o: dict[str, Any], command: list[str], manifest):
         plan_path=o["plan"], rule_entries=rule_entries,
         profile=o["profile"], detectors=detectors, cursor_bin=o["cursor"], cwd=str(cwd) if cwd else None,
         max_steps=o["max_steps"], model_calls=model_calls, timeout=timeout, dry_run=o["dry_run"], done_when=o.get("done_when") or None,
-        max_turns=o.get("max_turns"), max_wall=max_wall, max_cost=o.get("max_cost"),
+        max_turns=o.get("max_turns"), max_wall=max_wall, max_cost=o.get("max_cost"), on_limit=on_limit, stuck_after=stuck_after,
         interactive=humans.reachable, context_tokens=o["context_tokens"], humans=humans,
         no_upload=o["no_upload"], keep_ci_env=o["keep_ci_env"], native_deny=not o.get("no_native_deny"), cols=o["cols"], rows=o["rows"], secrets=secrets,
     )
@@ -166,6 +169,20 @@ def model_call_caps(text: str) -> tuple[int | None, int | None]:
     if min(caps) < 1:
         raise BadInput(f"--max-model-calls: each cap is at least 1 (or 'off'), not {text!r}")
     return caps
+
+
+def _agent_limits(o: dict[str, Any]) -> tuple[str, float | None]:
+    """--on-limit and --stuck-after, checked."""
+    from cursorpilot.decide.limits import ON_LIMIT
+    from cursorpilot.durations import parse_duration
+
+    on_limit = o.get("on_limit") or "wait"
+    if on_limit not in ON_LIMIT:
+        raise BadInput(f"--on-limit {on_limit}: give one of {', '.join(ON_LIMIT)}")
+    stuck_after = parse_duration(o["stuck_after"]) if o.get("stuck_after") else None
+    if stuck_after is not None and stuck_after <= 0:
+        raise BadInput("--stuck-after must be longer than 0s")
+    return on_limit, stuck_after
 
 
 def _answerer(o: dict[str, Any], answers: list, interactive_steps: bool):
@@ -230,6 +247,7 @@ def demo(log: Path | None, quiet: bool, report: bool, debug: bool, argv: list[st
         dry_run=False, max_steps=20, max_model_calls="1000/20", timeout="5m", done_when=None, max_turns=None, max_wall=None,
         max_cost=None, resume=None, force=False,
         cols=120, rows=40, quiet=quiet, report=report, debug=debug, learn=None, notify=None, listen=None, human_timeout=None, on_human_timeout="exit",
+        on_limit="wait", stuck_after=None,
     )
 
 

@@ -85,6 +85,8 @@ class TurnConfig:
     max_cost: float | None = None  # USD: no new turn once the run's model cost reaches it
     first_turn: int = 0  # turns already used by earlier attempts of the step (--resume)
     pending: str | None = None  # an instruction a limit held back: sent at the first turn end (--resume)
+    on_limit: str = "wait"  # --on-limit: at an agent's usage limit, wait | stop | switch-model (decide/limits.py)
+    stuck_after: float | None = None  # --stuck-after: an agent at work with no progress sign this long is stuck
 
 
 # -- what a turn end leads to ------------------------------------------------------------------------------------------

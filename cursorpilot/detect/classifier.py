@@ -232,8 +232,12 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
 
 def _classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification:
     cursor_region, block_region = regions(profile, snap)
+    last: list[Region] = []
 
     def region(rule: Rule) -> Region:
+        if rule.last:
+            last[:] = last or [_last_region(profile, snap)]
+            return last[0]
         return cursor_region if rule.scope == "cursor_line" else block_region
 
     for rule in profile.rules:  # a marker drawn by a program blocked reading its terminal is not moving: it asks
@@ -277,6 +281,24 @@ def _classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classificatio
     if recheck is not None:  # a rule is waiting for more quiet: it decides, not the menu reading
         return Classification(state=UNKNOWN, recheck_after=recheck)
     return _any_menu(profile, block_region, snap, timing.canonical) or Classification(state=UNKNOWN)
+
+
+MESSAGE_ROWS = 6  # an agent's last message, read above its composer: its rows, at most
+
+
+def _last_region(profile: Profile, snap: Snapshot) -> Region:
+    """The agent's last message above the cursor, however far up (a rule with `last` reads only it): up from the cursor's
+    row past blank rows, chrome and the profile's status rows, then its rows up to the blank row above it. An agent's
+    error stays in its history once it went on; read here, it counts only while it is the latest thing said."""
+    lines, row = snap.lines, snap.cursor_y - 1
+    between = rx(profile.finish.between) if profile.finish.between else None
+    while row >= 0 and (_CHROME.fullmatch(lines[row]) or (between is not None and between.search(lines[row]))):
+        row -= 1
+    first = row
+    while first > 0 and lines[first - 1].strip() and row - first < MESSAGE_ROWS - 1:
+        first -= 1
+    rows = tuple(lines[first : row + 1]) if row >= 0 else ()
+    return Region("\n".join(rows), max(first, 0), rows)
 
 
 def _guess(rule: Rule) -> bool:

@@ -30,6 +30,7 @@ _ROW = re.compile(
     r"(?:(?P<num>\d{1,2})[.)]\s+)?(?:(?P<numcheck>\[[ xX✓✔*]\])\s+)?(?P<label>\S.*?)\s*$"  # "1. [ ] Auth" (Claude)
 )
 _DIVIDER = re.compile(r"^[\s─━═┄┈╌\-└┘┌┐╰╯╭╮├┤┬┴┼╔╗╚╝╠╣╦╩╬]+$")  # rules and box corners: never an option
+_RESULT = re.compile(r"^\s*⎿")  # an agent's result row (Claude Code's "⎿  You've hit your limit"): never an option
 _CHECKED = set("xX✓✔*◉●◎☑■◼")
 _RADIO = UNMARKED + "●"  # a radio button, or (questionary) a checkbox where the options' boxes are
 _ACTION = re.compile(r"(?i)^(submit|done|confirm|continue|next)$")
@@ -97,7 +98,7 @@ def parse(rows: list[str] | str, styled: frozenset[int] | set[int] = frozenset()
     of a list that is not faint, when all its siblings are, is the highlighted one (@clack/prompts).
     """
     lines = [_strip(r) for r in (rows.split("\n") if isinstance(rows, str) else rows)]
-    parsed = [_ROW.match(line) if line.strip() and not _DIVIDER.match(line) else None for line in lines]
+    parsed = [_ROW.match(line) if line.strip() and not _DIVIDER.match(line) and not _RESULT.match(line) else None for line in lines]
     # The first highlighted row that has siblings ("> " in a banner is not a menu). Pointers first: a "●" may be
     # a highlighted radio button (@clack/prompts) or a ticked box (questionary, whose pointer is "»").
     for marks in (MARKERS.replace("●", ""), "●"):

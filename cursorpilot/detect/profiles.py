@@ -59,6 +59,9 @@ class Rule(BaseModel):
     free_text: bool = False  # kind=menu: the prompt may ask for text of its own, so a reply naming no option is typed as it is
     deny_reply: str | None = None  # the program's "no" when the deny policy refuses; none -> escalate
     progress: bool = True  # working rules: seeing this means the task is under way (false for start-up screens)
+    # the words count only in the last message above the cursor (rows after it: its own, blank ones, chrome, the
+    # profile's finish.between status rows): an agent's error that stays in its history once it went on (a limit)
+    last: bool = False
     description: str = ""
 
     @model_validator(mode="after")
@@ -78,6 +81,18 @@ class Finish(BaseModel):
     close_timeout_s: float = 5.0
     prose_question: str | None = None  # last message line matching this is a question, not completion
     between: str | None = None  # rows between the last message and the composer to look past ("✻ Worked for 3s", hints)
+
+
+class OnLimit(BaseModel):
+    """How an agent's limit screen is answered once the limit has reset (decide/limits.py): the option of its limit
+    dialog that tries again (`retry`), else the one that closes it (`dismiss`: then "continue" is typed in the composer);
+    `switch`: the option that switches to another model (--on-limit switch-model). Regexes on the options' labels."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    retry: str | None = None
+    dismiss: str | None = None
+    switch: str | None = None
 
 
 class Task(BaseModel):
@@ -126,6 +141,11 @@ class Profile(BaseModel):
     quick_judge_s: float = 0.3
     task: Task = Field(default_factory=lambda: Task())  # how a task is given on the command line (agents)
     finish: Finish = Field(default_factory=Finish)
+    interrupt: list[str] = Field(default_factory=list)  # the keys that interrupt an agent's turn (a stuck one): ["<esc>"]
+    # what moves on an agent's working screen while nothing happens (spinners, its elapsed timer, rotating phrases):
+    # masked before the screen is compared for progress (pty/progress.py); its token counter and new output are progress
+    animation: list[str] = Field(default_factory=list)
+    on_limit: OnLimit = Field(default_factory=OnLimit)
     rules: list[Rule]
 
     def digest(self) -> str:
@@ -151,6 +171,9 @@ class Overlay(BaseModel):
     quick_judge_s: float | None = None
     task: Task | None = None
     finish: Finish | None = None
+    interrupt: list[str] | None = None
+    animation: list[str] | None = None
+    on_limit: OnLimit | None = None
     rules: list[Rule] = Field(default_factory=list)
 
 
@@ -233,6 +256,8 @@ def _load_profile_file(path: Path, stamp: int | None) -> Profile:
 
 def _check_profile(path: Path, profile: Profile) -> None:
     extra = [("finish.prose_question", profile.finish.prose_question)] if profile.finish.prose_question else []
+    extra += [("animation", p) for p in profile.animation]
+    extra += [(f"on_limit.{k}", v) for k, v in profile.on_limit.model_dump().items() if v]
     _check_patterns(path, profile.rules, extra)
     ids = [r.id for r in profile.rules]
     dup = {i for i in ids if ids.count(i) > 1}

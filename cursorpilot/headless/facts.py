@@ -4,12 +4,33 @@ carry out. The shared effects (Record, Tell, Delivered, CheckGoal) are decide/'s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 
 from cursorpilot.decide.deliver import Delivered, Record, Tell
 from cursorpilot.decide.question import Decision, Question
-from cursorpilot.decide.turns import CheckGoal, TurnFacts
+from cursorpilot.decide.limits import LimitConfig
+from cursorpilot.decide.turns import CheckGoal, TurnConfig, TurnFacts
 from cursorpilot.errors import ExitCode
+
+STUCK_AFTER = 600.0  # a turn in which the agent says nothing at all this long is stuck (decide/agentwait.py)
+
+
+@dataclass(slots=True)
+class HeadlessPilotConfig:
+    """What the loop tells the pilot at the start."""
+
+    task: str  # the first prompt
+    governing_prompt: str
+    cwd: str
+    allow: frozenset[str] = frozenset()  # deny rules the plan lifted
+    resume_session: str | None = None  # resume this session (cursor-pilot --resume)
+    max_answers: int | None = None
+    deadline: float | None = None
+    deadline_reason: str = "timeout"
+    stuck_after: float = STUCK_AFTER
+    turns: TurnConfig = field(default_factory=TurnConfig)
+    limits: LimitConfig = field(default_factory=LimitConfig)  # how a usage limit is waited out (decide/limits.py)
 
 
 # -- facts from the stream ---------------------------------------------------------------------------------------------
@@ -143,7 +164,17 @@ class GoalChecked:
 
 @dataclass(frozen=True, slots=True)
 class Tick:
-    pass
+    wall: datetime | None = None  # the wall clock, in the local zone: what an agent's reset time is read against
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimited:
+    """The agent's own word on its usage limit (Claude's rate_limit_event): `rejected` when requests are refused, and
+    when it resets (epoch seconds), exactly."""
+
+    status: str
+    resets_at: float | None = None
+    kind: str = ""  # five_hour, seven_day, ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +183,7 @@ class Interrupted:
 
 
 Fact = (SessionInit | Said | ToolUse | ToolDone | PermissionAsked | ControlAsked | Result | Other | NotJson | DenyListWritten | Started
-        | Spawned | Exited | SpawnFailed | Decided | GoalChecked | Tick | Interrupted)
+        | Spawned | Exited | SpawnFailed | Decided | GoalChecked | Tick | Interrupted | RateLimited)
 
 
 # -- effects (besides the shared Record, Tell, Delivered, CheckGoal) ------------------------------------------------------

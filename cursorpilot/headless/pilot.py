@@ -1,12 +1,12 @@
 """The rules of a headless step, PURE: facts and `now` in, effects out (acp/pilot.py's cut; headless/step.py does the I/O).
 
-An agent's print mode runs one turn per process: the pilot starts it with the task, reads its event stream (facts
-from headless/stream.py), decides each permission it asks for through the shared decision path (deny policy, rules,
-model, human), and at each `result` judges the turn end as every channel does (decide/turns.py): `continue` starts the
-next turn on the same session (`--resume`), `done` ends the step. Here live the rules of a headless run: the first
-prompt, which answer a decision makes, the tool-loop guard, what a failed or silent turn means, when it escalates or
-stops. A step ends one way only: an `End` effect, after which a permission still open is denied and a turn still
-running is stopped.
+An agent's print mode runs one turn per process: the pilot starts it with the task, reads its event stream (facts from
+headless/stream.py), decides each permission it asks for through the shared decision path (deny policy, rules, model,
+human), and at each `result` judges the turn end as every channel does (decide/turns.py): `continue` starts the next
+turn on the same session (`--resume`), `done` ends the step. Here live the rules of a headless run: the first prompt,
+which answer a decision makes, the tool-loop guard, what a failed or silent turn means (a usage limit, a stuck turn:
+decide/agentwait.py), when it escalates or stops. A step ends one way only: an `End` effect, after which a permission
+still open is denied and a turn still running is stopped.
 """
 
 from __future__ import annotations
@@ -15,40 +15,29 @@ from dataclasses import dataclass, field
 from typing import assert_never
 
 from cursorpilot.decide.agentpilot import AgentPilot, headline
+from cursorpilot.decide.agentwait import AgentWaits, Waits
 from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, NOBODY, deliver, escalate, split, unanswered
+from cursorpilot.decide.limits import Limits, within
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
 from cursorpilot.decide.toolcalls import describe, fingerprint, permission_question, permission_reply, turn_end_question
-from cursorpilot.decide.turns import CheckGoal, TurnConfig, Turns, gist
+from cursorpilot.decide.turns import CheckGoal, Turns, gist
 from cursorpilot.errors import ExitCode
-from cursorpilot.headless.facts import (Ask, AskHuman, ControlAsked, Decided, DenyListWritten, Effect, End, EndInput, Exited, Fact,
-                                        GoalChecked, Interrupted, NotJson, Other, PermissionAsked, Reply, Result, Said, SessionInit, Spawned,
-                                        SpawnFailed, Started, StartTurn, StopAgent, Tick, ToolDone, ToolUse, Unsupported)
+from cursorpilot.headless.facts import (STUCK_AFTER, Ask, AskHuman, ControlAsked, Decided, DenyListWritten, Effect, End, EndInput, Exited, Fact,
+                                        GoalChecked, HeadlessPilotConfig, Interrupted, NotJson, Other, PermissionAsked, RateLimited, Reply, Result, Said,
+                                        SessionInit, Spawned, SpawnFailed, Started, StartTurn, StopAgent, Tick, ToolDone, ToolUse, Unsupported)
 from cursorpilot.headless.stream import classify
 from cursorpilot import records as R
 
 TOOL_LOOP_LIMIT = 5  # the same tool call announced more often than this in a step stops it
-STUCK_AFTER = 600.0  # a turn in which the agent says nothing at all this long goes to a human...
-TOOL_FACTOR = 2.0  # ...twice as long while a tool call it announced has not finished
+TOOL_FACTOR = 2.0  # STUCK_AFTER (facts.py), twice as long while a tool call the agent announced has not finished
 NOT_JSON_KEPT = 20  # lines on stdout that are not JSON: recorded up to this many, the last ones kept for the failure's words
 # Print mode offers a yes or a no, never "always": approving once is all the pilot can do, and all it means to.
 OPTIONS = (Choice("allow", "Allow", kind="allow_once"), Choice("deny", "Deny", kind="reject_once"))
 _KIND = {"bash": "execute", "shell": "execute", "write": "edit", "edit": "edit", "multiedit": "edit", "notebookedit": "edit",
          "delete": "delete", "read": "read", "webfetch": "fetch", "websearch": "fetch"}
 
-
-@dataclass(slots=True)
-class HeadlessPilotConfig:
-    task: str  # the first prompt
-    governing_prompt: str
-    cwd: str
-    allow: frozenset[str] = frozenset()  # deny rules the plan lifted
-    resume_session: str | None = None  # resume this session (cursor-pilot --resume)
-    max_answers: int | None = None
-    deadline: float | None = None
-    deadline_reason: str = "timeout"
-    stuck_after: float = STUCK_AFTER
-    turns: TurnConfig = field(default_factory=TurnConfig)
+__all__ = ["STUCK_AFTER", "TOOL_FACTOR", "TOOL_LOOP_LIMIT", "HeadlessPilot", "HeadlessPilotConfig", "tool_call"]  # (the config: facts.py)
 
 
 @dataclass(slots=True)
@@ -65,7 +54,7 @@ def tool_call(name: str, data: dict) -> dict:
 
 
 @dataclass(slots=True)
-class HeadlessPilot(AgentPilot[Effect]):
+class HeadlessPilot(AgentPilot[Effect], AgentWaits[Effect]):
     config: HeadlessPilotConfig
     counts: RunCounts  # the run's answers and escalations, shared with its other steps
     tally: Tally = field(init=False)
@@ -92,10 +81,13 @@ class HeadlessPilot(AgentPilot[Effect]):
     turn_number: int = 0  # turns started: each runs a process of its own
     _open: dict[int, _Open] = field(default_factory=dict)
     _tokens: int = 0
+    waits: Waits = field(init=False)  # a usage limit's wait, a stuck turn's interrupt (decide/agentwait.py)
+    reset_at: float | None = None  # this turn, the reset of the limit the agent said it hit (Claude's rate_limit_event)
 
     def __post_init__(self) -> None:
         self.tally = Tally(self.counts, self.config.max_answers)
         self.turns = Turns(self.config.turns)
+        self.waits = Waits(Limits(within(self.config.limits, self.config.deadline, self.config.deadline_reason)))
 
     @property
     def answers(self) -> int:
@@ -146,6 +138,9 @@ class HeadlessPilot(AgentPilot[Effect]):
                 return self._tick(now, fact)
             case Interrupted():
                 return self._interrupted(now, fact)
+            case RateLimited():
+                self.reset_at = fact.resets_at if fact.status == "rejected" else self.reset_at
+                return [Record(R.HeadlessEvent(event={"type": "rate_limit_event", "status": fact.status, "resets_at": fact.resets_at}))]
             case _:
                 assert_never(fact)
 
@@ -155,7 +150,7 @@ class HeadlessPilot(AgentPilot[Effect]):
         return self._start_turn(f"Continue the task where you left off: {self.config.task}" if resume else self.config.task, resume)
 
     def _start_turn(self, prompt: str, resume: str | None) -> list[Effect]:
-        self.said, self.message, self.self_rejected, self.noise = [], [], [], []
+        self.said, self.message, self.self_rejected, self.noise, self.reset_at = [], [], [], [], None
         self.running.clear()
         self.turn_open = self.alive = True
         self.turn_number += 1
@@ -220,6 +215,9 @@ class HeadlessPilot(AgentPilot[Effect]):
         out: list[Effect] = [EndInput()]
         if f.is_error:
             failure = classify(f.text)
+            if self.reset_at is not None or (failure is not None and failure.kind == "usage_limit"):  # waited out, then resumed
+                return [*out, Record(R.TurnEnd(stop_reason=f.subtype or "error", usage=usage)),
+                        *self._limit_hit(now, f.text, "headless.limit", self.reset_at)]
             code, why = (failure.code, failure.reason) if failure else (ExitCode.FAILED, f"the agent's turn failed ({f.subtype}): {f.text[:300]}")
             return out + [Record(R.TurnEnd(stop_reason=f.subtype or "error", usage=usage))] + self._end(code, why)
         if self.self_rejected:  # an older print mode rejects what needs approval and asks nobody: the work is not done
@@ -241,6 +239,7 @@ class HeadlessPilot(AgentPilot[Effect]):
         closing = None if asked is None else Question(kind=Kind.INPUT.value, text=asked, key=f"headless.turn_end:{asked}",
                                                       source="headless.turn_end")
         n = self.turns.ended(now, f.facts, message or said, closing is not None)
+        self.waits.limits.progressed()
         o.question = self.turns.question(text=message or said[-2000:], source="headless.turn_end", closing=closing,
                                          live=tuple(said.splitlines()[-40:]), multiline=True)
         return [Ask(f.token, o.question)] if n.action == "ask" else self._turn_next(f.token, o, n)
@@ -255,15 +254,19 @@ class HeadlessPilot(AgentPilot[Effect]):
         """The turn's process ended: recorded, with the last it said on stderr; what it means for the turn follows."""
         self.alive = False
         return [Record(R.ProgramExited(code=f.code, signal=None, last_words=f.last_words or None, describe=f.describe)),
-                *self._process_ended(f)]
+                *self._process_ended(now, f)]
 
-    def _process_ended(self, f: Exited) -> list[Effect]:
+    def _process_ended(self, now: float, f: Exited) -> list[Effect]:
         if self.done:
             return []
+        if (nudged := self._nudged()) is not None:  # a stuck turn's process was ended: the session goes on
+            return nudged
         if self.turn_open:  # it ended without a result: the turn failed; its own words say why, where they can
             self.turn_open = False
             words = "\n".join([f.last_words, *self.noise[-5:], "".join(self.said)[-500:]])
             failure = classify(words)
+            if failure is not None and failure.kind == "usage_limit":
+                return self._limit_hit(now, words, "headless.limit", self.reset_at)
             if failure is not None:
                 return self._end(failure.code, failure.reason)
             tail = f": {f.last_words}" if f.last_words else ""
@@ -352,13 +355,12 @@ class HeadlessPilot(AgentPilot[Effect]):
             return []
         if self.config.deadline is not None and now >= self.config.deadline:
             return self._end(ExitCode.LIMIT, self.config.deadline_reason)
+        if (waited := self._wait_due(now, f.wall)) is not None:  # a usage limit's wait (decide/agentwait.py)
+            return waited
         limit = self.config.stuck_after * (TOOL_FACTOR if self.running else 1.0)
         if self.turn_open and not self._open and now - self.last_fact_at >= limit:
-            said = "".join(self.said).strip()
-            why = f"stuck: the agent said nothing for {now - self.last_fact_at:.0f}s in the middle of its turn"
-            effects, halt = split(escalate(self.counts, rule_id="headless.stuck", prompt=said[-500:], why=why,
-                                           headline=gist(said) if said else "(nothing said)", can_ask=False))
-            return [*effects, *self._halt(halt)]
+            quiet = now - self.last_fact_at
+            return self._stuck_turn(quiet, f"stuck: the agent said nothing for {quiet:.0f}s in the middle of its turn", "".join(self.said), "headless.stuck")
         return []
 
     def _interrupted(self, now: float, f: Interrupted) -> list[Effect]:
@@ -373,6 +375,10 @@ class HeadlessPilot(AgentPilot[Effect]):
 
     def _next_prompt(self, message: str) -> list[Effect]:
         return self._next_turn(message)
+
+    def _interrupt(self) -> list[Effect]:  # (a stuck turn: its process ends, and the next one resumes the session)
+        self.turn_open = False
+        return [StopAgent()]
 
     # -- the end ----------------------------------------------------------------------------------------------------------
     def _end(self, code: ExitCode, reason: str) -> list[Effect]:

@@ -43,7 +43,8 @@ class HeadlessStep:
         self.counts = self.host.counts
         self.pilot = HeadlessPilot(HeadlessPilotConfig(
             task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=ctx.allow, resume_session=config.session_id,
-            max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns), self.counts)
+            max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns,
+            limits=self.host.limits(), stuck_after=config.turns.stuck_after or facts.STUCK_AFTER), self.counts)
         self.dialect = stream.dialect_of(config.command)
         suffix = f"-{config.index:02d}" if config.index > 1 else ""
         self.stderr_path = ctx.log_dir / f"agent-stderr{suffix}.log"
@@ -71,6 +72,7 @@ class HeadlessStep:
         if written:
             self.feed(facts.DenyListWritten(written.agent, written.file, tuple(written.deny)))
         self.feed(facts.Started())
+        self.feed(facts.Tick(self.ctx.clock.utcnow().astimezone()))  # (the wall clock, before anything the agent says)
         seen = self.ctx.interrupts
         while not self._ended.is_set():
             try:
@@ -80,7 +82,7 @@ class HeadlessStep:
             if self.ctx.interrupts > seen:
                 seen = self.ctx.interrupts
                 self.feed(facts.Interrupted())
-            self.feed(facts.Tick())
+            self.feed(facts.Tick(self.ctx.clock.utcnow().astimezone()))
         await self._stop()
         if self._turn_task is not None and not self._turn_task.done():  # its exit is recorded before the step ends
             await asyncio.wait({self._turn_task}, timeout=STOP_GRACE)

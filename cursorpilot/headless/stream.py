@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass
 
 from cursorpilot.errors import ExitCode
-from cursorpilot.headless.facts import (ControlAsked, Fact, NotJson, Other, PermissionAsked, Result, Said, SessionInit, ToolDone,
-                                        ToolUse)
+from cursorpilot.headless.facts import (ControlAsked, Fact, NotJson, Other, PermissionAsked, RateLimited, Result, Said, SessionInit,
+                                        ToolDone, ToolUse)
 
 DIALECTS = ("claude", "cursor")
 PRINT_FLAGS = ("-p", "--print", "--output-format", "--input-format", "--permission-prompt-tool", "--resume")
@@ -86,6 +86,11 @@ def _claude(e: dict) -> list[Fact]:
         return [ControlAsked(str(e.get("request_id")), str(request.get("subtype") or ""))]
     if kind == "result":
         return [_result(e)]
+    if kind == "rate_limit_event":
+        info = e.get("rate_limit_info") or {}
+        resets = info.get("resetsAt")
+        return [RateLimited(str(info.get("status") or ""), float(resets) if isinstance(resets, (int, float)) else None,
+                            str(info.get("rateLimitType") or ""))]
     return [Other(e)]
 
 
@@ -164,12 +169,13 @@ _FAILURES = (
                                                  r"exist|may not exist|is not supported)|\b(invalid|unknown) model\b", re.I)),
     ("authentication", ExitCode.FAILED, re.compile(r"Authentication required|Not logged in|/login\b|Invalid API key|authentication_error"
                                                   r"|\b401\b|cursor-agent login|Press any key to sign in|invalid x-api-key", re.I)),
-    ("usage_limit", ExitCode.FAILED, re.compile(r"usage limit|rate.limit|\b429\b|quota|Too many free trial|credit balance is too low", re.I)),
+    ("usage_limit", ExitCode.FAILED, re.compile(r"usage limit|rate.limit|\b429\b|quota|Too many free trial|credit balance is too low"
+                                              r"|hit your .{0,20}limit", re.I)),
     ("workspace_trust", ExitCode.HUMAN_NEEDED, re.compile(r"Workspace Trust Required|trust (this|the) (folder|workspace|directory)", re.I)),
     ("connection", ExitCode.FAILED, re.compile(r"Connection failed|Unable to connect|ECONNREFUSED|ENOTFOUND|FailedToOpenSocket"
                                               r"|connection (refused|error)|fetch failed|network error", re.I)),
 )
-_HINT = {"authentication": "log the agent in (or give it its API key)", "usage_limit": "the agent's plan has run out; waiting does not help",
+_HINT = {"authentication": "log the agent in (or give it its API key)", "usage_limit": "the agent hit its usage limit (docs/turns.md)",
          "unknown_model": "give a model the agent knows", "workspace_trust":
          "the agent asks whether to trust this folder: trust it yourself (e.g. pass --trust to cursor-agent) and run again",
          "connection": "the agent can't reach its model service"}

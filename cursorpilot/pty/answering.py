@@ -111,6 +111,7 @@ class Answering(_Part):
         else:
             self.turns.answered(headline(asked), shown, d.source, d.denied)  # (a secret as its mask: the judge never sees it)
         self.waits_in_a_row = 0
+        self.limits.progressed()
         if c.key:
             self.answered[c.key] = self.answered.get(c.key, 0) + 1
             self._typed[c.key] = shown

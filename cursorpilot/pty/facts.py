@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from cursorpilot.decide.deliver import Delivered, Record, Tell
+from cursorpilot.decide.limits import LimitConfig
 from cursorpilot.decide.question import Decision, Question
 from cursorpilot.decide.turns import CheckGoal, TurnConfig, TurnFacts
 from cursorpilot.detect.classifier import Classification
@@ -91,6 +93,8 @@ class ScreenFacts:
     # answered last: Pilot.answered_to); the loop reads it only for such a screen
     echo_off: bool = False  # the terminal reads a line with echo off (read -s, getpass): what is typed is a secret
     unread: int | None = None  # bytes typed that the program has not read yet (its input queue); None: unknown
+    wall: datetime | None = None  # the wall clock, in the local zone: what an agent's reset time ("resets 3pm") is read against
+    still_for: float | None = None  # seconds since the agent's last progress sign (pty/progress.py); None: since the screen changed
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +177,22 @@ class GoalChecked:
     message: str
 
 
-Fact = Started | Replied | Screen | Decided | KeyDue | Typed | Exited | Interrupted | Deadline | GoalChecked
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """A person took the keyboard (cursor-pilot watch --take): their keys go to the program, the pilot's do not."""
+
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandedBack:
+    """The person gave the keyboard back, having typed `keys` bytes."""
+
+    by: str
+    keys: int = 0
+
+
+Fact = Started | Replied | Screen | Decided | KeyDue | Typed | Exited | Interrupted | Deadline | GoalChecked | Taken | HandedBack
 
 
 def classified_by(c: Classification, facts: ScreenFacts) -> list[str]:
@@ -192,3 +211,5 @@ class PilotConfig:
     echo_check: bool = False  # Enter after typed text waits until the screen shows it
     secrets: Mapping[str, str] = field(default_factory=dict)  # --secret: the values <secret:NAME> types (never shown)
     turns: TurnConfig = field(default_factory=TurnConfig)  # how an agent's turn ends are judged and bounded
+    limits: LimitConfig = field(default_factory=LimitConfig)  # how a usage limit is waited out (decide/limits.py)
+    stuck_after: float | None = None  # --stuck-after: instead of the profile's stuck_after_s

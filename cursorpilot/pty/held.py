@@ -45,3 +45,14 @@ class TurnEnd:
     message: str  # its last message (read off the screen: GoalChecked)
     closing: Question | None  # the question its last message asks, if any
 
+
+@dataclass(slots=True)
+class Resume:
+    """An agent that goes on only once the pilot tells it to: a usage limit waited out (`why` limit, `until` its reset),
+    or a stuck turn interrupted (`why` stuck). From `until` on, at its composer or its limit dialog, it is told to
+    continue (pty/resume.py)."""
+
+    why: str  # limit | stuck
+    until: float
+    since: float
+    dismissed: bool = False  # its limit dialog was closed: "continue" goes into the composer next

@@ -27,9 +27,10 @@ from cursorpilot.machine import State
 from cursorpilot.program_env import last_words
 from cursorpilot.pty import ask, inqueue, kernel
 from cursorpilot.pty.driver import ExitStatus, PtyDriver
-from cursorpilot.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, Interrupted, KeyDue,
-                                   Kill, PilotConfig, ReadMessage, Replied, Screen, ScreenFacts, Started, Type, Typed)
+from cursorpilot.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, HandedBack, Interrupted,
+                                   KeyDue, Kill, PilotConfig, ReadMessage, Replied, Screen, ScreenFacts, Started, Taken, Type, Typed)
 from cursorpilot.pty.pilot import Pilot
+from cursorpilot.pty.progress import Progress
 from cursorpilot.pty.screen import TerminalScreen
 from cursorpilot.pty.typist import KeysOut, KeyView, Send
 from cursorpilot.pty.view import RENDER_EVERY, ScreenView
@@ -82,7 +83,8 @@ class PtyStep:
         started_with_task = (step.send is None and os.path.basename(step.command[0]) in step.profile.commands
                              and step.profile.task.given(step.command))
         self.pilot = Pilot(PilotConfig(step.profile, step.send, step.expect_regex, step.max_answers, started_with_task,
-                                       echo_check=True, secrets=ctx.secrets, turns=step.turns), self.host.counts)
+                                       echo_check=True, secrets=ctx.secrets, turns=step.turns, limits=self.host.limits(),
+                                       stuck_after=step.turns.stuck_after), self.host.counts)
         self.screen = TerminalScreen(ctx.cols, ctx.rows)
         self.view = ScreenView(self.screen, self.clock.monotonic())
         self.driver: PtyDriver | None = None
@@ -91,6 +93,8 @@ class PtyStep:
         self._on_kill: Record | None = None  # ...and the record that says so
         self._interrupts = self._interrupts_before = ctx.interrupts
         self._last_mirror = 0.0
+        self._owed = False  # a screen rendered and not mirrored yet
+        self._typed_by_person = 0  # bytes a person typed since they took the keyboard (watch.py)
         self.t0 = self.clock.monotonic()
 
     # -- public ----------------------------------------------------------------------------------------------------------
@@ -101,8 +105,12 @@ class PtyStep:
         try:
             env, hidden = self.host.env()
             self.driver = PtyDriver(self.step.command, cwd=self.step.cwd, env=env, cols=ctx.cols, rows=ctx.rows)
-            self.view.watch = kernel.TtyWatch(self.driver.fd, kernel.slave_path(self.driver.fd), self.host.mark)
+            slave = kernel.slave_path(self.driver.fd)
+            self.view.watch = kernel.TtyWatch(self.driver.fd, slave, self.host.mark)
+            self.progress = Progress(self.step.profile.animation, self.driver.pid, self.clock.monotonic(), slave)
             self._feed(Started(self.driver.pid, tuple(self.step.command), tuple(hidden)))
+            if self.host.keyboard is not None:
+                self.host.keyboard.step(ctx.tx.write, screen=True)  # a person may take it: cursor-pilot watch --take
             status = self._loop()
             earlier, snap = self.screen.scrollback(), self.screen.snapshot()
             text = "\n".join([*earlier, *snap.lines]).rstrip()
@@ -110,6 +118,8 @@ class PtyStep:
             return StepResult(int(p.exit_code), p.reason, status.code, p.answers, text, p.preview, goal=p.turns.goal,
                               text_top=snap.scrolled - len(earlier))
         finally:
+            if self.host.keyboard is not None:
+                self.host.keyboard.step(ctx.tx.write, screen=False)
             self.recorder.close()
             if self.driver is not None:
                 self.driver.close()
@@ -121,6 +131,7 @@ class PtyStep:
         while True:
             now = self.clock.monotonic()
             self._limits(now)
+            self._keyboard(now)
             chunk = self.driver.read(self._tick(now))
             if chunk is None:
                 break
@@ -138,7 +149,10 @@ class PtyStep:
             if self.pilot.done:
                 self._kill_if_due(now)
                 continue
-            if self.view.render_if_due(now) and self.sink.wants_screen and now - self._last_mirror >= RENDER_EVERY:
+            # a render too soon after the last mirror is owed, not dropped: the screen may not change again (a program that
+            # waits for the person who took its keyboard showed its last line only to the run's own console)
+            self._owed = (self.view.render_if_due(now) or self._owed) and self.sink.wants_screen
+            if self._owed and now - self._last_mirror >= RENDER_EVERY:
                 self._mirror(now)
             self._look(now)
             self._collect()
@@ -158,8 +172,9 @@ class PtyStep:
     def _tick(self, now: float) -> float:
         pending = now + ASK_POLL if self._pending is not None else None
         look = self.view.look_at if self.pilot.state == State.RUNNING else None
+        owed = self._last_mirror + RENDER_EVERY if self._owed else None
         deadlines = [t for t in (now + MAX_TICK, self.pilot.key_at(self.screen.version), look, self.pilot.wake_at(), self.view.render_due(now), pending,
-                                 self.recorder.due) if t is not None]
+                                 self.recorder.due, owed) if t is not None]
         return max(0.0, min(deadlines) - now)
 
     def _on_output(self, chunk: bytes) -> None:
@@ -178,7 +193,7 @@ class PtyStep:
 
     def _mirror(self, now: float) -> None:
         """The screen for the person watching (a live mirror, or the rows a CI log has not shown yet)."""
-        self._last_mirror = now
+        self._last_mirror, self._owed = now, False
         self.sink.screen(self.screen.snapshot(), Status(self.pilot.state.value, self.host.counts.answers, now - self.t0,
                                                         f"step {self.step.index}/{self.step.total}"))
 
@@ -198,8 +213,10 @@ class PtyStep:
         if tty == kernel.READING and c.state == SETTLING:
             self.view.look_at = now + 0.01
         judged = undecided(self.step.profile, snap, self.pilot.answered_to, canonical) if c.state == UNKNOWN else None
-        self._feed(Screen(c, ScreenFacts(snap.text(), self.view.version, quiet, tty, self._modes(), judged,
-                                         _no_echo(lflag or 0), unread=self._unread())))
+        text = snap.text()
+        self._feed(Screen(c, ScreenFacts(text, self.view.version, quiet, tty, self._modes(), judged, _no_echo(lflag or 0),
+                                         unread=self._unread(), wall=self.clock.utcnow().astimezone(),
+                                         still_for=self.progress.seen(now, text))))
 
     def _modes(self) -> Modes:
         s = self.screen
@@ -302,6 +319,9 @@ class PtyStep:
         except termios.error:
             return None
 
+    def _no_echo(self) -> bool:
+        return _no_echo(self._lflag())
+
     def _unread(self) -> int | None:
         """Bytes typed that the program has not read yet (its terminal's input queue), None where unknown."""
         return None if self.view.watch is None else inqueue.unread(self.view.watch.slave)
@@ -312,6 +332,30 @@ class PtyStep:
             self._feed(Interrupted(self.ctx.interrupts - self._interrupts_before))
         if self.step.deadline is not None and now > self.step.deadline:
             self._feed(Deadline(self.step.deadline_reason))
+
+    def _keyboard(self, now: float) -> None:
+        """A person who took the keyboard (watch.py): the pilot pauses, their keys go to the program as they come, and
+        when they give it back the screen is looked at afresh."""
+        keyboard = self.host.keyboard
+        if keyboard is None:
+            return
+        for kind, data in keyboard.poll():
+            if kind == "joined":  # a new watcher sees the screen at once, not at its next change
+                self._mirror(now)
+            elif kind == "take":
+                if self._pending is not None and self._pending.question is None and not self._pending.turn:
+                    self.ctx.humans.withdraw("a person took the keyboard (cursor-pilot watch --take)")
+                self._pending, self._typed_by_person = None, 0
+                self._feed(Taken(f"pid {data.decode()}"))
+                keyboard.told({"t": "taken"})
+            elif kind == "keys" and self.pilot.taken and self.driver is not None:
+                self.driver.write(data)
+                self.recorder.input(data, secret=self._no_echo())
+                self._typed_by_person += len(data)
+            elif kind == "give":
+                self._feed(HandedBack(f"pid {data.decode()}", self._typed_by_person))
+                self.view.look_at = now
+                keyboard.told({"t": "given"})
 
     def _close(self, e: Close) -> None:
         """End the program as the pilot says: its quit keys (in the typist), else SIGINT; SIGKILL `kill_after` later."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from cursorpilot.decide.deliver import RunCounts, Tally
+    from cursorpilot.decide.limits import Limits
     from cursorpilot.decide.question import Decision
     from cursorpilot.decide.turns import Turns
     from cursorpilot.detect.classifier import Classification
@@ -23,8 +24,8 @@ if TYPE_CHECKING:
     from cursorpilot.errors import ExitCode
     from cursorpilot.keys import Modes
     from cursorpilot.machine import Event, State
-    from cursorpilot.pty.facts import Effect, PilotConfig
-    from cursorpilot.pty.held import Asking, TurnEnd, Watch
+    from cursorpilot.pty.facts import Effect, PilotConfig, ScreenFacts
+    from cursorpilot.pty.held import Asking, Resume, TurnEnd, Watch
     from cursorpilot.pty.typist import Typist
 
 
@@ -46,6 +47,9 @@ class PilotParts:
     tally: Tally
     turns: Turns
     answered_to: int | None
+    nudged: int
+    limits: Limits
+    _resume: Resume | None
     _asking: Asking | None
     _watch: Watch | None
     _token: int
@@ -96,3 +100,12 @@ class PilotParts:
     @staticmethod
     @abstractmethod
     def _not_taken(typed: str) -> tuple[str, ...]: ...
+
+    @abstractmethod
+    def _working(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]: ...
+
+    @abstractmethod
+    def _stopped(self, c: Classification) -> bool: ...
+
+    @abstractmethod
+    def _stuck(self, now: float, c: Classification, still: float, why: str) -> list[Effect]: ...

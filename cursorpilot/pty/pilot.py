@@ -16,6 +16,7 @@ from typing import assert_never
 
 from cursorpilot import records as R
 from cursorpilot.decide.deliver import Record, RunCounts, Tally, escalate, split, unanswered
+from cursorpilot.decide.limits import Limits
 from cursorpilot.decide.question import Decision, Kind, Verdict
 from cursorpilot.decide.turns import Turns, gist
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
@@ -24,12 +25,13 @@ from cursorpilot.detect.profiles import Profile
 from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes, to_writes
 from cursorpilot.machine import TERMINAL, Action, Event, State, transition
-from cursorpilot.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, Interrupted, KeyDue,
-                                   Kill, PilotConfig, Replied, ScreenFacts, Started, Typed, classified_by)
+from cursorpilot.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, HandedBack, Interrupted,
+                                   KeyDue, Kill, PilotConfig, Replied, ScreenFacts, Started, Taken, Typed, classified_by)
 from cursorpilot.pty.facts import Screen as ScreenFact
 from cursorpilot.pty.answering import RETRY_GAPS, Answering
 from cursorpilot.pty.quiet import QuietRules
-from cursorpilot.pty.held import Asking, TurnEnd, Watch
+from cursorpilot.pty.held import Asking, Resume, TurnEnd, Watch
+from cursorpilot.pty.resume import Resumes, is_limit
 from cursorpilot.pty.turnend import TurnEnds
 from cursorpilot.pty.typist import HighlightMissed, KeyView, Typist
 from cursorpilot.secret import asks_secret
@@ -39,7 +41,7 @@ _LATE = Record(R.Kill(reason="program did not exit in time", signal="SIGKILL"))
 
 
 @dataclass(slots=True)
-class Pilot(Answering, QuietRules, TurnEnds):
+class Pilot(Answering, QuietRules, TurnEnds, Resumes):
     config: PilotConfig
     counts: RunCounts
     state: State = State.INIT
@@ -71,14 +73,19 @@ class Pilot(Answering, QuietRules, TurnEnds):
     _now: float = 0.0
     _judged_rec: str | None = None  # the screen no rule explains last recorded as judged (its key)
     answered_to: int | None = None  # the last row of the question answered last: rows down to it are history
+    nudged: int = 0  # a stuck agent interrupted and told to continue, in this step (pty/resume.py)
+    taken: bool = False  # a person has the keyboard (cursor-pilot watch --take): nothing is typed or asked
+    _resume: Resume | None = None  # a limit's wait, or a stuck agent's interrupt, until it is told to go on
     tally: Tally = field(init=False)
     turns: Turns = field(init=False)
+    limits: Limits = field(init=False)
 
     def __post_init__(self) -> None:
         self.sent = self.config.send is None
         self.starting = self.config.started_with_task
         self.tally = Tally(self.counts, self.config.max_answers)
         self.turns = Turns(self.config.turns)
+        self.limits = Limits(self.config.limits)
 
     @property
     def answers(self) -> int:
@@ -143,11 +150,15 @@ class Pilot(Answering, QuietRules, TurnEnds):
                 return [] if self.done else self._abort(ExitCode.LIMIT, reason)
             case GoalChecked(token, facts, message):
                 return self._goal_checked(now, token, facts, message)
+            case Taken(by):
+                return self._taken(by)
+            case HandedBack(by, keys):
+                return self._handed_back(now, by, keys)
             case _:
                 assert_never(fact)
 
     def _screen(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
-        if self.state != State.RUNNING or self._asking is not None:
+        if self.state != State.RUNNING or self._asking is not None or self.taken:
             return []
         out = self._record_state(c, facts)
         self._content, self._echo_off, self._text, self._modes = facts.content, facts.echo_off, facts.text.rstrip(), facts.modes
@@ -163,6 +174,10 @@ class Pilot(Answering, QuietRules, TurnEnds):
         return out + self._classified(now, c, facts)
 
     def _classified(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+        if self._resume is not None and (held := self._resuming(now, c, facts)) is not None:
+            return held
+        if is_limit(c):  # a usage limit: waited out, not failed (pty/resume.py)
+            return self._limit(now, c, facts)
         if c.state == Screen.WORKING:
             return self._working(now, c, facts)
         if c.state == Screen.ERROR:
@@ -254,6 +269,27 @@ class Pilot(Answering, QuietRules, TurnEnds):
         """Ctrl-C: the step stops (SIGINT to the program); a second one while it is being closed kills it."""
         out = [] if self.done else self._abort(ExitCode.INTERRUPTED, "interrupted")
         return out + ([Record(R.Kill(reason="second interrupt")), Kill()] if count >= 2 else [])
+
+    def _taken(self, by: str) -> list[Effect]:
+        """A person took the keyboard: what was being asked, typed or watched is dropped, and nothing more is until they
+        give it back."""
+        if self.done or self.taken:
+            return []
+        self.taken, self._asking, self._watch, self._turn = True, None, None, None
+        self.typist.clear()
+        event = {State.ASKING_QUESTION: Event.NO_REPLY, State.AWAITING_INPUT: Event.NO_REPLY, State.ANSWERING: Event.TYPED}.get(self.state)
+        return [Record(R.TakeOver(action="taken", by=by)), *(self._apply(event, None) if event else [])]
+
+    def _handed_back(self, now: float, by: str, keys: int) -> list[Effect]:
+        """The keyboard is back: the screen is judged afresh, as if first seen (what was answered before, a wait under way
+        and the last state said are forgotten: the person may have answered, or changed everything)."""
+        if not self.taken:
+            return []
+        self.taken, self._last, self._resume, self._busy_since, self.answered_to, self.waits_in_a_row = False, None, None, None, None, 0
+        for memory in (self.answered, self._typed, self._asked_on, self.waited):
+            memory.clear()
+        self._wake = now
+        return [Record(R.TakeOver(action="handed_back", by=by, keys=keys))]
 
     # -- the rules -----------------------------------------------------------------------------------------------------
     def _wake_by(self, t: float) -> None:

@@ -45,12 +45,13 @@ class QuietRules(_Part):
             self.starting = False
             out.append(Record(R.AgentStarted(rule_id=c.rule_id)))
         self.waits_in_a_row = 0
-        stuck_after = self.profile.stuck_after_s
-        if facts.quiet_for >= stuck_after:
-            return out + self._escalate(c, f"stuck: working marker with no screen change for {stuck_after:g}s")
+        stuck_after = self.config.stuck_after or self.profile.stuck_after_s
+        still = facts.quiet_for if facts.still_for is None else facts.still_for  # its spinner and timer are no progress
+        if still >= stuck_after:
+            return out + self._stuck(now, c, still, f"stuck: working marker with no progress sign for {stuck_after:g}s")
         # a marker that stops moving is looked at again soon: the kernel may say the program reads its terminal (a
         # static `...` line above a prompt), and then it is a question, not work
-        self._wake_by(min(now + BUSY_LOOK, now + stuck_after - facts.quiet_for))
+        self._wake_by(min(now + BUSY_LOOK, now + stuck_after - still))
         return out
 
     def _undecided(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:

@@ -311,6 +311,22 @@ class Builder:
         self.d.counts["waits"] += 1
         self._row(r, "waited", question=r.prompt or "", answer=None, source=r.source, why=r.why)
 
+    def _limit_hit(self, r: R.LimitHit) -> None:
+        """A usage limit: a row saying what was read and what the pilot did (its wait, or why it stopped)."""
+        read = f"it resets {r.phrase!r} ({r.reset})" if r.reset else "no reset time given"
+        how = f"waiting {r.wait_s:g}s" if r.action == "wait" else f"{r.action} (--on-limit {r.on_limit})"
+        self._row(r, "waited", question=r.words or "", answer=None, source=None, kind="usage_limit", why=f"usage limit: {read}; {how}")
+
+    def _limit_waited(self, r: R.LimitWaited) -> None:
+        self._row(r, "waited", question="(the usage limit's wait)", answer=r.sent, source=None, kind="usage_limit",
+                  why=f"waited {r.waited_s:g}s, then {'the agent went on by itself' if r.how == 'went_on' else f'{r.how}: {r.sent!r}'}")
+
+    def _stuck(self, r: R.Stuck) -> None:
+        """A stuck agent interrupted, then told to continue (stuck again, the escalation that follows is the row)."""
+        if r.action != "escalate":
+            what = f"no progress sign for {r.still_s:g}s: interrupted" if r.action == "interrupt" else "interrupted: told to continue"
+            self._row(r, "waited", question="(stuck)", answer=" ".join(r.keys or []) or None, source=None, kind="stuck", why=f"stuck: {what}")
+
     def _turn_end(self, r: R.TurnEnd) -> None:
         s, u = self._current(), r.usage or {}
         check = r.check or None

@@ -64,7 +64,7 @@ def agent(tmp_path):
 
     def run(name: str, script: list, *opts: str, args: tuple[str, ...] = (), rules: str | None = None, trust: bool = True,
             approve_key: bool = True, prepare=None, llm: FakeLLM | None = None, timeout: str = "150s",
-            env: dict[str, str] | None = None, program: str | None = None) -> AgentRun:
+            env: dict[str, str | None] | None = None, program: str | None = None) -> AgentRun:
         reason = agentlab.missing_reason(program or name)
         if reason:
             pytest.skip(reason)
@@ -73,7 +73,7 @@ def agent(tmp_path):
             prepare(lab.work)
         backend = lab.backend(script)
         started.append(backend)
-        env = {**lab.env(backend), **(env or {})}
+        env = {k: v for k, v in {**lab.env(backend), **(env or {})}.items() if v is not None}  # None: taken out
         log = tmp_path / f"log-{name}"
         pilot_opts = list(opts)
         if rules is not None:

@@ -13,7 +13,7 @@ sys.path.insert(0, str(ROOT))
 
 from cursorpilot.detect.classifier import Timing, classify  # noqa: E402
 from cursorpilot.detect.profiles import load_profile  # noqa: E402
-from cursorpilot.detect.snapshot import snapshot_from_text  # noqa: E402
+from tests.helpers import capture as capture_snapshot  # noqa: E402
 
 CAPTURES = ROOT / "tests" / "data" / "captures"
 
@@ -28,7 +28,7 @@ def main() -> None:
         if capture.name.endswith((".escapes.txt", "-raw-redraw.txt")):
             continue
         for name, profile in profiles.items():
-            c = classify(profile, snapshot_from_text(capture.read_text()), Timing(quiet_for=30))
+            c = classify(profile, capture_snapshot(capture), Timing(quiet_for=30))
             got = " ".join(filter(None, [c.state, c.rule_id if c.state != "unknown" else None]))
             if got != expected["default"][name]:
                 overrides.setdefault(capture.name, {})[name] = got

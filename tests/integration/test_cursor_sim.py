@@ -72,11 +72,12 @@ def test_a_key_the_prompt_ignores_is_judged_again_then_escalated_not_repeated(pi
     assert r.of("enter_retry") == []  # single-key prompts never get a blind Enter
 
 
-def test_usage_limit_fails_with_exit_1(pilot):
-    r = pilot(cursor("usage-limit", "task"), "--profile", "cursor", rules=APPROVE_ALL)
-    assert r.code == 1
-    assert r.of("run_finished")[0]["reason"].startswith("usage_limit")
-    assert r.of("answer") == []
+def test_usage_limit_with_on_limit_stop_ends_with_exit_4_saying_so(pilot):
+    """(The default waits for the reset: tests/agents_lane/test_limits.py, on the real agents.)"""
+    r = pilot(cursor("usage-limit", "task"), "--profile", "cursor", "--on-limit", "stop", rules=APPROVE_ALL)
+    assert r.code == 4
+    assert r.of("run_finished")[0]["reason"].startswith("usage limit: it gives no reset time; --on-limit stop")
+    assert r.of("answer") == [] and r.of("limit_hit")[0]["rule_id"] == "cursor.usage_limit"
 
 
 def test_login_required_fails_with_exit_1_without_pressing_a_key(pilot):

@@ -103,7 +103,6 @@ def test_an_older_build_that_rejects_by_itself_is_reported_not_taken_for_success
     ({"fail": "auth"}, [], 1, "authentication: Error: Authentication required"),
     ({}, ["--model", "gpt-9"], 2, "unknown model: Cannot use this model: gpt-9. Available models: auto, composer-1"),
     ({"trust_required": True}, [], 3, "workspace trust: Workspace Trust Required"),
-    ({"fail": "usage_limit"}, [], 1, "usage limit: Error: You've hit your usage limit"),
     ({"fail": "connection"}, [], 1, "connection: Error: Connection failed"),
 ])
 def test_the_agents_failures_are_classified_into_exit_codes(pilot, tmp_path, setup, extra, code, words):
@@ -112,6 +111,15 @@ def test_the_agents_failures_are_classified_into_exit_codes(pilot, tmp_path, set
     r = pilot(cursor_print(str(scenario), *extra), "--headless", "--task", "say hi", "--provider", "rules")
     assert r.code == code, r.stdout + r.stderr
     assert words in " ".join((r.stdout + r.stderr).split()) and r.of("run_finished")
+
+
+def test_a_usage_limit_with_on_limit_stop_ends_with_exit_4_and_by_default_is_waited_for(pilot, tmp_path):
+    scenario = tmp_path / "limited.yaml"
+    scenario.write_text(json.dumps({"turns": [[{"say": "Hi."}]], "fail": "usage_limit"}))
+    r = pilot(cursor_print(str(scenario)), "--headless", "--task", "say hi", "--provider", "rules", "--on-limit", "stop")
+    assert r.code == 4 and "usage limit: it gives no reset time; --on-limit stop" in r.stdout + r.stderr
+    waits = pilot(cursor_print(str(scenario)), "--headless", "--task", "say hi", "--provider", "rules", "--timeout", "5s")
+    assert waits.code == 4 and waits.of("limit_hit")[0]["action"] == "wait" and "timeout" in waits.of("run_finished")[0]["reason"]
 
 
 def test_torn_lines_and_unknown_events_are_recorded_and_skipped(pilot, tmp_path):

@@ -1,5 +1,7 @@
 """The rules of an ACP step, driven with made-up facts: no agent, no asyncio, no files, milliseconds."""
 
+from datetime import datetime, timezone
+
 from cursorpilot.acp.facts import (NOT_FOUND, REFUSED, Ask, AskHuman, CallFailed, CancelSent, CancelTurn, CommandAsked, CommandExited,
                                    CommandStarted, Decided, DenyListWritten, End, Exited, ExtensionAsked, FileRead, FileWasRead,
                                    FileWrite, FileWritten, FormAsked, GoalChecked, Initialized, Interrupted, NotJson, OpenSession,
@@ -8,6 +10,8 @@ from cursorpilot.acp.facts import (NOT_FOUND, REFUSED, Ask, AskHuman, CallFailed
 from cursorpilot.acp.pilot import INIT_TIMEOUT, STUCK_AFTER, TOOL_FACTOR, TOOL_LOOP_LIMIT, AcpPilot, AcpPilotConfig
 from cursorpilot.acp.workspace import OUTPUT_KEPT
 from cursorpilot import records as R
+from cursorpilot.decide.agentwait import STUCK_NUDGES
+from cursorpilot.decide.limits import BACKOFF
 from cursorpilot.decide.deliver import NOBODY, Record, RunCounts
 from cursorpilot.decide.question import Decision, Verdict
 from cursorpilot.decide.turns import CheckGoal, TurnFacts
@@ -263,20 +267,41 @@ def test_an_agent_that_never_answers_initialize_fails_and_says_what_it_printed()
     assert not of(out, CancelTurn)
 
 
+def stuck_once(p: AcpPilot) -> AcpPilot:
+    """A pilot whose one interrupt of a stuck turn is used up: the next stuck turn ends the step."""
+    p.waits.nudged = STUCK_NUDGES
+    return p
+
+
+def test_a_stuck_turn_is_cancelled_and_the_agent_told_to_continue_once_then_a_human_is_needed():
+    p = started(interactive=True)  # deadline None
+    p.handle(5.0, Update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Running the build."}}))
+    assert p.handle(5.0 + STUCK_AFTER - 1, Tick()) == []
+    out = p.handle(5.0 + STUCK_AFTER, Tick())
+    assert of(out, CancelTurn) and not of(out, End) and records(out, "stuck")[0] == {"rule_id": "acp.stuck", "still_s": STUCK_AFTER,
+                                                                                   "action": "interrupt"}
+    out = p.handle(6.0 + STUCK_AFTER, TurnEnded("cancelled"))
+    assert of(out, SendPrompt) == [SendPrompt("continue")] and records(out, "stuck")[0]["action"] == "continue" and not of(out, End)
+    out = p.handle(6.0 + 2 * STUCK_AFTER, Tick())
+    assert of(out, End) == [End(ExitCode.HUMAN_NEEDED, f"a human is needed (stuck: nothing happened for {STUCK_AFTER:.0f}s "
+                                                       "in the middle of the agent's turn): (nothing said)")]
+    assert records(out, "stuck")[0]["action"] == "escalate" and p.counts.escalations == 1
+
+
 def test_a_turn_in_which_nothing_happens_has_a_deadline_even_without_timeout():
     """No --timeout: an agent that goes silent mid-turn is not waited on forever; anything it does restarts the clock,
     and a question being decided (by a model, a person) is not the agent's silence."""
-    p = started(interactive=True)  # deadline None
+    p = stuck_once(started(interactive=True))  # deadline None
     p.handle(5.0, Update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Running the build."}}))
     assert p.handle(5.0 + STUCK_AFTER - 1, Tick()) == []
     out = p.handle(5.0 + STUCK_AFTER, Tick())
     assert of(out, End) == [End(ExitCode.HUMAN_NEEDED, f"a human is needed (stuck: nothing happened for {STUCK_AFTER:.0f}s "
                                                        "in the middle of the agent's turn): Running the build.")]
     assert of(out, CancelTurn) and records(out, "escalation")[0]["rule_id"] == "acp.stuck" and p.counts.escalations == 1
-    deciding = started()
+    deciding = stuck_once(started())
     deciding.handle(1.0, PermissionAsked(1, SHELL, GEMINI))
     assert deciding.handle(1.0 + 2 * STUCK_AFTER, Tick()) == []  # the pilot's own question: its deadlines are the decider's
-    idle = started()
+    idle = stuck_once(started())
     decide(idle, idle.handle(1.0, PermissionAsked(1, SHELL, GEMINI)), "Allow")  # decided at 1.0: the agent's move again
     assert of(idle.handle(1.0 + STUCK_AFTER, Tick()), End)[0].code == ExitCode.HUMAN_NEEDED
 
@@ -284,16 +309,16 @@ def test_a_turn_in_which_nothing_happens_has_a_deadline_even_without_timeout():
 def test_a_tool_that_runs_or_a_command_that_writes_output_is_work_not_silence():
     """A tool call announced and not finished doubles the stuck deadline; a command the client runs for the agent
     restarts the clock each time it writes output. Neither removes the deadline."""
-    p = started()
+    p = stuck_once(started())
     p.handle(1.0, Update({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "npm run build", "status": "in_progress"}))
     assert p.handle(1.0 + STUCK_AFTER, Tick()) == []
     out = p.handle(1.0 + STUCK_AFTER * TOOL_FACTOR, Tick())
     assert "(its tool call t1 still running)" in of(out, End)[0].reason
-    finished = started()
+    finished = stuck_once(started())
     finished.handle(1.0, Update({"sessionUpdate": "tool_call", "toolCallId": "t1", "status": "pending"}))
     finished.handle(2.0, Update({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"}))
     assert of(finished.handle(2.0 + STUCK_AFTER, Tick()), End)  # the tool is done: the agent's silence again
-    writing = started()
+    writing = stuck_once(started())
     assert writing.handle(STUCK_AFTER * 3, Tick(output_at=STUCK_AFTER * 3 - 5)) == []  # the build still prints
     assert of(writing.handle(STUCK_AFTER * 5, Tick(output_at=STUCK_AFTER * 3)), End)  # it fell silent too
 
@@ -401,3 +426,22 @@ def test_the_agents_exit_is_recorded_and_its_last_words_end_the_reason_only_when
         assert rec["describe"] == describe
         told = code != 0 and words  # (an agent without an exit status was ended by the loop: it failed too)
         assert (rec["last_words"], q.reason) == ((words, f"{reason}; its stderr ended: {words}") if told else (None, reason))
+
+
+def test_an_agent_that_answers_its_prompt_with_a_usage_limit_waits_for_the_reset_and_continues_the_same_session():
+    wall = datetime(2026, 11, 29, 0, 0, tzinfo=timezone.utc)
+    p = started()
+    p.handle(0.5, Tick(wall=wall))
+    out = p.handle(1.0, CallFailed("prompt", "Quota exceeded for quota metric. Please retry in 45.5s.", gone=False))
+    (hit,) = records(out, "limit_hit")
+    assert hit["rule_id"] == "acp.limit" and hit["phrase"] == "retry in 45.5s" and not of(out, End) and not p.turn_open
+    assert p.handle(40.0, Tick(wall=wall)) == []
+    out = p.handle(1.0 + hit["wait_s"], Tick(wall=wall))
+    assert of(out, SendPrompt) == [SendPrompt("add a test")] and records(out, "limit_waited")[0]["sent"] == "add a test" and p.turn_open
+    daily = started()
+    daily.handle(0.5, Tick(wall=wall))
+    assert records(daily.handle(1.0, CallFailed("prompt", "You have exhausted your daily quota on this model.", gone=False)),
+                   "limit_hit")[0]["wait_s"] == BACKOFF[0]
+    other = started()
+    other.handle(0.5, Tick(wall=wall))
+    assert of(other.handle(1.0, CallFailed("prompt", "Internal error", gone=False)), End)[0].code == ExitCode.FAILED  # the mirror

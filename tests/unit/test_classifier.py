@@ -14,6 +14,7 @@ from cursorpilot.detect.snapshot import snapshot_from_text
 from cursorpilot.pty.screen import TerminalScreen
 from cursorpilot.sim.common import Recorder
 from cursorpilot.sim.cursor import CursorSim
+from tests.helpers import capture as capture_snapshot
 
 CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures"
 GENERIC = load_profile("generic")
@@ -285,21 +286,21 @@ PROFILES = {name: load_profile(name) for name in EXPECTED["default"]}
 @pytest.mark.parametrize("name", list(PROFILES))
 def test_golden_captures(capture, name):
     expected = {**EXPECTED["default"], **EXPECTED["overrides"].get(capture.name, {})}[name]
-    c = classify(PROFILES[name], snapshot_from_text(capture.read_text()), Timing(quiet_for=30))
+    c = classify(PROFILES[name], capture_snapshot(capture), Timing(quiet_for=30))
     assert " ".join(filter(None, [c.state, c.rule_id if c.state != "unknown" else None])) == expected
 
 
 def test_every_capture_is_recognised_by_its_own_profile():
     for capture in SCREENS:
         own = capture.name.split("-")[0]
-        c = classify(PROFILES[own], snapshot_from_text(capture.read_text()), Timing(quiet_for=30))
+        c = classify(PROFILES[own], capture_snapshot(capture), Timing(quiet_for=30))
         assert c.state != "unknown", capture.name
 
 
 @pytest.mark.parametrize("capture, label", [("claude-3.txt", "No (recommended)"), ("codex-5.txt", "Trust and continue"),
                                             ("gemini-2.txt", "Trust parent folder (work)")])
 def test_a_menu_capture_carries_its_options(capture, label):
-    c = classify(PROFILES[capture.split("-")[0]], snapshot_from_text((CAPTURES / capture).read_text()), Timing(quiet_for=30))
+    c = classify(PROFILES[capture.split("-")[0]], capture_snapshot(CAPTURES / capture), Timing(quiet_for=30))
     assert c.state == "menu" and c.menu is not None and c.menu.current.label == label
 
 

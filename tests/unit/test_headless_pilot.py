@@ -1,12 +1,15 @@
 """The rules of a headless step, driven with made-up facts: no agent, no asyncio, no files, milliseconds."""
 
+from datetime import datetime, timezone
+
 from cursorpilot import records as R
+from cursorpilot.decide.limits import LimitConfig
 from cursorpilot.decide.deliver import Record, RunCounts
 from cursorpilot.decide.question import Decision, Verdict
 from cursorpilot.decide.turns import CheckGoal, Check, TurnFacts
 from cursorpilot.errors import ExitCode
 from cursorpilot.headless.facts import (Ask, AskHuman, ControlAsked, Decided, DenyListWritten, End, EndInput, Exited, GoalChecked,
-                                        Interrupted, NotJson, Other, PermissionAsked, Reply, Result, Said, SessionInit, Spawned, SpawnFailed,
+                                        Interrupted, NotJson, Other, PermissionAsked, RateLimited, Reply, Result, Said, SessionInit, Spawned, SpawnFailed,
                                         Started, StartTurn, StopAgent, Tick, ToolDone, ToolUse, Unsupported)
 from cursorpilot.headless.pilot import STUCK_AFTER, TOOL_LOOP_LIMIT, HeadlessPilot, HeadlessPilotConfig
 
@@ -181,11 +184,50 @@ def test_deadline_interrupt_stuck_and_a_program_that_cant_start():
     p = started(deadline=5.0)
     assert of(p.handle(5.0, Tick()), End) == [End(ExitCode.LIMIT, "timeout")]
     assert of(started().handle(1.0, Interrupted()), End)[0].code == ExitCode.INTERRUPTED
+    assert of(started().handle(0.5, SpawnFailed("cannot start 'claude': No such file")), End)[0].code == ExitCode.USAGE
+
+
+def test_a_stuck_turn_is_ended_and_the_same_session_told_to_continue_once_then_a_human_is_needed():
     s = started()
+    s.handle(0.2, Spawned(41))
     assert not s.handle(STUCK_AFTER - 1, Tick())
     out = s.handle(STUCK_AFTER + 1, Tick())
+    assert of(out, StopAgent) and not of(out, End) and records(out, "stuck")[0]["action"] == "interrupt"
+    out = s.handle(STUCK_AFTER + 2, Exited(-15))
+    assert of(out, StartTurn) == [StartTurn("continue", "s1")] and records(out, "stuck")[-1]["action"] == "continue"
+    s.handle(STUCK_AFTER + 3, SessionInit("s1"))
+    out = s.handle(2 * STUCK_AFTER + 4, Tick())
     assert of(out, End)[0].code == ExitCode.HUMAN_NEEDED and records(out, "escalation")[0]["rule_id"] == "headless.stuck"
-    assert of(started().handle(0.5, SpawnFailed("cannot start 'claude': No such file")), End)[0].code == ExitCode.USAGE
+
+
+def test_a_usage_limit_the_stream_reports_is_waited_out_to_its_exact_reset_then_the_session_resumed():
+    wall = datetime(2026, 11, 29, 0, 0, tzinfo=timezone.utc)
+    p = started()
+    p.handle(0.2, Spawned(41))
+    p.handle(0.5, Tick(wall))
+    p.handle(1.0, RateLimited("rejected", wall.timestamp() + 90, "five_hour"))
+    out = p.handle(1.0, Result("s1", "You've hit your 5-hour limit · resets 12:01am (UTC)", is_error=True, subtype="success"))
+    (hit,) = records(out, "limit_hit")
+    assert hit["reset"] == "2026-11-29T00:01:31+00:00" and hit["rule_id"] == "headless.limit" and not of(out, End)
+    p.handle(1.1, Exited(1))
+    assert not of(p.handle(50.0, Tick(wall)), StartTurn)
+    out = p.handle(hit["wait_s"] + 1.0, Tick(wall))
+    assert of(out, StartTurn) == [StartTurn("continue", "s1")] and records(out, "limit_waited")[0]["how"] == "continued"
+
+
+def test_a_usage_limit_with_no_reset_backs_off_and_stops_at_the_deadline():
+    wall = datetime(2026, 11, 29, 0, 0, tzinfo=timezone.utc)
+    p = started(deadline=20.0)
+    p.handle(0.5, Tick(wall))
+    out = p.handle(1.0, Result("s1", "API Error: Request rejected (429) · Rate limited", is_error=True))
+    assert records(out, "limit_hit")[0]["wait_s"] == 19.0  # the backoff, cut to the time left
+    assert of(p.handle(20.0, Tick(wall)), End) == [End(ExitCode.LIMIT, "timeout")]
+    early = started()  # no Tick yet, so no wall clock to read a reset against: it backs off
+    assert records(early.handle(0.2, Result("s1", "usage limit, try again at 3pm", is_error=True)), "limit_hit")[0]["wait_s"] == 30.0
+    stop = HeadlessPilot(HeadlessPilotConfig(task="t", governing_prompt="", cwd=CWD, limits=LimitConfig(on_limit="stop")), RunCounts())
+    stop.handle(0.0, Started())
+    stop.handle(0.5, Tick(wall))
+    assert of(stop.handle(1.0, Result("s1", "You've hit your usage limit", is_error=True)), End)[0].code == ExitCode.LIMIT
 
 
 # -- every record of the step is the pilot's: the loop tells what happened, the pilot says what is kept --------------------

@@ -29,6 +29,7 @@ GOLDEN = {  # capture -> (highlighted label, every label)
                                                     "No, and tell Codex what to do differently (esc)"]),
     "gemini-real-approval.txt": ("Allow once", ["Allow once", "Allow for this session", "No, suggest changes (esc)"]),
     "gemini-real-trust.txt": ("Trust folder (work)", ["Trust folder (work)", "Trust parent folder (0)", "Don't trust"]),
+    "gemini-real-usage-limit.txt": ("Keep trying", ["Keep trying", "Stop"]),
 }
 SCREENS = sorted(p.name for p in CAPTURES.glob("*.txt") if not p.name.endswith((".escapes.txt", "-raw-redraw.txt")))
 

@@ -260,3 +260,17 @@ def test_the_pinned_player_is_the_one_recorded():
     for name, digest in pin["sha256"].items():
         assert hashlib.sha256((ASSETS / name).read_bytes()).hexdigest() == digest, name
     assert pin["license"] == "Apache-2.0" and (ASSETS / PLAYER["license"]).read_text().lstrip().startswith("Apache License")
+
+
+def test_a_usage_limits_wait_and_a_stuck_agents_interrupt_are_rows_of_the_ledger(run):
+    run.start("codex")
+    run.at(1.0).emit("limit_hit", rule_id="codex.usage_limit", words="■ You’ve hit your usage limit. … try again at 1:06 AM.",
+                     reset="2026-11-29T01:07:00+00:00", phrase="try again at 1:06 AM.", action="wait", wait_s=212.0, on_limit="wait", hits=1)
+    run.at(213.0).emit("limit_waited", waited_s=212.0, how="continued", sent="continue")
+    run.at(900.0).emit("stuck", rule_id="codex.working", still_s=600.0, action="interrupt", keys=["<esc>"])
+    run.at(901.0).finish()
+    rows = build(run.save())[0].ledger
+    assert [(r.outcome, r.kind, r.answer) for r in rows] == [("waited", "usage_limit", None), ("waited", "usage_limit", "continue"),
+                                                             ("waited", "stuck", "<esc>")]
+    assert "try again at 1:06 AM" in rows[0].why and "waiting 212s" in rows[0].why and rows[0].rule_id == "codex.usage_limit"
+    assert rows[1].why == "waited 212s, then continued: 'continue'" and rows[1].at_s == pytest.approx(213.0, abs=0.01)
