@@ -68,8 +68,13 @@ class Answering(_Part):
             self.typist.schedule(enter, now)
             return [Record(R.EnterRetry(prompt_key=w.c.key, attempt=w.retries)), *self._apply(Event.REPLY, shown), Type(enter)]
         self._watch = None
-        return [Record(R.NotTaken(prompt_key=w.c.key, typed=w.typed, enter_retries=w.retries)),
-                *self._ask(shown, Kind.UNDECIDED.value if shown.state == UNKNOWN else None, self._not_taken(w.typed), w.answer)]
+        not_taken = Record(R.NotTaken(prompt_key=w.c.key, typed=w.typed, enter_retries=w.retries))
+        if shown.state == UNKNOWN and not shown.block:  # a screen no rule explains now: asked about whole, as any such screen
+            judged = facts.judged or w.c
+            if judged.state == UNKNOWN:
+                return [not_taken, *self._ask_whole(judged, facts, self._not_taken(w.typed), w.answer)]
+            shown = judged
+        return [not_taken, *self._ask(shown, Kind.UNDECIDED.value if shown.state == UNKNOWN else None, self._not_taken(w.typed), w.answer)]
 
     @staticmethod
     def _reacted(c: Classification, facts: ScreenFacts, w: Watch) -> bool:

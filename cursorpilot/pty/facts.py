@@ -92,9 +92,9 @@ class ScreenFacts:
     judged: Classification | None = None  # a screen no rule explains, read whole as a question (below the question
     # answered last: Pilot.answered_to); the loop reads it only for such a screen
     echo_off: bool = False  # the terminal reads a line with echo off (read -s, getpass): what is typed is a secret
-    unread: int | None = None  # bytes typed that the program has not read yet (its input queue); None: unknown
     wall: datetime | None = None  # the wall clock, in the local zone: what an agent's reset time ("resets 3pm") is read against
     still_for: float | None = None  # seconds since the agent's last progress sign (pty/progress.py); None: since the screen changed
+    unread: int | None = None  # bytes typed that the program has not read yet (its input queue); None: unknown
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,6 +77,9 @@ class PilotParts:
     def _ask(self, c: Classification, kind: str | None, notes: tuple[str, ...] = (), not_taken: str | None = None) -> list[Effect]: ...
 
     @abstractmethod
+    def _ask_whole(self, judged: Classification, facts: ScreenFacts, notes: tuple[str, ...], not_taken: str | None = None) -> list[Effect]: ...
+
+    @abstractmethod
     def _asking_for(self, token: int, c: Classification, kind: str | None, not_taken: str | None = None) -> Asking: ...
 
     @staticmethod

@@ -83,8 +83,12 @@ class QuietRules(_Part):
         if judged.answered_last and not notes:
             notes = ("The last question on this screen was answered already, and nothing has been written below it "
                      "since: the program may still be working on that answer.",)
-        asked = self._ask(judged, Kind.UNDECIDED.value, notes)
-        if asked and self._judged_rec != judged.key:  # the question's record: the screen read whole, and by what
+        return self._ask_whole(judged, facts, notes)
+
+    def _ask_whole(self, judged: Classification, facts: ScreenFacts, notes: tuple[str, ...], not_taken: str | None = None) -> list[Effect]:
+        """Ask about the screen read whole (no rule explains it), with its record: the screen, and by what facts."""
+        asked = self._ask(judged, Kind.UNDECIDED.value, notes, not_taken)
+        if asked and self._judged_rec != judged.key:
             self._judged_rec = judged.key
             asked.insert(0, Record(R.ScreenState(state=UNKNOWN, rule_id=judged.rule_id, prompt=judged.block or None,
                                                  evidence=None, error=None, facts=classified_by(judged, facts))))

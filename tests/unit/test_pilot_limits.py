@@ -4,6 +4,7 @@ a person takes (cursor-pilot watch --take)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 
 import pytest
@@ -112,9 +113,10 @@ def test_gemini_quota_dialog_keeps_trying_after_the_backoff():
 
 
 def test_a_limit_that_holds_after_its_continue_backs_off_further_never_spinning():
-    p, limit = pilot("claude"), shown("claude", "rate-limited")
+    p, (c, text) = pilot("claude"), shown("claude", "rate-limited")
     waits, now = [], 0.0
-    for i in range(4):  # each time: the limit again, a new message on the screen
+    for i in range(4):  # each time: the limit again, a new message on the screen (a row further down: another question)
+        limit = (replace(c, key=f"{c.key}#{i}", anchor_row=c.anchor_row + i), text)
         waits.append(records(look(p, now, limit, content=2 * i), "limit_hit")[0]["wait_s"])
         now = p.wake_at()
         assert typed(look(p, now, limit, content=2 * i)) == "continue<enter>"
