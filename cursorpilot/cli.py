@@ -3,6 +3,7 @@ cursorpilot/commands/ (imported when it runs), and commands/guard.py maps its er
 
 from __future__ import annotations
 
+import inspect
 import sys
 from pathlib import Path
 
@@ -10,8 +11,7 @@ import typer
 
 from cursorpilot import __version__, completion
 from cursorpilot.commands.learning import LEARN_OUT
-
-REPORT_HELP = "When the run ends (also a failed one), write report.html, report.json and report.md beside the transcript."
+from cursorpilot.runargs import DEBUG_HELP, FIELDS, LOG_HELP, OUTPUT, QUIET_HELP, REPORT_HELP, RunArgs
 
 app = typer.Typer(
     add_completion=True,
@@ -54,143 +54,7 @@ def root(
     """cursor-pilot."""
 
 
-PROGRAM, ANSWERS, LIMITS, OUTPUT, PLANS, ACP = "Program", "Answers", "Limits", "Output", "Plans and runs", "ACP"
-PEOPLE = "When a person is needed"
-TURNS = "Turn ends and the goal"
-LOG_HELP = ("Where the run's records go (default: $XDG_STATE_HOME/cursor-pilot/runs/<run-id>/, or $CURSORPILOT_RUNS/<run-id>/); "
-            "a folder that holds a run is refused.")
-QUIET_HELP = "Show only the final summary: no live screen, no answers, no program output."
-DEBUG_HELP = "Diagnostics on stderr as well, and a traceback on errors."
-
-
-class RunOptions:
-    """`run`'s options, as `run --help` shows them (by panel): declared here, apart from the command, so that it reads as
-    wiring."""
-
-    command = typer.Argument(None, metavar="-- COMMAND [ARGS]",
-                             help="The program to drive and its arguments (after -- or after the options).")
-    cwd = typer.Option(None, "--cwd", help="The program's working directory.", rich_help_panel=PROGRAM)
-    cols = typer.Option(120, "--cols", min=20, max=1000, help="The program's terminal width (the live view is cropped to yours).",
-                        rich_help_panel=PROGRAM)
-    rows = typer.Option(40, "--rows", min=5, max=1000, help="The program's terminal height.", rich_help_panel=PROGRAM)
-    profile = typer.Option("auto", "--profile", autocompletion=completion.profiles, rich_help_panel=PROGRAM,
-                           help="How its screens are read: a detector profile (cursor-pilot profiles), a profile file, or auto.")
-    detectors = typer.Option(None, "--detectors", help="A YAML/JSON file adding or overriding detector rules.",
-                             rich_help_panel=PROGRAM)
-    keep_ci_env = typer.Option(False, "--keep-ci-env", rich_help_panel=PROGRAM,
-                               help="Pass CI=true and the like on to the program (by default hidden: it has a user, the pilot).")
-    no_native_deny = typer.Option(False, "--no-native-deny", rich_help_panel=PROGRAM,
-                                  help="Leave the agent's own deny list alone (docs/headless.md): the policy still judges what the pilot is asked.")
-    prompt = typer.Option(None, "--prompt", rich_help_panel=ANSWERS,
-                          help="The governing prompt: a file, or its text (more than one word).")
-    rules = typer.Option(None, "--rules", rich_help_panel=ANSWERS,
-                         help="A rules file: a YAML list of {match, reply} (docs/rules.md); the script's replies.")
-    learn = typer.Option(None, "--learn", metavar="FILE", rich_help_panel=ANSWERS,
-                         help="You answer every question at the terminal; your answers become the rules in FILE "
-                              "(docs/rules.md#learning-from-a-person).")
-    answer = typer.Option(None, "--answer", rich_help_panel=ANSWERS,
-                          help="A rule in one line, 'REGEX=REPLY' (repeatable; checked before --rules).")
-    secret = typer.Option(None, "--secret", metavar="NAME=ENVVAR", rich_help_panel=ANSWERS,
-                          help="A secret read from the environment, typed where a reply says <secret:NAME> "
-                               "and never shown or written down (repeatable).")
-    provider = typer.Option(None, "--provider", autocompletion=completion.providers, rich_help_panel=ANSWERS,
-                            help="rules | script | openai | anthropic (default: from the API key that is set).")
-    model = typer.Option(None, "--model", rich_help_panel=ANSWERS,
-                         help="The model (openai: gpt-4o-mini, anthropic: claude-haiku-4-5).")
-    base_url = typer.Option(None, "--base-url", help="The model's server, e.g. an OpenAI-compatible one.",
-                            rich_help_panel=ANSWERS)
-    llm_retries = typer.Option(4, "--llm-retries", min=0, help="Retries on 429, a 5xx that may pass, timeouts, connection errors.",
-                               rich_help_panel=ANSWERS)
-    llm_timeout = typer.Option("60s", "--llm-timeout", help="The timeout of each model call.", rich_help_panel=ANSWERS)
-    context_tokens = typer.Option(3000, "--context-tokens", min=200, help="The token budget of each prompt to the model.",
-                                  rich_help_panel=ANSWERS)
-    no_upload = typer.Option(False, "--no-upload", help="Send the model only terminal text: no git snapshot.",
-                             rich_help_panel=ANSWERS)
-    prices = typer.Option(None, "--prices", rich_help_panel=ANSWERS,
-                          help="YAML {model: \\[usd_per_1M_in, usd_per_1M_out]} for the cost estimate.")
-    max_steps = typer.Option(None, "--max-steps", min=1, help="Answer at most N prompts (then exit 4).",
-                             rich_help_panel=LIMITS)
-    max_model_calls = typer.Option("1000/20", "--max-model-calls", metavar="N[/Q]", rich_help_panel=LIMITS,
-                                   help="Call the model at most N times in the run and Q times for one question (then "
-                                        "exit 4); 'off': no cap.")
-    timeout = typer.Option(None, "--timeout", help="Cap the whole run: 90s, 45m, 1h30m (then exit 4).",
-                           rich_help_panel=LIMITS)
-    done_when = typer.Option(None, "--done-when", metavar="CMD", rich_help_panel=TURNS,
-                             help="A shell command run at each turn end: exit 0 means the goal is met (docs/turns.md).")
-    max_turns = typer.Option(None, "--max-turns", min=1, rich_help_panel=TURNS,
-                             help="Give an agent at most N turns per step (default 10; then exit 4).")
-    max_wall = typer.Option(None, "--max-wall", rich_help_panel=TURNS,
-                            help="Start no new turn after this long: 30m, 2h (then exit 4; --timeout cuts).")
-    max_cost = typer.Option(None, "--max-cost", min=0.0, metavar="USD", rich_help_panel=TURNS,
-                            help="Start no new turn once the model has cost this much (needs its price).")
-    on_limit = typer.Option("wait", "--on-limit", metavar="wait|stop|switch-model", rich_help_panel=TURNS,
-                            help="At an agent's usage limit: wait for its reset and continue the session (within --max-wall), "
-                                 "stop (exit 4), or switch to the model it offers (docs/turns.md).")
-    stuck_after = typer.Option(None, "--stuck-after", metavar="DURATION", rich_help_panel=TURNS,
-                               help="An agent at work with no progress sign this long is interrupted and told to continue "
-                                    "(default: its profile's, 10m).")
-    notify = typer.Option(None, "--notify", metavar="URL", envvar="CURSOR_PILOT_NOTIFY", rich_help_panel=PEOPLE,
-                          help="When a person is needed, send a notice with the decision page's link to this "
-                               "Apprise URL: ntfy, Slack, Telegram, mailto, json://host:port/... (repeatable; "
-                               "docs/human.md).")
-    listen = typer.Option(None, "--listen", metavar="HOST:PORT", rich_help_panel=PEOPLE,
-                          help="Serve the decision page here (default with --notify: 127.0.0.1, any port). "
-                               "Beyond loopback anyone who gets a question's link can answer it: it warns.")
-    human_timeout = typer.Option(None, "--human-timeout", metavar="DURATION", rich_help_panel=PEOPLE,
-                                 help="Wait at most this long for a person's answer (then exit 3), e.g. 30m.")
-    on_human_timeout = typer.Option("exit", "--on-human-timeout", metavar="exit|no", rich_help_panel=PEOPLE,
-                                    help="When --human-timeout passes: exit 3, or answer the question's own no "
-                                         "(its reject option, n; exit 3 where it has none).")
-    log = typer.Option(None, "--log", help=LOG_HELP, rich_help_panel=OUTPUT)
-    quiet = typer.Option(False, "--quiet", help=QUIET_HELP, rich_help_panel=OUTPUT)
-    report = typer.Option(False, "--report", help=REPORT_HELP, rich_help_panel=OUTPUT)
-    debug = typer.Option(False, "--debug", help=DEBUG_HELP, rich_help_panel=OUTPUT)
-    version = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit.",
-                           rich_help_panel=OUTPUT)
-    plan = typer.Option(None, "--plan", autocompletion=completion.plans, rich_help_panel=PLANS,
-                        help="A YAML plan of steps, or a bundled one by name (cursor-pilot plans).")
-    cursor = typer.Option("cursor-agent", "--cursor", help="The Cursor binary for a plan's cursor: steps.", rich_help_panel=PLANS)
-    dry_run = typer.Option(False, "--dry-run", rich_help_panel=PLANS,
-                           help="Preview: start each step's program, stop it at its first question, type nothing "
-                                "(what it does before asking, it does).")
-    resume = typer.Option(None, "--resume", help="Continue a run: its manifest.json, its folder or its id.",
-                          rich_help_panel=PLANS)
-    force = typer.Option(False, "--force", help="Resume even if the plan or the governing prompt changed.", rich_help_panel=PLANS)
-    acp = typer.Option(False, "--acp", help="Drive the agent over the Agent Client Protocol (JSON-RPC on stdio), not a screen.",
-                       rich_help_panel=ACP)
-    agent = typer.Option(None, "--agent", autocompletion=completion.agents, rich_help_panel=ACP,
-                         help="A known ACP agent: cursor, gemini, claude, codex (implies --acp; with --headless: claude, cursor).")
-    headless = typer.Option(False, "--headless", rich_help_panel=ACP,
-                            help="Drive the agent's print mode (claude -p, cursor-agent -p) through its event stream (docs/headless.md).")
-    task = typer.Option(None, "--task", help="The task, sent as the first prompt.", rich_help_panel=ACP)
-
-
-Opt = RunOptions
-
-
-# Options end at `--` or at the first word that is not an option: that word is the program, and everything after it
-# is the program's own (`run --rules r.yaml bash -c 'read x'`). Before it, an unknown option is a typo (--timout),
-# refused with a suggestion, never taken for the program's name.
-@app.command(context_settings={"allow_interspersed_args": False})
-def run(
-    ctx: typer.Context, command: list[str] | None = Opt.command, cwd: Path | None = Opt.cwd, cols: int = Opt.cols,
-    rows: int = Opt.rows, profile: str = Opt.profile, detectors: Path | None = Opt.detectors,
-    keep_ci_env: bool = Opt.keep_ci_env, no_native_deny: bool = Opt.no_native_deny, prompt: str | None = Opt.prompt,
-    rules: Path | None = Opt.rules, learn: Path | None = Opt.learn, answer: list[str] | None = Opt.answer,
-    secret: list[str] | None = Opt.secret, provider: str | None = Opt.provider, model: str | None = Opt.model,
-    base_url: str | None = Opt.base_url, llm_retries: int = Opt.llm_retries, llm_timeout: str = Opt.llm_timeout,
-    context_tokens: int = Opt.context_tokens, no_upload: bool = Opt.no_upload, prices: Path | None = Opt.prices,
-    max_steps: int | None = Opt.max_steps, max_model_calls: str = Opt.max_model_calls, timeout: str | None = Opt.timeout,
-    done_when: str | None = Opt.done_when,
-    max_turns: int | None = Opt.max_turns, max_wall: str | None = Opt.max_wall,
-    max_cost: float | None = Opt.max_cost, on_limit: str = Opt.on_limit, stuck_after: str | None = Opt.stuck_after,
-    notify: list[str] | None = Opt.notify, listen: str | None = Opt.listen,
-    human_timeout: str | None = Opt.human_timeout, on_human_timeout: str = Opt.on_human_timeout,
-    log: Path | None = Opt.log, quiet: bool = Opt.quiet, report: bool = Opt.report, debug: bool = Opt.debug,
-    version: bool = Opt.version, plan: Path | None = Opt.plan, cursor: str = Opt.cursor, dry_run: bool = Opt.dry_run,
-    resume: Path | None = Opt.resume, force: bool = Opt.force, acp: bool = Opt.acp, agent: str | None = Opt.agent,
-    headless: bool = Opt.headless, task: str | None = Opt.task,
-) -> None:
+def _run(ctx: typer.Context, **values: object) -> None:
     """Drive a program (or a --plan of steps) unattended: cursor-pilot run [OPTIONS] [--] COMMAND [ARGS]...
 
     It watches what the program asks, decides (deny policy, then your rules, then a model) and types the answer.
@@ -199,12 +63,42 @@ def run(
     from cursorpilot.commands.run import run as run_body
 
     argv = ["cursor-pilot", *sys.argv[1:]]
-    values = {k: v for k, v in ctx.params.items() if k not in ("ctx", "version")}
+    values.pop("version", None)
     # by name: typer vendors its own click now, and the enum's home moved with it
     given = {k for k in values if getattr(ctx.get_parameter_source(k), "name", "") == "COMMANDLINE"}
-    if command:
+    if values.get("command"):
         given.add("command")
-    guard(debug, lambda: run_body(argv=argv, given=given, **values))
+    args = RunArgs.from_values(values)
+    guard(args.debug, lambda: run_body(args, frozenset(given), argv=argv))
+
+
+def _run_parameters() -> list[inspect.Parameter]:
+    """`run`'s parameters as typer reads them, each built from its RunArgs field (runargs.py): the option's name is the
+    field's (`--base-url`), its type the field's kind, its default, range, help and panel the field's own."""
+    types: dict[str, object] = {"flag": bool, "int": int, "float": float, "str": str, "path": Path, "list": list[str], "command": list[str]}
+    params = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)]
+    for name, spec in FIELDS.items():
+        kind = types[spec.kind]
+        annotation = kind | None if spec.default is None else kind  # type: ignore[operator]
+        complete = {"autocompletion": getattr(completion, spec.complete)} if spec.complete else {}
+        if spec.kind == "command":
+            default = typer.Argument(spec.default, metavar=spec.metavar, help=spec.help)
+        else:
+            default = typer.Option(spec.default, "--" + name.replace("_", "-"), help=spec.help, rich_help_panel=spec.panel,
+                                   metavar=spec.metavar, min=spec.min, max=spec.max, envvar=spec.envvar, **complete)
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
+        if name == "debug":  # (shown beside the other output options)
+            version = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit.",
+                                   rich_help_panel=OUTPUT)
+            params.append(inspect.Parameter("version", inspect.Parameter.KEYWORD_ONLY, default=version, annotation=bool))
+    return params
+
+
+_run.__signature__ = inspect.Signature(_run_parameters())  # type: ignore[attr-defined]
+# Options end at `--` or at the first word that is not an option: that word is the program, and everything after it
+# is the program's own (`run --rules r.yaml bash -c 'read x'`). Before it, an unknown option is a typo (--timout),
+# refused with a suggestion, never taken for the program's name.
+app.command("run", context_settings={"allow_interspersed_args": False})(_run)
 
 
 @app.command()

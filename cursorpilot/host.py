@@ -25,11 +25,9 @@ from cursorpilot.decide.deliver import Delivered, Record, RunCounts, Tell
 from cursorpilot.decide.limits import LimitConfig
 from cursorpilot.decide.question import Decision, Question
 from cursorpilot.decide.turns import TurnFacts
-from cursorpilot.events import Sink
 from cursorpilot.logs import get_logger
 from cursorpilot.program_env import program_env
-from cursorpilot.run_context import RunContext
-from cursorpilot.steps import StepBase
+from cursorpilot.steps import Job
 
 # written with the step's number
 STEP_RECORDS = (R.Answer, R.WouldSend, R.TurnEnd, R.ProgramStarted, R.ProgramExited, R.TerminalIgnored, R.NativeDeny)
@@ -37,7 +35,8 @@ LEFTOVERS_GRACE = 3.0  # what the program left running: SIGTERM, then SIGKILL af
 
 
 class StepHost:
-    def __init__(self, ctx: RunContext, step: StepBase, sink: Sink, *, workers: int, name: str, cwd: str | None = None):
+    def __init__(self, job: Job, *, workers: int, name: str, cwd: str | None = None):
+        ctx, step, sink = job.ctx, job, job.sink
         self.ctx, self.step, self.sink, self.tx = ctx, step, sink, ctx.tx
         self.cwd = cwd
         self.counts = RunCounts(answers=ctx.answers, max_answers=ctx.max_answers, escalations=ctx.escalations,
@@ -53,7 +52,7 @@ class StepHost:
             self.keyboard.step(self.tx.write, screen=False)
 
     @staticmethod
-    def workdir(step: StepBase) -> str:
+    def workdir(step: Job) -> str:
         return os.path.abspath(step.cwd or os.getcwd())
 
     def env(self) -> tuple[dict[str, str], list[str]]:
@@ -114,6 +113,7 @@ class StepHost:
         that says why, when nobody answered)."""
         if self._human is None:
             self._human = asyncio.Lock()  # (made on the loop that uses it)
+        assert self.ctx.humans is not None  # (the runner's, made before any step)
         async with self._human:
             return await self.ctx.humans.decide(q, why, self.step, self.decider.check, self.pool)
 

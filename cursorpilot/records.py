@@ -6,9 +6,13 @@ says which types exist and what they carry, so its readers (the report, the docs
 written; `records_read.py` reads transcripts through it and generates `docs/records.md` from it. There is no other way
 to write a record: neither the transcript nor a pilot's Record takes a type's name and a dict.
 
-Reading is forgiving, writing is checked: old transcripts may lack fields (every field but the common five is
-optional) and newer ones may carry fields this version does not know (kept, `extra="allow"`); a record whose
-shape does not fit its declaration, or whose type is unknown, is read as a plain `Rec` and counted, never a crash.
+Writing is checked, reading is forgiving. A field every writer gives is required (no default: mypy refuses a writer
+that leaves it out, and the tests' strict check a record written without it); a field only some writers give (a
+record's `step`, where a pilot leaves it to its loop) or that came later than its record has a default. A required
+field stays `X | None`, for the transcripts older versions wrote without it: a reader gets None there, as before
+(records_read.parse). Newer transcripts may carry fields this version does not know (kept, `extra="allow"`); a
+record whose shape does not fit its declaration, or whose type is unknown, is read as a plain `Rec` and counted,
+never a crash.
 A record flagged `secret: true` is masked as it is written (transcript.py) and again when read, whatever its writer
 left in it.
 
@@ -107,26 +111,26 @@ class RunStarted(Rec):
     """A run began: how it was started, its plan, its answerer, the governing prompt (redacted), and where it worked
     (`cwd`; `git`: the working tree's commit and a snapshot of its files, the base of the report's changed files)."""
 
-    argv: list[str] | None = None
-    plan: str | None = None
-    plan_path: str | None = None
-    versions: dict[str, Any] | None = None
-    provider: str | None = None
-    model: str | None = None
-    steps: list[str] | None = None
-    dry_run: bool | None = None
-    governing_prompt: str | None = None
-    cwd: str | None = None
-    git: dict[str, Any] | None = None
+    argv: list[str] | None
+    plan: str | None
+    plan_path: str | None
+    versions: dict[str, Any] | None
+    provider: str | None
+    model: str | None
+    steps: list[str] | None
+    dry_run: bool | None
+    governing_prompt: str | None
+    cwd: str | None
+    git: dict[str, Any] | None
 
 
 @declare("run_resumed")
 class RunResumed(Rec):
     """`--resume` continued this run from step `from_step`; records after it append to the same transcript."""
 
-    argv: list[str] | None = None
-    resumes: int | None = None
-    from_step: int | None = None
+    argv: list[str] | None
+    resumes: int | None
+    from_step: int | None
 
 
 @declare("run_finished")
@@ -134,44 +138,44 @@ class RunFinished(Rec):
     """The run ended: its exit code and why, the last program's exit code or signal, the counters and the cost
     estimate, and `git`: the working tree's snapshot at the end. A transcript without it is from a run that crashed."""
 
-    exit_code: int | None = None
-    reason: str | None = None
-    counters: dict[str, Any] | None = None
-    cost_usd: float | None = None
-    child_exit_code: int | None = None
-    child_signal: int | None = None
-    git: dict[str, Any] | None = None
-    goal_check: str | None = None  # the last goal check: passed | failed (none ran: absent)
+    exit_code: int | None
+    reason: str | None
+    counters: dict[str, Any] | None
+    cost_usd: float | None
+    child_exit_code: int | None
+    child_signal: int | None
+    git: dict[str, Any] | None
+    goal_check: str | None  # the last goal check: passed | failed (none ran: absent)
 
 
 @declare("step_started")
 class StepStarted(Rec):
     """A plan step began (`kind`: drive, cursor, acp or run)."""
 
-    step: int | None = None
-    name: str | None = None
-    kind: str | None = None
+    step: int | None
+    name: str | None
+    kind: str | None
 
 
 @declare("step_finished")
 class StepFinished(Rec):
     """A plan step ended: completed, failed, interrupted or previewed, with the exit code it gives the run and why."""
 
-    step: int | None = None
-    name: str | None = None
-    status: str | None = None
-    exit_code: int | None = None
-    reason: str | None = None
+    step: int | None
+    name: str | None
+    status: str | None
+    exit_code: int | None
+    reason: str | None
 
 
 @declare("command_finished")
 class CommandFinished(Rec):
     """A `run:` step's shell command ended; its output is in `log`."""
 
-    step: int | None = None
-    command: str | None = None
-    exit_code: int | None = None
-    log: str | None = None
+    step: int | None
+    command: str | None
+    exit_code: int | None
+    log: str | None
 
 
 @declare("would_run")
@@ -179,15 +183,15 @@ class WouldRun(Rec):
     """Dry run: a command that would have been run (a `run:` step's, or one an ACP agent asked for)."""
 
     step: int | None = None
-    command: str | None = None
+    command: str | None
 
 
 @declare("descendants_ended")
 class DescendantsEnded(Rec):
     """Processes the program left running, ended by the pilot: pid, command and signal of each."""
 
-    step: int | None = None
-    processes: list[dict[str, Any]] | None = None
+    step: int | None
+    processes: list[dict[str, Any]] | None
 
 
 # -- a program on either channel ----------------------------------------------------------------------------------------
@@ -198,12 +202,12 @@ class ProgramStarted(Rec):
     CI markers kept from it (and over ACP a variable an adapter misreads: IS_SANDBOX, for claude-agent-acp as root)."""
 
     step: int | None = None
-    pid: int | None = None
-    command: list[str] | None = None
+    pid: int | None
+    command: list[str] | None
     profile: str | None = None
     profile_hash: str | None = None
     started_with_task: bool | None = None
-    hidden_env: list[str] | None = None
+    hidden_env: list[str] | None
     channel: str | None = None
     turn: int | None = None
 
@@ -214,17 +218,17 @@ class ProgramExited(Rec):
     the last paragraph on its screen (over ACP, of its stderr)."""
 
     step: int | None = None
-    code: int | None = None
-    signal: int | None = None
-    describe: str | None = None
-    last_words: str | None = None
+    code: int | None
+    signal: int | None
+    describe: str | None
+    last_words: str | None
 
 
 @declare("closing")
 class Closing(Rec):
     """The pilot is closing the program: with the profile's quit keys (`how: keys`) or a signal."""
 
-    how: str | None = None
+    how: str | None
     keys: list[str] | None = None
     signal: str | None = None
 
@@ -233,7 +237,7 @@ class Closing(Rec):
 class Kill(Rec):
     """The program was killed: it did not exit in time, or a second interrupt came."""
 
-    reason: str | None = None
+    reason: str | None
     signal: str | None = None
 
 
@@ -246,11 +250,11 @@ class ScreenState(Rec):
     `facts`: what classified it beyond the rule's words (the kernel's word and the quiet, the terminal's mode, the
     cursor and how its line ends, how a menu's highlight was read)."""
 
-    state: str | None = None
-    rule_id: str | None = None
-    prompt: str | None = None
-    evidence: Any = None
-    error: str | None = None
+    state: str | None
+    rule_id: str | None
+    prompt: str | None
+    evidence: Any
+    error: str | None
     facts: list[str] | None = None
 
 
@@ -258,17 +262,17 @@ class ScreenState(Rec):
 class State(Rec):
     """A transition of the step's state machine: the event, the state before (`from`) and after (`to`)."""
 
-    event: str | None = None
-    from_: str | None = Field(None, alias="from")
-    to: str | None = None
-    rule_id: str | None = None
+    event: str | None
+    from_: str | None = Field(alias="from")
+    to: str | None
+    rule_id: str | None
 
 
 @declare("agent_started")
 class AgentStarted(Rec):
     """An agent given its task was seen working (`unseen`: it finished before it was ever seen working)."""
 
-    rule_id: str | None = None
+    rule_id: str | None
     unseen: bool | None = None
 
 
@@ -279,14 +283,14 @@ class LimitHit(Rec):
     they give no time) and what the pilot does under --on-limit (`on_limit`): `action` wait (for `wait_s`, then the same
     session continues), switch (to the model the agent offers) or stop. `hits`: limits in a row (the backoff's step)."""
 
-    rule_id: str | None = None
-    words: str | None = None
-    reset: str | None = None
-    phrase: str | None = None
-    action: str | None = None
-    wait_s: float | None = None
-    on_limit: str | None = None
-    hits: int | None = None
+    rule_id: str | None
+    words: str | None
+    reset: str | None
+    phrase: str | None
+    action: str | None
+    wait_s: float | None
+    on_limit: str | None
+    hits: int | None
 
 
 @declare("limit_waited")
@@ -294,8 +298,8 @@ class LimitWaited(Rec):
     """A limit's wait ended after `waited_s`: `how` continued (`sent` was typed or sent, or the option of the agent's
     limit dialog chosen), switched (to another model), or went_on (the agent went on by itself)."""
 
-    waited_s: float | None = None
-    how: str | None = None
+    waited_s: float | None
+    how: str | None
     sent: str | None = None
 
 
@@ -307,7 +311,7 @@ class Stuck(Rec):
 
     rule_id: str | None = None
     still_s: float | None = None
-    action: str | None = None
+    action: str | None
     keys: list[str] | None = None
 
 
@@ -315,8 +319,8 @@ class Stuck(Rec):
 class Watcher(Rec):
     """A person looked in on the run (`cursor-pilot watch`, from process `pid`): `event` joined or left."""
 
-    event: str | None = None
-    pid: int | None = None
+    event: str | None
+    pid: int | None
 
 
 @declare("take_over")
@@ -325,8 +329,8 @@ class TakeOver(Rec):
     nothing typed or asked meanwhile) or handed_back (`keys`: how many bytes they typed; the pilot judges the screen
     afresh, what it answered before forgotten)."""
 
-    action: str | None = None
-    by: str | None = None
+    action: str | None
+    by: str | None
     keys: int | None = None
 
 
@@ -334,27 +338,27 @@ class TakeOver(Rec):
 class AskedAgain(Rec):
     """The same prompt came back after its answer (a new question that looks the same): it is asked again."""
 
-    rule_id: str | None = None
-    prompt: str | None = None
+    rule_id: str | None
+    prompt: str | None
 
 
 @declare("wait")
 class Wait(Rec):
     """A quiet screen judged not to be asking (the answerer said WAIT): nothing typed."""
 
-    rule_id: str | None = None
-    prompt: str | None = None
-    source: str | None = None
-    why: str | None = None
-    waits_in_a_row: int | None = None
+    rule_id: str | None
+    prompt: str | None
+    source: str | None
+    why: str | None
+    waits_in_a_row: int | None
 
 
 @declare("reply_discarded")
 class ReplyDiscarded(Rec):
     """An answer came back for a prompt that had changed meanwhile: it was not typed."""
 
-    reason: str | None = None
-    prompt_key: Any = None
+    reason: str | None
+    prompt_key: Any
 
 
 @declare("menu_choice")
@@ -362,20 +366,20 @@ class MenuChoice(Rec):
     """A reply turned into moves through a menu: the options chosen, the keys (in the reply grammar), the row
     highlighted before."""
 
-    rule_id: str | None = None
-    reply: str | None = None
-    options: list[str] | None = None
-    keys: str | None = None
-    highlighted: str | None = None
-    multi: bool | None = None
+    rule_id: str | None
+    reply: str | None
+    options: list[str] | None
+    keys: str | None
+    highlighted: str | None
+    multi: bool | None
 
 
 @declare("menu_check_failed")
 class MenuCheckFailed(Rec):
     """The highlight did not reach the chosen option: Enter was not pressed (an escalation follows)."""
 
-    expected: Any = None
-    seen: Any = None
+    expected: Any
+    seen: Any
 
 
 @declare("keys_sent")
@@ -384,10 +388,10 @@ class KeysSent(Rec):
     echo was off, at a prompt that asks for a password or the like, or a secret answer (`<secret:NAME>`, a rule's
     `secret: true`); `keys`, `data` and `hex` are then masked, all three as the text typed."""
 
-    keys: str | None = None
-    data: str | None = None
-    hex: str | None = None
-    secret: bool | None = None
+    keys: str | None
+    data: str | None
+    hex: str | None
+    secret: bool | None
 
 
 @declare("enter_retry")
@@ -395,8 +399,8 @@ class EnterRetry(Rec):
     """The screen stayed exactly as it was after the answer, and the program waits on its terminal again: Enter was sent
     again (`attempt`)."""
 
-    prompt_key: Any = None
-    attempt: int | None = None
+    prompt_key: Any
+    attempt: int | None
 
 
 @declare("not_taken")
@@ -404,26 +408,26 @@ class NotTaken(Rec):
     """After the answer (and `enter_retries` more Enters) the screen stayed exactly as it was and the program waits on
     its terminal again: the answer was not taken, and the screen is judged again, told what was `typed`."""
 
-    prompt_key: Any = None
-    typed: str | None = None
-    enter_retries: int | None = None
+    prompt_key: Any
+    typed: str | None
+    enter_retries: int | None
 
 
 @declare("enter_skipped")
 class EnterSkipped(Rec):
     """The program took the answer without Enter (one key made the question leave): Enter was not sent."""
 
-    reason: str | None = None
-    prompt: str | None = None
+    reason: str | None
+    prompt: str | None
 
 
 @declare("echo_not_seen")
 class EchoNotSeen(Rec):
     """The typed text did not show near the cursor within `waited_s`: Enter went anyway. `secret`: `text` is masked."""
 
-    text: str | None = None
-    waited_s: float | None = None
-    secret: bool | None = None
+    text: str | None
+    waited_s: float | None
+    secret: bool | None
 
 
 @declare("enter_while_working")
@@ -431,15 +435,15 @@ class EnterWhileWorking(Rec):
     """The typed text showed, but the kernel saw the program still at work on it (a filter over a long list, a
     completion) for `waited_s`: Enter went anyway. Only where keys are paced by the program (key_pace: reaction)."""
 
-    waited_s: float | None = None
+    waited_s: float | None
 
 
 @declare("terminal_reply")
 class TerminalReply(Rec):
     """What the pilot's terminal answered to the program's probes (cursor position, device attributes, colours)."""
 
-    data: str | None = None
-    hex: str | None = None
+    data: str | None
+    hex: str | None
 
 
 @declare("terminal_ignored")
@@ -447,7 +451,7 @@ class TerminalIgnored(Rec):
     """Escape sequences the terminal ignored during a step, counted by kind."""
 
     step: int | None = None
-    counts: dict[str, int] | None = None
+    counts: dict[str, int] | None
 
 
 # -- decisions (both channels) ----------------------------------------------------------------------------------------------
@@ -455,9 +459,9 @@ class TerminalIgnored(Rec):
 class RulesChecked(Rec):
     """The rules were consulted before the model: whether one matched, and which (`source`)."""
 
-    hit: bool | None = None
-    source: str | None = None
-    prompt: str | None = None
+    hit: bool | None
+    source: str | None
+    prompt: str | None
 
 
 @declare("policy_denied")
@@ -469,10 +473,10 @@ class PolicyDenied(Rec):
     chosen (`changed_from`, by `chosen_by`) was changed to `reply` (null: a person decides, as where one sentence both
     asks for the act and forbids it); `why`: the sentence, the judge's reason, or why nothing could grant it."""
 
-    policy_rule: str | None = None
-    evidence: str | None = None
-    rule_id: str | None = None
-    reply: str | None = None
+    policy_rule: str | None
+    evidence: str | None
+    rule_id: str | None
+    reply: str | None
     on: str | None = None
     changed_from: str | None = None
     chosen_by: str | None = None
@@ -486,13 +490,13 @@ class PolicyGranted(Rec):
     sentence it overrides, if any), a sentence of the governing prompt that asks for it ("your prompt: '…'"), or the
     focused judgment's reading (`judge`: who judged, `why`)."""
 
-    policy_rule: str | None = None
-    acts: list[str] | None = None
-    evidence: str | None = None
-    rule_id: str | None = None
-    granted_by: str | None = None
-    judge: str | None = None
-    why: str | None = None
+    policy_rule: str | None
+    acts: list[str] | None
+    evidence: str | None
+    rule_id: str | None
+    granted_by: str | None
+    judge: str | None
+    why: str | None
 
 
 @declare("provider_request")
@@ -500,28 +504,28 @@ class ProviderRequest(Rec):
     """A question went to the model: the prompt block, its kind and rule, the prompt's estimated tokens, and the
     file (under the run's folder) holding the whole prompt that was sent."""
 
-    provider: str | None = None
-    kind: str | None = None
-    rule_id: str | None = None
-    prompt: str | None = None
-    prompt_tokens_est: int | None = None
-    prompt_file: str | None = None
+    provider: str | None
+    kind: str | None
+    rule_id: str | None
+    prompt: str | None
+    prompt_tokens_est: int | None
+    prompt_file: str | None
 
 
 @declare("provider_retry")
 class ProviderRetry(Rec):
     """A provider call failed and is retried after `wait_s`."""
 
-    error: str | None = None
-    wait_s: float | None = None
+    error: str | None
+    wait_s: float | None
 
 
 @declare("provider_error")
 class ProviderError(Rec):
     """A provider call failed for good."""
 
-    error: str | None = None
-    wait_s: float | None = None
+    error: str | None
+    wait_s: float | None
 
 
 @declare("provider_reply")
@@ -531,17 +535,17 @@ class ProviderReply(Rec):
     secret; `text` and `raw` are masked. At a turn end, `turn` is the verdict (done, continue, blocked, impossible) and
     `text` the next message. A yes weighed: `judged` is allow or refuse, `text` the governing prompt's words quoted."""
 
-    source: str | None = None
-    secret: bool | None = None
-    text: str | None = None
-    wait: bool | None = None
-    submit: bool | None = None
-    turn: str | None = None
-    judged: str | None = None
-    raw: str | None = None
-    removed: list[Any] | None = None
-    reason: str | None = None
-    usage: dict[str, Any] | None = None
+    source: str | None
+    secret: bool | None
+    text: str | None
+    wait: bool | None
+    submit: bool | None
+    turn: str | None
+    judged: str | None
+    raw: str | None
+    removed: list[Any] | None
+    reason: str | None
+    usage: dict[str, Any] | None
 
 
 BY_TIMEOUT = "on-human-timeout"  # an answer's source when --human-timeout passed and --on-human-timeout no gave the no
@@ -557,12 +561,12 @@ class Answer(Rec):
     `granted`: it weighed a yes and let it through, by whose words (`delete granted by your rule go`; `policy_granted`)."""
 
     step: int | None = None
-    rule_id: str | None = None
-    prompt: str | None = None
-    reply: str | None = None
-    source: str | None = None
-    n: int | None = None
-    kind: str | None = None
+    rule_id: str | None
+    prompt: str | None
+    reply: str | None
+    source: str | None
+    n: int | None
+    kind: str | None
     channel: str | None = None
     option_id: str | None = None
     option_kind: str | None = None
@@ -577,10 +581,10 @@ class WouldSend(Rec):
     """Dry run: the answer that would have been sent, and the keys."""
 
     step: int | None = None
-    rule_id: str | None = None
-    prompt: str | None = None
-    reply: str | None = None
-    source: str | None = None
+    rule_id: str | None
+    prompt: str | None
+    reply: str | None
+    source: str | None
     keys: list[str] | None = None
     channel: str | None = None
     option_id: str | None = None
@@ -595,10 +599,10 @@ class WouldSend(Rec):
 class Escalation(Rec):
     """Nothing could answer (or the program did not react): a human is needed, and why. `interactive`: one was asked."""
 
-    rule_id: str | None = None
-    prompt: str | None = None
-    why: str | None = None
-    interactive: bool | None = None
+    rule_id: str | None
+    prompt: str | None
+    why: str | None
+    interactive: bool | None
 
 
 @declare("human_reply")
@@ -606,7 +610,7 @@ class HumanReply(Rec):
     """What the human at the terminal answered to an escalation. `secret`: typed at a prompt that hides it; `text`
     is masked."""
 
-    text: str | None = None
+    text: str | None
     secret: bool | None = None
 
 
@@ -616,9 +620,9 @@ class DecisionPage(Rec):
     this machine (`public`: `--listen` on a LAN or a tailnet), and the services notices go to (`notify`: their schemes
     alone; a target's URL may hold a token and is never written)."""
 
-    url: str | None = None
-    public: bool | None = None
-    notify: list[str] | None = None
+    url: str | None
+    public: bool | None
+    notify: list[str] | None
 
 
 @declare("human_asked")
@@ -627,14 +631,14 @@ class HumanAsked(Rec):
     first line (`prompt`), why no one else could answer, on which `channels` (terminal, page) and for how long
     (`timeout_s`, --human-timeout; null: until the step or the run ends)."""
 
-    step: int | None = None
-    decision: str | None = None
-    prompt: str | None = None
-    why: str | None = None
-    rule_id: str | None = None
-    secret: bool | None = None
-    channels: list[str] | None = None
-    timeout_s: float | None = None
+    step: int | None
+    decision: str | None
+    prompt: str | None
+    why: str | None
+    rule_id: str | None
+    secret: bool | None
+    channels: list[str] | None
+    timeout_s: float | None
 
 
 @declare("human_notified")
@@ -642,8 +646,8 @@ class HumanNotified(Rec):
     """The notice of a question was sent: each target by its service (the URL's scheme), whether it went, and
     Apprise's words when it did not."""
 
-    decision: str | None = None
-    sent: list[dict] | None = None
+    decision: str | None
+    sent: list[dict] | None
 
 
 @declare("human_refused")
@@ -652,13 +656,13 @@ class HumanRefused(Rec):
     the reply or an option it does not name (the question stayed open); 409, it came after another answer won the race;
     410, after the question closed. `text` is masked when the answer is a secret."""
 
-    step: int | None = None
-    decision: str | None = None
-    channel: str | None = None
-    why: str | None = None
-    status: int | None = None
-    text: str | None = None
-    secret: bool | None = None
+    step: int | None
+    decision: str | None
+    channel: str | None
+    why: str | None
+    status: int | None
+    text: str | None
+    secret: bool | None
 
 
 @declare("human_answered")
@@ -667,11 +671,11 @@ class HumanAnswered(Rec):
     --on-human-timeout no), by whom (`by`: the page's client address), `latency_s` after it was asked. Answers that
     came later were told who answered (HTTP 409 on the page). The text is in the `human_reply` and `answer` records."""
 
-    step: int | None = None
-    decision: str | None = None
-    channel: str | None = None
-    by: str | None = None
-    latency_s: float | None = None
+    step: int | None
+    decision: str | None
+    channel: str | None
+    by: str | None
+    latency_s: float | None
 
 
 @declare("human_unanswered")
@@ -679,10 +683,10 @@ class HumanUnanswered(Rec):
     """A question closed with no answer taken: `why` (--human-timeout passed, Ctrl-D at the terminal, the step or the
     run ended) after `waited_s`."""
 
-    step: int | None = None
-    decision: str | None = None
-    why: str | None = None
-    waited_s: float | None = None
+    step: int | None
+    decision: str | None
+    why: str | None
+    waited_s: float | None
 
 
 @declare("page_refusals")
@@ -690,7 +694,7 @@ class PageRefusals(Rec):
     """At the run's end: requests the decision page turned away before any question, counted by reason (a wrong
     token, a foreign Host header, a body too large)."""
 
-    counts: dict[str, int] | None = None
+    counts: dict[str, int] | None
 
 
 @declare("turn_end")
@@ -718,9 +722,9 @@ class GoalCheck(Rec):
     """A step's program ended with no turn end that met its goal: the goal check was run once more (`check`:
     command, exit_code, output_tail) and decides whether the step succeeded (`met`)."""
 
-    step: int | None = None
-    check: dict[str, Any] | None = None
-    met: bool | None = None
+    step: int | None
+    check: dict[str, Any] | None
+    met: bool | None
 
 
 # -- the Agent Client Protocol ----------------------------------------------------------------------------------------------
@@ -728,24 +732,24 @@ class GoalCheck(Rec):
 class AcpInitialized(Rec):
     """The agent answered `initialize`: its protocol version, whether it can load sessions, its name and version."""
 
-    protocol_version: int | None = None
-    load_session: bool | None = None
-    agent: dict[str, Any] | None = None
+    protocol_version: int | None
+    load_session: bool | None
+    agent: dict[str, Any] | None
 
 
 @declare("acp_session")
 class AcpSession(Rec):
     """The ACP session's id (`loaded`: an earlier session resumed)."""
 
-    session_id: str | None = None
-    loaded: bool | None = None
+    session_id: str | None
+    loaded: bool | None
 
 
 @declare("acp_update")
 class AcpUpdate(Rec):
     """A session update: message and thought chunks (`text`), other updates as they came (`data`)."""
 
-    update: str | None = None
+    update: str | None
     text: str | None = None
     data: dict[str, Any] | None = None
 
@@ -754,28 +758,28 @@ class AcpUpdate(Rec):
 class ToolCall(Rec):
     """The agent reported a tool call or its progress: title, kind, status, raw input."""
 
-    update: str | None = None
-    tool_call_id: str | None = None
+    update: str | None
+    tool_call_id: str | None
     title: str | None = None
     kind: str | None = None
-    status: str | None = None
-    raw_input: Any = None
+    status: str | None
+    raw_input: Any
 
 
 @declare("plan")
 class Plan(Rec):
     """The agent's plan (its entries as sent)."""
 
-    entries: list[Any] | None = None
+    entries: list[Any] | None
 
 
 @declare("permission_request")
 class PermissionRequest(Rec):
     """`session/request_permission`: the tool call, the options offered, its fingerprint and how often it was seen."""
 
-    tool_call: dict[str, Any] | None = None
-    options: list[dict[str, Any]] | None = None
-    fingerprint: str | None = None
+    tool_call: dict[str, Any] | None
+    options: list[dict[str, Any]] | None
+    fingerprint: str | None
     seen: int | None = None
 
 
@@ -783,16 +787,16 @@ class PermissionRequest(Rec):
 class Elicitation(Rec):
     """`elicitation/create`: a form (or a URL) the agent asks the user to fill."""
 
-    message: str | None = None
-    mode: dict[str, Any] | None = None
+    message: str | None
+    mode: dict[str, Any] | None
 
 
 @declare("acp_extension")
 class AcpExtension(Rec):
     """An extension request or notification (Cursor's `cursor/…`): the method and its parameters."""
 
-    method: str | None = None
-    params: Any = None
+    method: str | None
+    params: Any
     notification: bool | None = None
 
 
@@ -800,14 +804,14 @@ class AcpExtension(Rec):
 class AcpCancel(Rec):
     """`session/cancel` was sent (the deadline, an escalation, a dry run)."""
 
-    session_id: str | None = None
+    session_id: str | None
 
 
 @declare("acp_not_json")
 class AcpNotJson(Rec):
     """A line on the agent's stdout that is not JSON-RPC: dropped."""
 
-    line: str | None = None
+    line: str | None
 
 
 @declare("acp_refused")
@@ -815,10 +819,10 @@ class AcpRefused(Rec):
     """A request of the agent the client answered with a JSON-RPC error (a missing file, a path outside the working
     directory, the deny policy, a dry run): the method, what it named, the error code and the message the agent shows."""
 
-    method: str | None = None
-    target: str | None = None
-    error: int | str | None = None
-    message: str | None = None
+    method: str | None
+    target: str | None
+    error: int | str | None
+    message: str | None
 
 
 @declare("acp_client_error")
@@ -826,8 +830,8 @@ class AcpClientError(Rec):
     """Something unforeseen failed while the client served a request: the method and the error, answered as an
     Internal error instead of a traceback."""
 
-    method: str | None = None
-    error: str | None = None
+    method: str | None
+    error: str | None
 
 
 # -- the headless channel (docs/headless.md) ----------------------------------------------------------------------------
@@ -837,25 +841,25 @@ class NativeDeny(Rec):
     the file given to it (None: a private copy of the user's configuration, removed when the step ends), the entries."""
 
     step: int | None = None
-    agent: str | None = None
-    file: str | None = None
-    deny: list[str] | None = None
+    agent: str | None
+    file: str | None
+    deny: list[str] | None
 
 
 @declare("headless_session")
 class HeadlessSession(Rec):
     """The agent's print mode started a turn on this session (its `system/init`): the session id, model and cwd."""
 
-    session_id: str | None = None
-    model: str | None = None
-    cwd: str | None = None
+    session_id: str | None
+    model: str | None
+    cwd: str | None
 
 
 @declare("headless_message")
 class HeadlessMessage(Rec):
     """Text of the agent's message, one segment as its stream gave it."""
 
-    text: str | None = None
+    text: str | None
 
 
 @declare("headless_event")
@@ -863,7 +867,7 @@ class HeadlessEvent(Rec):
     """An event of the agent's stream the pilot does not read, kept as it came (or a request it answered with an error:
     `answered`)."""
 
-    event: dict[str, Any] | None = None
+    event: dict[str, Any] | None
     answered: str | None = None
 
 
@@ -871,7 +875,7 @@ class HeadlessEvent(Rec):
 class HeadlessNotJson(Rec):
     """A line on the agent's stdout that is not a JSON object (a torn line, a warning): recorded and skipped."""
 
-    line: str | None = None
+    line: str | None
 
 
 @declare("fs_read")
@@ -879,8 +883,8 @@ class FsRead(Rec):
     """The agent read a file through the pilot (`chars` read); `missing`: it did not exist and the agent got an empty
     file (Gemini CLI 0.61 can't take ACP's Resource not found there)."""
 
-    path: str | None = None
-    chars: int | None = None
+    path: str | None
+    chars: int | None
     missing: bool | None = None
 
 
@@ -888,32 +892,32 @@ class FsRead(Rec):
 class FsWrite(Rec):
     """The agent wrote a file through the pilot, with the unified diff."""
 
-    path: str | None = None
-    diff: str | None = None
+    path: str | None
+    diff: str | None
 
 
 @declare("would_write")
 class WouldWrite(Rec):
     """Dry run: a write the agent asked for, not made, with its diff."""
 
-    path: str | None = None
-    diff: str | None = None
+    path: str | None
+    diff: str | None
 
 
 @declare("terminal_started")
 class TerminalStarted(Rec):
     """The agent started a command in a pilot-run terminal."""
 
-    terminal_id: str | None = None
-    command: str | None = None
+    terminal_id: str | None
+    command: str | None
 
 
 @declare("terminal_exited")
 class TerminalExited(Rec):
     """A pilot-run terminal's command ended: exit code and the tail of its output."""
 
-    terminal_id: str | None = None
-    command: str | None = None
-    exit_code: int | None = None
-    output: str | None = None
-    truncated: bool | None = None
+    terminal_id: str | None
+    command: str | None
+    exit_code: int | None
+    output: str | None
+    truncated: bool | None

@@ -24,8 +24,13 @@ def parse(obj: dict[str, Any]) -> Rec:
     if cls is not None:
         try:
             return cls.model_validate(obj)
-        except ValidationError:
-            pass
+        except ValidationError as exc:
+            missing = [e["loc"][0] for e in exc.errors() if e["type"] == "missing" and len(e["loc"]) == 1]
+            if len(missing) == len(exc.errors()):  # written by an older version, before its field was given everywhere
+                try:
+                    return cls.model_validate({**dict.fromkeys(missing), **obj})
+                except ValidationError:
+                    pass
     try:
         return Rec.model_validate(obj)
     except ValidationError as exc:

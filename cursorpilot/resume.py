@@ -4,6 +4,7 @@ the manifest, and the saved options a secret was redacted from."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection
 from pathlib import Path
 
 from cursorpilot.errors import BadInput
@@ -18,7 +19,7 @@ def file_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def check_redacted(manifest: Manifest, given: set[str]) -> None:
+def check_redacted(manifest: Manifest, given: Collection[str]) -> None:
     """A saved option that held a secret was redacted on disk: it must be given again to resume."""
     from cursorpilot.redact import MASK
 

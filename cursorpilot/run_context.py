@@ -9,12 +9,16 @@ from __future__ import annotations
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from cursorpilot.clock import Clock
 from cursorpilot.providers.base import Provider, Reply
 from cursorpilot.redact import Redactor
 from cursorpilot.transcript import Transcript
+
+if TYPE_CHECKING:  # (above the decision path, which reads this: named for the type checker, never imported)
+    from cursorpilot.human.humans import Humans
 
 
 @dataclass
@@ -28,7 +32,6 @@ class RunContext:
     log_dir: Path
     run_id: str
     provider: Provider
-    governing_prompt: str
     interactive: bool = False  # a human can be asked (stdin is a terminal)
     cols: int = 120
     rows: int = 40
@@ -53,8 +56,8 @@ class RunContext:
     overrides: list[str] = field(default_factory=list)  # answers the deny policy changed in this session: "question: 'y' (by) -> 'n'"
     cost_usd: float | None = None
     goal: str | None = None  # the last goal check: passed | failed (None: none ran)
-    on_turn: Any = None  # (step, turn_end fields) -> None: the runner keeps the manifest's turn ledger
-    humans: Any = None  # cursorpilot.human.humans.Humans: who is asked when nothing else can answer (the runner owns it)
+    on_turn: Callable[[int, dict], None] | None = None  # (step, turn_end's fields): the runner keeps the manifest's turn ledger
+    humans: Humans | None = None  # who is asked when nothing else can answer (the runner owns it; every run has them)
     _old_handlers: dict[int, object] = field(default_factory=dict)
 
     def count_usage(self, reply: Reply) -> None:

@@ -131,13 +131,13 @@ class Runner:
         t0 = self.clock.monotonic()
         session = RunContext(
             tx=tx, redactor=redactor, clock=self.clock, log_dir=spec.log_dir, run_id=spec.run_id, provider=spec.provider,
-            governing_prompt=spec.governing_prompt, interactive=spec.interactive, cols=spec.cols, rows=spec.rows,
+            interactive=spec.interactive, cols=spec.cols, rows=spec.rows,
             context_tokens=spec.context_tokens, no_upload=spec.no_upload, keep_ci_env=spec.keep_ci_env, native_deny=spec.native_deny,
             allow=frozenset(spec.plan.allow),
             max_answers=spec.max_steps or spec.plan.defaults.max_steps, model_calls=spec.model_calls,
             deadline=t0 + spec.timeout if spec.timeout else None, dry_run=spec.dry_run, secrets=spec.secrets,
         )
-        session.humans = Humans(spec.humans, tx, self.clock, redactor.text, self.sink)
+        session.humans = humans = Humans(spec.humans, tx, self.clock, redactor.text, self.sink)
         if found is not None:
             self._start(session, redactor, found.result())
         else:
@@ -148,12 +148,12 @@ class Runner:
         session.on_turn = self._turn_recorded
         self._save(session)
         session.install_signals()
-        session.humans.start()
+        humans.start()
         try:
             code, reason = self._steps(session)
         finally:
             session.restore_signals()
-            session.humans.close()
+            humans.close()
         return self._finish(session, code, reason)
 
     def _start(self, session: RunContext, redactor: Redactor, found: _AtStart) -> None:
@@ -260,7 +260,8 @@ class Runner:
                   sink=self.sink, profile=self._profile(step), session_id=record.session_id, done_when=goal,
                   check_timeout=check_timeout, turns=self._turn_config(step, record))
         result = channels.drive(step.kind, job)
-        session.humans.withdraw(f"step {n} ended: {result.reason}")
+        if session.humans is not None:
+            session.humans.withdraw(f"step {n} ended: {result.reason}")
         if result.session_id:
             record.session_id = result.session_id
         code, reason, child = self._ended(step, result)

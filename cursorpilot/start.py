@@ -17,6 +17,10 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cursorpilot.runargs import RunArgs
 
 
 def main() -> None:
@@ -50,12 +54,12 @@ def _plain_run(args: list[str]) -> bool:
 
 def run_here(args: list[str]) -> int:
     """A plain run, in this process: its exit code."""
-    from cursorpilot.runargs import parse, paths
+    from cursorpilot.runargs import RunArgs, parse
 
     parsed = parse(args[1:])
     assert parsed is not None
     values, given = parsed
-    return _run(paths(values), given)
+    return _run(RunArgs.from_values(values), frozenset(given))
 
 
 def _env_options() -> tuple[str, ...]:
@@ -64,18 +68,17 @@ def _env_options() -> tuple[str, ...]:
     return ENV_OPTIONS
 
 
-def _run(values: dict, given: set[str]) -> int:
+def _run(args: RunArgs, given: frozenset[str]) -> int:
     """The run, its program started before the rest of the run is imported (when nothing cheap to check refuses it)."""
-    values.pop("version")
-    values["run_id"] = run_id()
-    if _startable(values):
-        _prestart(values)
+    run = run_id()
+    if _startable(args):
+        _prestart(args, run)
     from cursorpilot.commands.guard import guard
     from cursorpilot.commands.run import run as run_body
 
     argv = ["cursor-pilot", *sys.argv[1:]]
     try:
-        guard(bool(values["debug"]), lambda: run_body(argv=argv, given=given, **values))
+        guard(args.debug, lambda: run_body(args, given, argv=argv, run_id=run))
     except SystemExit as exit:
         return exit.code if isinstance(exit.code, int) else 1
     return 0
@@ -104,7 +107,7 @@ def run_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
 
 
-def _startable(o: dict) -> bool:
+def _startable(o: RunArgs) -> bool:
     """Whether nothing cheap to check would refuse this run: then its program may start before the rest is checked."""
     from cursorpilot.commands.run import load_governing_prompt
     from cursorpilot.durations import parse_duration
@@ -112,39 +115,39 @@ def _startable(o: dict) -> bool:
     from cursorpilot.secret import given as given_secrets
 
     try:
-        load_governing_prompt(o["prompt"])
-        for key in ("timeout", "llm_timeout"):
-            if o[key] is not None:
-                parse_duration(o[key])
-        secrets = given_secrets(o["secret"] or [], os.environ)
+        load_governing_prompt(o.prompt)
+        for duration in (o.timeout, o.llm_timeout):
+            if duration is not None:
+                parse_duration(duration)
+        secrets = given_secrets(list(o.secret or []), os.environ)
     except BadInput:
         return False
-    if o["rules"] is not None and not o["rules"].is_file():
+    if o.rules is not None and not o.rules.is_file():
         return False
     if not _secrets_given(o, secrets):
         return False
-    if o["cwd"] is not None and not o["cwd"].is_dir():
+    if o.cwd is not None and not o.cwd.is_dir():
         return False
-    log = o["log"]
+    log = o.log
     if log is not None and ((log / "manifest.json").exists() or (log / "transcript.jsonl").exists()):
         return False
-    return _answers_read(o["answer"] or []) and _profile_known(o["profile"]) and _answerer_ready(o["provider"], o["base_url"])
+    return _answers_read(o.answer or ()) and _profile_known(o.profile) and _answerer_ready(o.provider, o.base_url)
 
 
-def _secrets_given(o: dict, secrets: dict[str, str]) -> bool:
+def _secrets_given(o: RunArgs, secrets: dict[str, str]) -> bool:
     """Every <secret:NAME> the rules' text names was given: a rule that would type one that was not is refused before
     its program starts (preflight.check_secrets_given says which), not after the program worked up to its question."""
     from cursorpilot.secret import names
 
     try:
-        written = o["rules"].read_text(encoding="utf-8", errors="replace").splitlines() if o["rules"] else []
+        written = o.rules.read_text(encoding="utf-8", errors="replace").splitlines() if o.rules else []
     except OSError:
         return False
-    text = "\n".join([*(o["answer"] or []), *(line for line in written if not line.lstrip().startswith("#"))])
+    text = "\n".join([*(o.answer or ()), *(line for line in written if not line.lstrip().startswith("#"))])
     return all(name in secrets for name in names(text))
 
 
-def _answers_read(answers: list[str]) -> bool:
+def _answers_read(answers: tuple[str, ...]) -> bool:
     import re
 
     for value in answers:
@@ -180,14 +183,15 @@ def _answerer_ready(provider: str | None, base_url: str | None) -> bool:
     return name != "anthropic" or bool(env.get("ANTHROPIC_API_KEY"))
 
 
-def _prestart(o: dict) -> None:
+def _prestart(o: RunArgs, run: str) -> None:
     """The program, as the run's first step will start it: the same command, folder, environment and terminal."""
     from cursorpilot import resources
     from cursorpilot.envsnap import remember_head
     from cursorpilot.program_env import program_env
     from cursorpilot.pty.driver import prestart
 
-    remember_head(str(o["cwd"]) if o["cwd"] is not None else None)  # before the program can move it (the report says so)
-    command = resources.self_command(list(o["command"]))
-    env, _ = program_env({}, f"{o['run_id']}-1", bool(o["keep_ci_env"]))
-    prestart(command, cwd=str(o["cwd"]) if o["cwd"] is not None else None, env=env, cols=int(o["cols"]), rows=int(o["rows"]))
+    cwd = str(o.cwd) if o.cwd is not None else None
+    remember_head(cwd)  # before the program can move it (the report says so)
+    command = resources.self_command(list(o.command or ()))
+    env, _ = program_env({}, f"{run}-1", o.keep_ci_env)
+    prestart(command, cwd=cwd, env=env, cols=o.cols, rows=o.rows)

@@ -7,8 +7,8 @@ config and the goal check's timeout) and below every channel.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cursorpilot.decide.turns import TurnConfig
 from cursorpilot.goalcheck import CHECK_TIMEOUT
@@ -16,14 +16,21 @@ from cursorpilot.plan import Step
 from cursorpilot.providers.base import Provider
 from cursorpilot.run_context import RunContext
 
+if TYPE_CHECKING:  # (events.py and the profiles sit above the contract: named for the type checker, never imported)
+    from cursorpilot.detect.profiles import Profile
+    from cursorpilot.events import Sink
+
 
 @dataclass(slots=True, kw_only=True)
-class StepBase:
-    """What every step has, whichever channel drives it (a shell step reads only its name, place, environment and
-    deadline)."""
+class Job:
+    """A plan step handed to the channel that drives it (channels.py): what every step has (a shell step reads only
+    its name, place, environment and deadline), the plan's step itself, and what the run knows of it."""
 
     command: list[str]
     governing_prompt: str
+    step: Step  # the plan's step itself
+    ctx: RunContext  # the run it belongs to
+    sink: Sink  # what the person watching is told
     name: str = "command"
     index: int = 1
     total: int = 1
@@ -36,22 +43,8 @@ class StepBase:
     done_when: str | None = None  # the goal check, run at each turn end (goalcheck.py)
     check_timeout: float = CHECK_TIMEOUT
     turns: TurnConfig = field(default_factory=TurnConfig)  # how turn ends are judged and bounded (decide/turns.py)
-
-
-@dataclass(slots=True, kw_only=True)
-class Job(StepBase):
-    """A plan step handed to the channel that drives it (cursorpilot/channels.py): what every interactive step has,
-    the plan's step itself, and what the run knows of it."""
-
-    step: Step  # the plan's step itself
-    ctx: RunContext  # the run it belongs to
-    sink: Any  # the events.Sink to tell (events.py imports the human rung and the screen readers: kept out of the contract)
-    profile: Any = None  # the detector profile, for a channel that reads a screen
-    session_id: str | None = None  # the session a previous attempt left (ACP resume)
-
-    def base(self) -> dict[str, Any]:
-        """The fields every step has, to build a channel's own config from."""
-        return {f.name: getattr(self, f.name) for f in fields(StepBase)}
+    profile: Profile | None = None  # the detector profile, for a channel that reads a screen
+    session_id: str | None = None  # the session a previous attempt left (ACP, headless: resumed)
 
 
 @dataclass(slots=True)

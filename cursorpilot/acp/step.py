@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cursorpilot import __version__, nativedeny, reaper
@@ -25,11 +24,9 @@ from cursorpilot.acp.wire import StderrLog, pump
 from cursorpilot.decide.question import Question
 from cursorpilot.decide.turns import CheckGoal
 from cursorpilot.errors import ExitCode
-from cursorpilot.events import Sink
 from cursorpilot.host import StepHost
 from cursorpilot.program_env import last_words
-from cursorpilot.run_context import RunContext
-from cursorpilot.steps import Job, StepBase, StepResult
+from cursorpilot.steps import Job, StepResult
 
 if TYPE_CHECKING:
     from acp import ClientSideConnection
@@ -39,30 +36,24 @@ CANCEL_GRACE = 2.0  # after session/cancel, how long the agent may take to end i
 STOP_GRACE = 3.0  # stdin closed, then SIGTERM, then SIGKILL, this long apart
 
 
-@dataclass(slots=True, kw_only=True)
-class AcpConfig(StepBase):
-    task: str  # the first prompt
-    session_id: str | None = None  # resume: the session to load where the agent can
-
-
 class AcpStep:
-    def __init__(self, config: AcpConfig, ctx: RunContext, sink: Sink):
-        self.config = config
-        self.ctx = ctx
-        self.sink = sink
-        self.cwd = os.path.abspath(config.cwd or os.getcwd())
-        self.host = StepHost(ctx, config, sink, workers=2, name="acp-answerer", cwd=self.cwd)
+    def __init__(self, job: Job):
+        assert job.step.acp is not None  # (the registry hands this channel its own steps only)
+        ctx = job.ctx
+        self.job, self.ctx, self.sink = job, ctx, job.sink
+        self.cwd = os.path.abspath(job.cwd or os.getcwd())
+        self.host = StepHost(job, workers=2, name="acp-answerer", cwd=self.cwd)
         self.counts, self._mark = self.host.counts, self.host.mark
         self.pilot = AcpPilot(AcpPilotConfig(
-            task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=ctx.allow, resume_session=config.session_id,
-            max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns,
-            native=ctx.native_deny and nativedeny.agent_of(config.command) is not None, limits=self.host.limits(),
-            stuck_after=config.turns.stuck_after or facts.STUCK_AFTER), self.counts)
+            task=job.step.acp, governing_prompt=job.governing_prompt, cwd=self.cwd, allow=ctx.allow, resume_session=job.session_id,
+            max_answers=job.max_answers, deadline=job.deadline, deadline_reason=job.deadline_reason, turns=job.turns,
+            native=ctx.native_deny and nativedeny.agent_of(job.command) is not None, limits=self.host.limits(),
+            stuck_after=job.turns.stuck_after or facts.STUCK_AFTER), self.counts)
         self.workspace = Workspace(self.cwd)
         self.terminals = Terminals(ctx.clock.monotonic)
-        self.stderr = StderrLog(ctx.log_dir / (f"agent-stderr-{config.index:02d}.log" if config.index > 1 else "agent-stderr.log"))
-        suffix = f"-{config.index:02d}" if config.index > 1 else ""
-        self.guard = nativedeny.Guard(nativedeny.agent_of(config.command) if ctx.native_deny else None,
+        self.stderr = StderrLog(ctx.log_dir / (f"agent-stderr-{job.index:02d}.log" if job.index > 1 else "agent-stderr.log"))
+        suffix = f"-{job.index:02d}" if job.index > 1 else ""
+        self.guard = nativedeny.Guard(nativedeny.agent_of(job.command) if ctx.native_deny else None,
                                       ctx.log_dir / f"native-deny{suffix}", ctx.allow, self.cwd)
         self._conn: ClientSideConnection | None = None  # (the SDK is imported when the agent starts)
         self._ended = asyncio.Event()
@@ -93,20 +84,20 @@ class AcpStep:
         from acp import connect_to_agent
 
         env, hidden = self.host.env()
-        for name in misread(self.config.command, env):
+        for name in misread(self.job.command, env):
             del env[name]
             hidden.append(name)
         written = self.guard.write()  # the deny policy in the agent's own list, before it starts
         if written:
             self.feed(facts.DenyListWritten(written.agent, written.file, tuple(written.deny)))
         env.update(self.guard.env())
-        command = [*self.config.command, *([] if self.guard.agent == "claude" else self.guard.args())]
+        command = [*self.job.command, *([] if self.guard.agent == "claude" else self.guard.args())]
         try:
             proc = await asyncio.create_subprocess_exec(
                 *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, cwd=self.cwd, env=env, start_new_session=True, limit=16 << 20)
         except OSError as exc:
-            return ExitCode.USAGE, f"cannot start {self.config.command[0]!r}: {exc.strerror}", None
+            return ExitCode.USAGE, f"cannot start {self.job.command[0]!r}: {exc.strerror}", None
         self.feed(facts.Started(proc.pid, tuple(command), tuple(hidden)))
         assert proc.stdout is not None and proc.stdin is not None and proc.stderr is not None
         reader = asyncio.StreamReader(limit=16 << 20)
@@ -330,7 +321,7 @@ class AcpStep:
         verdict = self._verdict(lambda token: facts.CommandAsked(token, line, self.workspace.inside(where)))
         if verdict is not None:
             verdict.result()
-        full_env = reaper.marked_env({**os.environ, **self.config.env, **env}, self._mark)
+        full_env = reaper.marked_env({**os.environ, **self.job.env, **env}, self._mark)
         try:
             term = await self.terminals.start(line, [command, *args], str(where), full_env, limit)
         except OSError as exc:
@@ -346,6 +337,4 @@ class AcpStep:
 
 def drive(job: Job) -> StepResult:
     """The ACP channel's entry point (cursorpilot/channels.py): a plan's `acp:` step, its task the first prompt."""
-    assert job.step.acp is not None  # (the registry hands this channel its own steps only)
-    config = AcpConfig(**job.base(), task=job.step.acp, session_id=job.session_id)
-    return AcpStep(config, job.ctx, job.sink).run()
+    return AcpStep(job).run()

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cursorpilot.errors import BadInput, PilotError
+
+if TYPE_CHECKING:
+    from cursorpilot.runargs import RunArgs
 
 LEARN_OUT = Path("rules.learned.yaml")
 
@@ -30,13 +33,13 @@ def run_args(args: list[str], out: Path) -> list[str]:
     return ["run", "--learn", str(out), *rest]
 
 
-def check_learning(o: dict[str, Any], interactive: bool) -> None:
+def check_learning(args: RunArgs, interactive: bool) -> RunArgs:
     """--learn: a person answers every question (no model, whatever key is set), so one must be at the terminal."""
     if not (interactive and os.environ.get("CI") is None):
         raise BadInput("--learn needs you at the terminal to answer the program's questions (stdin is not a terminal, or CI is set)")
-    if o["provider"] not in (None, "rules"):
-        raise BadInput(f"--learn: you answer the questions, not --provider {o['provider']}")
-    o["provider"] = "rules"
+    if args.provider not in (None, "rules"):
+        raise BadInput(f"--learn: you answer the questions, not --provider {args.provider}")
+    return args.replace(provider="rules")
 
 
 def learned_at_exit(log_dir: Path, learn_file: Path | None, rules: Path | None, command: list[str]) -> None:

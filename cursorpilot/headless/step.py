@@ -12,41 +12,34 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from dataclasses import dataclass
 
 from cursorpilot import nativedeny
 from cursorpilot.decide.question import Question
 from cursorpilot.decide.turns import CheckGoal
-from cursorpilot.events import Sink
 from cursorpilot.headless import facts, stream
 from cursorpilot.headless.pilot import HeadlessPilot, HeadlessPilotConfig
 from cursorpilot.program_env import last_words
 from cursorpilot.host import StepHost
-from cursorpilot.run_context import RunContext
-from cursorpilot.steps import Job, StepBase, StepResult
+from cursorpilot.steps import Job, StepResult
 
 TICK = 0.1  # how often the loop looks at the clock and at interrupts
 STOP_GRACE = 3.0  # stdin closed, then SIGTERM, then SIGKILL, this long apart
 
 
-@dataclass(slots=True, kw_only=True)
-class HeadlessConfig(StepBase):
-    task: str  # the first prompt
-    session_id: str | None = None  # resume: the session a previous attempt left
-
-
 class HeadlessStep:
-    def __init__(self, config: HeadlessConfig, ctx: RunContext, sink: Sink):
-        self.config, self.ctx, self.sink = config, ctx, sink
-        self.cwd = os.path.abspath(config.cwd or os.getcwd())
-        self.host = StepHost(ctx, config, sink, workers=2, name="headless-answerer", cwd=self.cwd)
+    def __init__(self, job: Job):
+        assert job.step.headless is not None  # (the registry hands this channel its own steps only)
+        ctx = job.ctx
+        self.job, self.ctx, self.sink = job, ctx, job.sink
+        self.cwd = os.path.abspath(job.cwd or os.getcwd())
+        self.host = StepHost(job, workers=2, name="headless-answerer", cwd=self.cwd)
         self.counts = self.host.counts
         self.pilot = HeadlessPilot(HeadlessPilotConfig(
-            task=config.task, governing_prompt=config.governing_prompt, cwd=self.cwd, allow=ctx.allow, resume_session=config.session_id,
-            max_answers=config.max_answers, deadline=config.deadline, deadline_reason=config.deadline_reason, turns=config.turns,
-            limits=self.host.limits(), stuck_after=config.turns.stuck_after or facts.STUCK_AFTER), self.counts)
-        self.dialect = stream.dialect_of(config.command)
-        suffix = f"-{config.index:02d}" if config.index > 1 else ""
+            task=job.step.headless, governing_prompt=job.governing_prompt, cwd=self.cwd, allow=ctx.allow, resume_session=job.session_id,
+            max_answers=job.max_answers, deadline=job.deadline, deadline_reason=job.deadline_reason, turns=job.turns,
+            limits=self.host.limits(), stuck_after=job.turns.stuck_after or facts.STUCK_AFTER), self.counts)
+        self.dialect = stream.dialect_of(job.command)
+        suffix = f"-{job.index:02d}" if job.index > 1 else ""
         self.stderr_path = ctx.log_dir / f"agent-stderr{suffix}.log"
         self.guard = nativedeny.Guard(self.dialect if ctx.native_deny else None, ctx.log_dir / f"native-deny{suffix}", ctx.allow, self.cwd)
         self._ended = asyncio.Event()
@@ -132,7 +125,7 @@ class HeadlessStep:
 
     # -- one turn: one process ------------------------------------------------------------------------------------------
     async def _run_turn(self, prompt: str, resume: str | None) -> None:
-        argv, first = stream.turn_argv(self.dialect, self.config.command, prompt, resume, self.cwd, self.guard.settings_arg())
+        argv, first = stream.turn_argv(self.dialect, self.job.command, prompt, resume, self.cwd, self.guard.settings_arg())
         env, hidden = self.host.env()
         env.update(self.guard.env())
         try:
@@ -223,6 +216,4 @@ class HeadlessStep:
 
 def drive(job: Job) -> StepResult:
     """The headless channel's entry point (cursorpilot/channels.py): a plan's `headless:` step, its task the first prompt."""
-    assert job.step.headless is not None  # (the registry hands this channel its own steps only)
-    config = HeadlessConfig(**job.base(), task=job.step.headless, session_id=job.session_id)
-    return HeadlessStep(config, job.ctx, job.sink).run()
+    return HeadlessStep(job).run()

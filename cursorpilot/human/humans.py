@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cursorpilot.decide.deliver import NOBODY
 from cursorpilot.decide.question import Decision, Question, Verdict
@@ -27,6 +27,12 @@ from cursorpilot.human.race import Board, Offer, Pending
 from cursorpilot.human.terminal import LineReader
 from cursorpilot.human.tokens import Signer
 from cursorpilot import records as R
+
+if TYPE_CHECKING:
+    from cursorpilot.clock import Clock
+    from cursorpilot.events import Sink
+    from cursorpilot.steps import Job
+    from cursorpilot.transcript import Transcript
 
 ON_TIMEOUT = ("exit", "no")
 Check = Callable[[Question, Decision], Decision]  # decide.decider.Decider.check
@@ -51,7 +57,8 @@ class HumanConfig:
 
 
 class Humans:
-    def __init__(self, config: HumanConfig, tx, clock, redact: Callable[[str], str], sink, reader: LineReader | None = None):
+    def __init__(self, config: HumanConfig, tx: Transcript, clock: Clock, redact: Callable[[str], str], sink: Sink,
+                 reader: LineReader | None = None):
         self.config = config
         self.tx = tx
         self.clock = clock
@@ -92,7 +99,7 @@ class Humans:
                 self.tx.write(R.PageRefusals(counts=dict(page.refusals)))
 
     # -- asking ---------------------------------------------------------------------------------------------------------
-    async def decide(self, q: Question, why: str, step, check: Check, pool: Executor) -> Decision:
+    async def decide(self, q: Question, why: str, step: Job, check: Check, pool: Executor) -> Decision:
         """For a channel that runs an event loop (ACP, headless): people asked off the loop, on `pool`; the answer taken,
         recorded and checked like any other (an escalation saying why, when nobody answered)."""
         try:
@@ -104,11 +111,11 @@ class Humans:
         self.tx.write(R.HumanReply(text=d.text))
         return check(q, Decision(Verdict.ANSWER, text=d.text, source=d.source))
 
-    def ask(self, q: Question, why: str, step, check: Check | None = None, shown: str | None = None) -> Decision:
+    def ask(self, q: Question, why: str, step: Job, check: Check | None = None, shown: str | None = None) -> Decision:
         """The first answer that passes `check` (the deny policy, the options), as a Decision that says who gave it (a
         person, or --on-human-timeout's own no); or an escalation that says why no answer came (nobody answered in time,
         the person at the terminal gave up, nobody could be asked, the step ended). step: what the question belongs to
-        (a session.StepBase)."""
+        (its Job)."""
         a = asked(q, why, step=step.index, steps=step.total, step_name=step.name, program=" ".join(step.command),
                   governing_prompt=step.governing_prompt, redact=self.redact, shown=shown)
         now, timeout = self.clock.monotonic(), self.config.timeout

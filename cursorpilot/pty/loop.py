@@ -19,8 +19,7 @@ from cursorpilot.decide.deliver import NOBODY, Record
 from cursorpilot.decide.question import Decision, Question
 from cursorpilot.decide.turns import CheckGoal
 from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Timing, classify, undecided
-from cursorpilot.detect.profiles import Profile
-from cursorpilot.events import Sink, Status
+from cursorpilot.events import Status
 from cursorpilot.host import StepHost
 from cursorpilot.keys import Modes
 from cursorpilot.machine import State
@@ -35,20 +34,12 @@ from cursorpilot.pty.screen import TerminalScreen
 from cursorpilot.pty.typist import KeysOut, KeyView, Send
 from cursorpilot.pty.view import RENDER_EVERY, ScreenView
 from cursorpilot.recording import SessionRecorder
-from cursorpilot.run_context import RunContext
-from cursorpilot.steps import Job, StepBase, StepResult
+from cursorpilot.steps import Job, StepResult
 
 MAX_TICK = 0.05  # the longest the loop sleeps in select()
 ASK_POLL = 0.005  # how often a pending answer is looked at (the reply is typed this much late at most)
 STOP_GRACE = 3.0  # when the terminal closed and the program lingers: SIGINT, then SIGKILL after this long
 EXIT_GRACE = 1.0  # after its terminal closed, how long a program may take to exit by itself
-
-
-@dataclass(slots=True, kw_only=True)
-class StepConfig(StepBase):
-    profile: Profile
-    send: str | None = None  # typed once the program is ready for input
-    expect_regex: str | None = None  # on screen -> the step is done
 
 
 @dataclass(slots=True)
@@ -66,9 +57,7 @@ class _Pending:
 
 def drive(job: Job) -> StepResult:
     """The screen channel's entry point (channels.py)."""
-    step = job.step
-    config = StepConfig(**job.base(), profile=job.profile, send=step.send, expect_regex=step.expect.regex if step.expect else None)
-    return PtyStep(config, job.ctx, job.sink).run()
+    return PtyStep(job).run()
 
 
 def _no_echo(lflag: int) -> bool:
@@ -77,12 +66,15 @@ def _no_echo(lflag: int) -> bool:
 
 
 class PtyStep:
-    def __init__(self, step: StepConfig, ctx: RunContext, sink: Sink):
-        self.step, self.ctx, self.sink, self.clock = step, ctx, sink, ctx.clock
-        self.host = StepHost(ctx, step, sink, workers=1, name="answerer", cwd=step.cwd)
-        started_with_task = (step.send is None and os.path.basename(step.command[0]) in step.profile.commands
-                             and step.profile.task.given(step.command))
-        self.pilot = Pilot(PilotConfig(step.profile, step.send, step.expect_regex, step.max_answers, started_with_task,
+    def __init__(self, job: Job):
+        assert job.profile is not None  # (the runner gives a screen's step its profile)
+        self.step, self.ctx, self.sink, self.clock, self.profile = job, job.ctx, job.sink, job.ctx.clock, job.profile
+        ctx, step, send = job.ctx, job, job.step.send  # send: typed once the program is ready for input
+        self.host = StepHost(job, workers=1, name="answerer", cwd=step.cwd)
+        started_with_task = (send is None and os.path.basename(step.command[0]) in self.profile.commands
+                             and self.profile.task.given(step.command))
+        expect_regex = job.step.expect.regex if job.step.expect else None  # on screen: the step is done
+        self.pilot = Pilot(PilotConfig(self.profile, send, expect_regex, step.max_answers, started_with_task,
                                        echo_check=True, secrets=ctx.secrets, turns=step.turns, limits=self.host.limits(),
                                        stuck_after=step.turns.stuck_after), self.host.counts)
         self.screen = TerminalScreen(ctx.cols, ctx.rows)
@@ -107,7 +99,7 @@ class PtyStep:
             self.driver = PtyDriver(self.step.command, cwd=self.step.cwd, env=env, cols=ctx.cols, rows=ctx.rows)
             slave = kernel.slave_path(self.driver.fd)
             self.view.watch = kernel.TtyWatch(self.driver.fd, slave, self.host.mark)
-            self.progress = Progress(self.step.profile.animation, self.driver.pid, self.clock.monotonic(), slave)
+            self.progress = Progress(self.profile.animation, self.driver.pid, self.clock.monotonic(), slave)
             self._feed(Started(self.driver.pid, tuple(self.step.command), tuple(hidden)))
             if self.host.keyboard is not None:
                 self.host.keyboard.step(ctx.tx.write, screen=True)  # a person may take it: cursor-pilot watch --take
@@ -207,12 +199,12 @@ class PtyStep:
         snap, quiet = self.screen.snapshot(), now - max(self.view.last_change, self.view.quiet_from)
         lflag = self._mode()
         canonical = None if lflag is None else bool(lflag & termios.ICANON)
-        c = classify(self.step.profile, snap, Timing(quiet_for=quiet, tty=tty, canonical=canonical))
+        c = classify(self.profile, snap, Timing(quiet_for=quiet, tty=tty, canonical=canonical))
         if c.recheck_after is not None:
             self.view.look_at = now + c.recheck_after
         if tty == kernel.READING and c.state == SETTLING:
             self.view.look_at = now + 0.01
-        judged = undecided(self.step.profile, snap, self.pilot.answered_to, canonical) if c.state == UNKNOWN else None
+        judged = undecided(self.profile, snap, self.pilot.answered_to, canonical) if c.state == UNKNOWN else None
         text = snap.text()
         self._feed(Screen(c, ScreenFacts(text, self.view.version, quiet, tty, self._modes(), judged, _no_echo(lflag or 0),
                                          unread=self._unread(), wall=self.clock.utcnow().astimezone(),
@@ -233,7 +225,8 @@ class PtyStep:
             if isinstance(e, Ask):
                 self._ask(e)
             elif isinstance(e, AskHuman):
-                q = ask.question(self.step.profile, e.c, self.screen.snapshot(), [], secret=e.secret)
+                q = ask.question(self.profile, e.c, self.screen.snapshot(), [], secret=e.secret)
+                assert self.ctx.humans is not None  # (the runner's, made before any step)
                 self._submit(e.token, None, self.ctx.humans.ask, q, e.why, self.step, self.host.decider.check, e.prompt)
             elif isinstance(e, Send):
                 assert self.driver is not None
@@ -248,7 +241,7 @@ class PtyStep:
             elif isinstance(e, CheckGoal):  # the goal check may take a while: off the read loop, like a model call
                 self._pending = _Pending(e.token, None, self.host.pool.submit(self.host.turn_facts), self.view.version, turn=True)
             elif isinstance(e, ReadMessage) and self._pending is not None:
-                self._pending.message = ask.last_message(self.step.profile, self.screen.snapshot(), e.c, e.after, e.before)
+                self._pending.message = ask.last_message(self.profile, self.screen.snapshot(), e.c, e.after, e.before)
             elif isinstance(e, Close):
                 self._close(e)
             elif isinstance(e, Kill):
@@ -261,7 +254,7 @@ class PtyStep:
 
     def _ask(self, e: Ask) -> None:
         snap = self.screen.snapshot()
-        q = (ask.question(self.step.profile, e.c, snap, [], kind=e.kind, secret=e.secret, notes=e.notes) if e.question is None
+        q = (ask.question(self.profile, e.c, snap, [], kind=e.kind, secret=e.secret, notes=e.notes) if e.question is None
              else ask.with_screen(e.question, snap))
         first = self.host.decider.first(q)
         if first is not None:
@@ -295,7 +288,7 @@ class PtyStep:
         changed = self.view.version != asked_on
         lflag = self._mode()
         timing = Timing(quiet_for=float("inf"), canonical=None if lflag is None else bool(lflag & termios.ICANON))
-        current = classify(self.step.profile, self.screen.snapshot(), timing) if changed else None
+        current = classify(self.profile, self.screen.snapshot(), timing) if changed else None
         self._feed(Decided(token, d, self.view.version, self._modes(), current))
 
     # -- keys and the end ---------------------------------------------------------------------------------------------
@@ -343,7 +336,7 @@ class PtyStep:
             if kind == "joined":  # a new watcher sees the screen at once, not at its next change
                 self._mirror(now)
             elif kind == "take":
-                if self._pending is not None and self._pending.question is None and not self._pending.turn:
+                if self._pending is not None and self._pending.question is None and not self._pending.turn and self.ctx.humans:
                     self.ctx.humans.withdraw("a person took the keyboard (cursor-pilot watch --take)")
                 self._pending, self._typed_by_person = None, 0
                 self._feed(Taken(f"pid {data.decode()}"))

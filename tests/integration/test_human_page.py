@@ -67,8 +67,8 @@ class Desk:
         redactor = Redactor(cwd=str(tmp_path))
         self.tx = Transcript(tmp_path / "transcript.jsonl", "run-1", self.clock, redactor)
         run = RunContext(tx=self.tx, redactor=redactor, clock=self.clock, log_dir=tmp_path, run_id="run-1",
-                         provider=RulesProvider([], "none"), governing_prompt=Step().governing_prompt)
-        self.decider = Decider(run, run.governing_prompt, str(tmp_path), None, PromptFiler(run, 1, "1/1", str(tmp_path), ""))
+                         provider=RulesProvider([], "none"))
+        self.decider = Decider(run, Step().governing_prompt, str(tmp_path), None, PromptFiler(run, 1, "1/1", str(tmp_path), ""))
         self.sink = Shown()
         self.humans = Humans(HumanConfig(sock=bind("127.0.0.1", 0), timeout=timeout, on_timeout=on_timeout), self.tx, self.clock,
                              redactor.text, self.sink)

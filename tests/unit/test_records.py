@@ -58,6 +58,17 @@ def test_an_old_or_newer_record_is_read_without_a_crash():
     assert isinstance(newer, records.Answer) and newer.reply == "y" and newer.model_extra == {"colour": "red"}
     old = records_read.parse({**base, "type": "answer"})  # fields missing: None
     assert isinstance(old, records.Answer) and old.reply is None
+
+
+def test_a_field_every_writer_gives_is_required_of_this_versions_records():
+    """What an answer always carries (its reply, who chose it) is required: the strict check refuses a record written
+    without it, where an older version's transcript still reads (the test above); a field only some writers give is not."""
+    base = {"seq": 1, "ts": "2026-01-01T00:00:00.000Z", "mono": 1.0, "run_id": "r", "type": "answer"}
+    full = {"step": 1, "rule_id": "r", "prompt": "Go?", "reply": "y", "source": "rules:r", "n": 1, "kind": "question", "channel": "pty",
+            "option_id": None, "option_kind": None, "policy_rule": None, "secret": None}
+    assert records_read.problems({**base, **full}) == []
+    assert records_read.problems({**base, **{k: v for k, v in full.items() if k != "reply"}}) == ["answer: reply: Field required"]
+    assert records.Answer.model_fields["changed"].is_required() is False  # (only when the policy changed the answer)
     misfit = records_read.parse({**base, "type": "answer", "n": "not a number"})
     assert type(misfit) is records.Rec and misfit.type == "answer"
     unknown = records_read.parse({**base, "type": "from_the_future", "x": 1})

@@ -100,7 +100,7 @@ def test_answer_option_without_equals_or_with_a_bad_regex_is_bad_input():
 def decider(tmp_path, rules: RulesProvider) -> Decider:
     clock, redactor = FakeClock(), Redactor(env={})
     run = RunContext(tx=Transcript(tmp_path / "t.jsonl", "r", clock, redactor), redactor=redactor, clock=clock, log_dir=tmp_path,
-                     run_id="r", provider=rules, governing_prompt="")
+                     run_id="r", provider=rules)
     return Decider(run, "", None, None, PromptFiler(run, 1, "1/1", None, ""))
 
 

@@ -159,7 +159,7 @@ class Scripted:
 def decider(tmp_path, provider) -> Decider:
     clock, redactor = FakeClock(), Redactor(env={})
     run = RunContext(tx=Transcript(tmp_path / "t.jsonl", "r", clock, redactor), redactor=redactor, clock=clock, log_dir=tmp_path,
-                     run_id="r", provider=provider, governing_prompt="", allow=frozenset())
+                     run_id="r", provider=provider, allow=frozenset())
     governing = "Create the project with defaults."
     return Decider(run, governing, None, None, PromptFiler(run, 1, "1/1", None, governing))
 

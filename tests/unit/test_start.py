@@ -25,26 +25,57 @@ def _run_command():
     return get_command(app).commands["run"]  # type: ignore[attr-defined]
 
 
-def test_the_options_table_is_typers_own_option_by_option():
-    """A new option of `run` in cli.py, a flag, a default or a range changed there and not in runargs.py: this fails."""
+def test_typers_options_are_runargs_field_by_field():
+    """RunArgs is the one declaration of `run`'s options: typer's option table is built from it, name, flag, default,
+    range and environment variable; nothing else declares an option (a field added there is an option here)."""
     seen = set()
     for param in _run_command().params:
-        if param.name == "command":
+        if param.name in ("command", "version"):
             continue
         seen.add(param.name)
+        spec = runargs.FIELDS[param.name]
         assert "--" + param.name.replace("_", "-") in param.opts, param.opts  # the spelling runargs.parse reads
-        if getattr(param, "is_flag", False):
-            assert param.name in runargs.FLAGS, param.name
-            continue
-        assert param.name in runargs.VALUED, f"--{param.name} is not in runargs.VALUED"
-        kind, default = runargs.VALUED[param.name]
-        assert (kind == "list") == bool(param.multiple), param.name
-        assert default == param.default, param.name
+        assert bool(getattr(param, "is_flag", False)) == (spec.kind == "flag"), param.name
+        assert (spec.kind == "list") == bool(param.multiple), param.name
+        assert param.default == spec.default, param.name
         bounds = param if hasattr(param, "min") else getattr(param, "type", None)  # typer 0.29 / click's IntRange
-        low, high = getattr(bounds, "min", None), getattr(bounds, "max", None)
-        assert runargs.RANGES.get(param.name, (None, None)) == (low, high), param.name
+        assert (getattr(bounds, "min", None), getattr(bounds, "max", None)) == (spec.min, spec.max), param.name
+        assert param.envvar == spec.envvar, param.name
         assert param.envvar is None or param.envvar in runargs.ENV_OPTIONS, param.name
-    assert seen == set(runargs.FLAGS) | set(runargs.VALUED)
+    assert seen | {"command"} == set(runargs.FIELDS)
+
+
+def test_the_quick_parser_and_the_resumable_options_are_read_off_runargs():
+    """The tables start.py reads a plain run with, and the options a resumed run keeps, are RunArgs' own."""
+    assert runargs.QUICK == {name for name, spec in runargs.FIELDS.items() if spec.quick}
+    assert set(runargs.RESUMABLE) == set(runargs.FIELDS) - {"learn", "notify", "listen", "log", "quiet", "report", "debug", "dry_run",
+                                                             "resume", "force"}
+    parsed = runargs.parse(["--cols", "30", "--answer", "a=b", "--", "x"])
+    assert parsed is not None
+    args = runargs.RunArgs.from_values(parsed[0])
+    assert args == runargs.RunArgs(cols=30, answer=("a=b",), command=("x",))
+    assert args.replace(cols=31).cols == 31 and args.cols == 30  # frozen: a change is a new RunArgs
+    with pytest.raises(AttributeError):
+        args.cols = 31  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        runargs.RunArgs(colls=30)  # type: ignore[call-arg]
+
+
+def test_the_demo_is_a_run_typer_would_read_from_its_command_line(tmp_path):
+    """The demo's RunArgs differ from `run`'s defaults only in what the demo says, and typer reads its command line to
+    the same RunArgs: the demo can't drift from `run`'s options."""
+    from cursorpilot.commands.run import demo_args
+
+    demo = demo_args(tmp_path / "pkg", tmp_path / "log")
+    differs = {k: v for k, v in demo.values().items() if v != runargs.FIELDS[k].default}
+    assert set(differs) == {"command", "prompt", "log", "provider", "llm_retries", "no_upload", "rules", "profile", "max_steps", "timeout"}
+    line: list[str] = []
+    for name, value in differs.items():
+        if name != "command":
+            line += ["--" + name.replace("_", "-")] + ([] if value is True else [str(value)])
+    ctx = _run_command().make_context("run", [*line, "--", *demo.command])
+    read = {k: v for k, v in ctx.params.items() if k != "version"}
+    assert runargs.RunArgs.from_values(read) == demo
 
 
 def _typer_params(args: list[str]) -> dict:

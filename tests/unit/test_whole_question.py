@@ -76,7 +76,7 @@ def decider(tmp_path, governing: str, provider=None, rules: list[RuleEntry] | No
     provider = provider or Model()
     tmp_path.mkdir(parents=True, exist_ok=True)
     run = RunContext(tx=Transcript(tmp_path / "t.jsonl", "r", clock, redactor), redactor=redactor, clock=clock, log_dir=tmp_path,
-                     run_id="r", provider=provider, governing_prompt=governing, allow=frozenset())
+                     run_id="r", provider=provider, allow=frozenset())
     d = Decider(run, governing, str(tmp_path), RulesProvider(rules, "test") if rules else None, PromptFiler(run, 1, "1/1", None, governing))
     d.history.extend(history)
     return d

@@ -34,7 +34,7 @@ def decider(tmp_path, reply: str, allow: frozenset[str] = frozenset()) -> Decide
     clock, redactor = FakeClock(), Redactor(env={})
     rules = RulesProvider([RuleEntry(id="yes", match=".", reply=reply)], "test")
     run = RunContext(tx=Transcript(tmp_path / "t.jsonl", "r", clock, redactor), redactor=redactor, clock=clock, log_dir=tmp_path,
-                     run_id="r", provider=rules, governing_prompt="", allow=allow)
+                     run_id="r", provider=rules, allow=allow)
     return Decider(run, "never delete anything", None, None, PromptFiler(run, 1, "1/1", None, ""))
 
 
