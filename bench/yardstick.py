@@ -18,12 +18,12 @@ registry's or the machine's pace drifts over minutes: npm install and pip went 0
 sittings), and the program's files are as warm for both, the naive pilot's run having come first.
 
 cursor-pilot's runs come after one warm-up run of its first scenario, not counted: its resident pilot and its
-SDK's resident (warmstart.py, providers/resident.py) are then up, as on any machine where it ran in the last ten
+SDK's resident (startup/warmstart.py, providers/resident.py) are then up, as on any machine where it ran in the last ten
 minutes. The first run on a machine, cold (the SDK's import, a second, on its first question's way), is what
 bench/startup.py's "cold" rows measure; without the warm-up it fell on the sitting's first scenario alone.
 
 The three drivers run without the CI service's markers in their environment (CI=true, GITHUB_ACTIONS and the like,
-as cursor-pilot hides them from its programs: program_env.py). With them, Angular's `ng new` and other programs that
+as cursor-pilot hides them from its programs: channels/program_env.py). With them, Angular's `ng new` and other programs that
 read them take CI for "never prompt" and end at once: under .ci/run the ideal driver and the naive pilot failed `ng new`
 in 1.2 s while cursor-pilot, which hides them, drove it, and the table compared a failed run with a passing one.
 """
@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 YARD = ROOT / "bench" / "yardstick"
 PY = YARD / ".venv" / "bin" / "python"
 BUDGET_FIXED, BUDGET_PER_QUESTION = 0.3, 0.030  # s: the pilot's wall time may exceed the ideal driver's by this much
-CI_MARKERS = ("CI", "CONTINUOUS_INTEGRATION", "GITHUB_ACTIONS", "GITLAB_CI", "CIRCLECI", "TRAVIS", "BUILDKITE", "TF_BUILD")  # program_env.py's
+CI_MARKERS = ("CI", "CONTINUOUS_INTEGRATION", "GITHUB_ACTIONS", "GITLAB_CI", "CIRCLECI", "TRAVIS", "BUILDKITE", "TF_BUILD")  # channels/program_env.py's
 NAIVE = ("{bin}/python {eval}/naive_pilot.py run --prompt {prompt_file} --provider openai --model oracle --log {log_dir} "
          "--timeout {timeout}s --cwd {workdir} -- {command}")
 

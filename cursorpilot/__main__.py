@@ -1,3 +1,3 @@
-from cursorpilot.start import main
+from cursorpilot.startup.start import main
 
 main()

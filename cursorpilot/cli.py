@@ -9,9 +9,11 @@ from pathlib import Path
 
 import typer
 
-from cursorpilot import __version__, completion
+from cursorpilot import __version__
+
+from cursorpilot.commands import completion
 from cursorpilot.commands.learning import LEARN_OUT
-from cursorpilot.runargs import DEBUG_HELP, FIELDS, LOG_HELP, OUTPUT, QUIET_HELP, REPORT_HELP, RunArgs
+from cursorpilot.commands.runargs import DEBUG_HELP, FIELDS, LOG_HELP, OUTPUT, QUIET_HELP, REPORT_HELP, RunArgs
 
 app = typer.Typer(
     add_completion=True,
@@ -73,7 +75,7 @@ def _run(ctx: typer.Context, **values: object) -> None:
 
 
 def _run_parameters() -> list[inspect.Parameter]:
-    """`run`'s parameters as typer reads them, each built from its RunArgs field (runargs.py): the option's name is the
+    """`run`'s parameters as typer reads them, each built from its RunArgs field (commands/runargs.py): the option's name is the
     field's (`--base-url`), its type the field's kind, its default, range, help and panel the field's own."""
     types: dict[str, object] = {"flag": bool, "int": int, "float": float, "str": str, "path": Path, "list": list[str], "command": list[str]}
     params = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)]

@@ -1,4 +1,4 @@
-"""What the two residents share (providers/resident.py keeps a provider's SDK warm, warmstart.py a whole run): the
+"""What the two residents share (providers/resident.py keeps a provider's SDK warm, startup/warmstart.py a whole run): the
 private folder of their sockets, connecting, starting a daemon, and a daemon's loop (a child forked per connection,
 idle exit, only its own socket, only its own user). Stdlib only, and light: a run's start imports it (paths are
 strings: no pathlib on the way to a run's program).

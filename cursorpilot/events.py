@@ -41,7 +41,7 @@ class Outcome:
 
 
 class Keyboard(Protocol):
-    """Who else may type into the program: a person who took the keyboard (`cursor-pilot watch --take`, watch.py)."""
+    """Who else may type into the program: a person who took the keyboard (`cursor-pilot watch --take`, commands/watched.py)."""
 
     def step(self, record: Callable[[Any], Any], screen: bool) -> None: ...  # a step begins (screen: its keyboard can be taken)
 
@@ -75,7 +75,7 @@ class Sink(Protocol):
 
     def finished(self, outcome: Outcome) -> None: ...
 
-    def keyboard(self) -> Keyboard | None: ...  # the run's keyboard, when a person may take it (watch.py)
+    def keyboard(self) -> Keyboard | None: ...  # the run's keyboard, when a person may take it (commands/watched.py)
 
 
 class BaseSink:

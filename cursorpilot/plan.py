@@ -28,9 +28,9 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 class StepKind(StrEnum):
     """What a step does: the key it is written with in a plan (the user's words), and the channel that drives it
-    (channels.py). Spelled out here once; everything else names a kind through this."""
+    (channels/registry.py). Spelled out here once; everything else names a kind through this."""
 
-    RUN = "run"  # shell commands, no PTY (shell.py)
+    RUN = "run"  # shell commands, no PTY (channels/shell.py)
     CURSOR = "cursor"  # the Cursor binary's arguments, under the PTY (pty/)
     DRIVE = "drive"  # any command line under the PTY (pty/)
     ACP = "acp"  # an agent over the Agent Client Protocol (acp/)

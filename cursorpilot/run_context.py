@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from cursorpilot.clock import Clock
 from cursorpilot.providers.base import Provider, Reply
-from cursorpilot.redact import Redactor
-from cursorpilot.transcript import Transcript
+from cursorpilot.records.redact import Redactor
+from cursorpilot.records.transcript import Transcript
 
 if TYPE_CHECKING:  # (above the decision path, which reads this: named for the type checker, never imported)
     from cursorpilot.human.humans import Humans
@@ -37,8 +37,8 @@ class RunContext:
     rows: int = 40
     context_tokens: int = 3000
     no_upload: bool = False
-    keep_ci_env: bool = False  # pass CI=true and the like to the programs (program_env.py)
-    native_deny: bool = True  # the deny policy also goes into the agent's own deny list, where it has one (nativedeny.py)
+    keep_ci_env: bool = False  # pass CI=true and the like to the programs (channels/program_env.py)
+    native_deny: bool = True  # the deny policy also goes into the agent's own deny list, where it has one (channels/agent/nativedeny.py)
     allow: frozenset[str] = frozenset()
     max_answers: int | None = None  # --max-steps: answers across the run
     model_calls: tuple[int | None, int | None] = (1000, 20)  # --max-model-calls: in the run, for one question

@@ -16,12 +16,12 @@ SIM = [sys.executable, "-m", "cursorpilot.sim"]
 
 
 def checked(written: list[dict]) -> list[dict]:
-    """Every record a test reads is checked against its declaration (cursorpilot/records.py): a writer that drifts
+    """Every record a test reads is checked against its declaration (cursorpilot/records/models.py): a writer that drifts
     from it fails the test that made it write."""
-    from cursorpilot.records_read import problems
+    from cursorpilot.records.reading import problems
 
     wrong = [p for r in written for p in problems(r)]
-    assert not wrong, f"records that do not fit cursorpilot/records.py: {wrong[:5]}"
+    assert not wrong, f"records that do not fit cursorpilot/records/models.py: {wrong[:5]}"
     return written
 
 
@@ -53,7 +53,7 @@ class PilotRun:
 @pytest.fixture(autouse=True)
 def _own_state_home(tmp_path_factory, monkeypatch):
     """Every test (and every cursor-pilot it starts) keeps its runs and the runs index in a folder of its own, never
-    in the user's ~/.local/state (cursorpilot/pastruns.py)."""
+    in the user's ~/.local/state (cursorpilot/records/pastruns.py)."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
     monkeypatch.delenv("CURSORPILOT_RUNS", raising=False)
     monkeypatch.setenv("CURSORPILOT_PAGE_AFTERLIFE", "30")  # an ended run's page answers 410 this long (human/ended.py), not an hour

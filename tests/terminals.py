@@ -8,8 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from cursorpilot.pty.driver import PtyDriver
-from cursorpilot.pty.screen import TerminalScreen
+from cursorpilot.channels.pty.driver import PtyDriver
+from cursorpilot.channels.pty.screen import TerminalScreen
 
 
 class Term:

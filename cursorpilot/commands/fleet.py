@@ -84,7 +84,7 @@ def report_cmd(folder: Path | None = typer.Argument(None, metavar="[DIR]", help=
 
 # -- the bodies -------------------------------------------------------------------------------------------------------
 def fleets_home() -> Path:
-    from cursorpilot.pastruns import state_home
+    from cursorpilot.records.pastruns import state_home
 
     return state_home() / "fleets"
 
@@ -103,7 +103,7 @@ def run_fleet(fleet_file: Path, folder: Path | None, options: dict, listen: str 
     from cursorpilot.fleet.manifest import FleetState
     from cursorpilot.fleet.facts import Row
     from cursorpilot.fleet.model import load_fleet
-    from cursorpilot.manifest import now_iso
+    from cursorpilot.records.manifest import now_iso
 
     fleet = load_fleet(fleet_file)
     _check_engine(options["engine"])

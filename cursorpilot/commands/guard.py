@@ -1,7 +1,7 @@
 """One place where a command's errors become exit codes (errors.py): a user's mistake or a refusal is one line on
 stderr, never a traceback (unless --debug).
 
-It ends in SystemExit, not typer.Exit: a run read without typer (start.py) comes through here too, and typer is not
+It ends in SystemExit, not typer.Exit: a run read without typer (startup/start.py) comes through here too, and typer is not
 imported for it."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from cursorpilot.errors import BadInput, PilotError
 
 if TYPE_CHECKING:
-    from cursorpilot.runargs import RunArgs
+    from cursorpilot.commands.runargs import RunArgs
 
 LEARN_OUT = Path("rules.learned.yaml")
 
@@ -47,7 +47,7 @@ def learned_at_exit(log_dir: Path, learn_file: Path | None, rules: Path | None, 
     (in --rules FILE, else rules.learned.yaml). Nothing here changes the run's exit code."""
     import shlex
 
-    from cursorpilot import learn
+    from cursorpilot.commands import learn
     from cursorpilot.ui import error_line
 
     try:

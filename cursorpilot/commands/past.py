@@ -14,7 +14,7 @@ from cursorpilot.errors import ExitCode
 def runs_list(folder: Path | None) -> None:
     from rich.console import Console
 
-    from cursorpilot.pastruns import known_runs, past_runs, where
+    from cursorpilot.records.pastruns import known_runs, past_runs, where
     from cursorpilot.ui import runs_table
 
     found = past_runs(Path(folder)) if folder is not None else known_runs()
@@ -28,7 +28,7 @@ def runs_list(folder: Path | None) -> None:
 def runs_show(run: str, folder: Path | None) -> int:
     from rich.console import Console
 
-    from cursorpilot.pastruns import find_run
+    from cursorpilot.records.pastruns import find_run
     from cursorpilot.ui import run_summary
 
     run_summary(Console(width=None if sys.stdout.isatty() else 200), find_run(run, Path(folder) if folder is not None else None))
@@ -36,14 +36,14 @@ def runs_show(run: str, folder: Path | None) -> int:
 
 
 def complete_run(folder: str | None, incomplete: str) -> list[str]:
-    from cursorpilot.pastruns import known_runs, past_runs
+    from cursorpilot.records.pastruns import known_runs, past_runs
 
     found = past_runs(Path(folder)) if folder else known_runs()
     return [r.folder.name for r in found if r.folder.name.startswith(incomplete)]
 
 
 def report(run_dir: Path, out: Path | None) -> int:
-    from cursorpilot.pastruns import find_run
+    from cursorpilot.records.pastruns import find_run
     from cursorpilot.report import write
 
     if not run_dir.exists() and len(run_dir.parts) == 1:  # a run id: from the runs cursor-pilot runs lists
@@ -56,7 +56,7 @@ def report(run_dir: Path, out: Path | None) -> int:
 def detect(recording: Path, profile_name: str, detectors: Path | None, cols: int, rows: int) -> int:
     from cursorpilot.commands.run import existing
     from cursorpilot.detect.profiles import load_profile, resolve_name
-    from cursorpilot.replay import decisions, load
+    from cursorpilot.commands.replay import decisions, load
 
     rec = load(recording, cols, rows)
     profile = load_profile(resolve_name(profile_name, rec.command or None), existing(detectors, "detectors file"))

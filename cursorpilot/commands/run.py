@@ -12,28 +12,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cursorpilot.errors import BadInput
-from cursorpilot.runargs import RESUMABLE, RunArgs
+from cursorpilot.commands.runargs import RESUMABLE, RunArgs
 
 if TYPE_CHECKING:
     from cursorpilot.human.humans import HumanConfig
-    from cursorpilot.manifest import Manifest
+    from cursorpilot.records.manifest import Manifest
     from cursorpilot.plan import Plan
     from cursorpilot.providers.base import Provider
     from cursorpilot.providers.rules import RuleEntry
-    from cursorpilot.runner import RunSpec
+    from cursorpilot.runner.spec import RunSpec
 
 
 def run(args: RunArgs, given: frozenset[str], *, argv: list[str], run_id: str | None = None) -> int:
     """The run the options describe, to its end; its exit code. `given`: the options given on the command line (a
-    resumed run keeps its own for the others); `run_id`: the run's id when it was made before (start.py)."""
+    resumed run keeps its own for the others); `run_id`: the run's id when it was made before (startup/start.py)."""
     from rich.console import Console
 
     from cursorpilot.commands.learning import learned_at_exit
     from cursorpilot.logs import configure_logging
-    from cursorpilot.pastruns import register
-    from cursorpilot.runner import Runner
+    from cursorpilot.records.pastruns import register
+    from cursorpilot.runner.run import Runner
     from cursorpilot.ui import ConsoleSink
-    from cursorpilot.watch import watched
+    from cursorpilot.commands.watched import watched
 
     args, manifest = _resumed(args, given)
     args, command, task = _program(args)
@@ -58,9 +58,9 @@ def _resumed(args: RunArgs, given: frozenset[str]) -> tuple[RunArgs, Manifest | 
     """--resume: the run's own options (those not given again now), in its folder; and its manifest."""
     if not args.resume:
         return args, None
-    from cursorpilot.manifest import read_manifest
-    from cursorpilot.pastruns import find_run
-    from cursorpilot.resume import check_redacted
+    from cursorpilot.records.manifest import read_manifest
+    from cursorpilot.records.pastruns import find_run
+    from cursorpilot.records.resume import check_redacted
 
     where = args.resume
     if where.is_dir() or (not where.exists() and len(where.parts) == 1):  # a run's folder, or its id
@@ -80,15 +80,15 @@ def _program(args: RunArgs) -> tuple[RunArgs, list[str], str | None]:
     if args.acp or args.agent or args.headless:
         if args.headless and args.acp:
             raise BadInput("--headless and --acp are two channels: pick one")
-        if args.headless:
-            from cursorpilot.headless.launchers import LAUNCHERS, launcher
-        else:
-            from cursorpilot.acp.launchers import LAUNCHERS, launcher  # type: ignore[no-redef]
+        from cursorpilot.channels.registry import CHANNELS
+        from cursorpilot.plan import StepKind
 
+        channel = CHANNELS[StepKind.HEADLESS if args.headless else StepKind.ACP]
+        assert channel.launcher is not None and channel.agents is not None
         if args.agent and not command:
-            command = launcher(args.agent) or []
+            command = channel.launcher(args.agent) or []
             if not command:
-                raise BadInput(f"unknown agent {args.agent!r}; known: {', '.join(LAUNCHERS)} (or give its command after --)")
+                raise BadInput(f"unknown agent {args.agent!r}; known: {', '.join(channel.agents())} (or give its command after --)")
         if not args.task:
             raise BadInput(f"{'a headless' if args.headless else 'an ACP'} run needs --task TEXT: the first prompt sent to the agent")
         task = args.task
@@ -105,13 +105,13 @@ def _spec(args: RunArgs, command: list[str], task: str | None, manifest: Manifes
     """The run as the runner takes it, every option checked (a mistake is one line before anything is made)."""
     from cursorpilot.commands.learning import check_learning
     from cursorpilot.durations import parse_duration
-    from cursorpilot.pastruns import runs_home
+    from cursorpilot.records.pastruns import runs_home
     from cursorpilot.plan import load_plan, single_command_plan
-    from cursorpilot.preflight import check_new_log_dir, check_secrets_given, check_startable
+    from cursorpilot.commands.preflight import check_new_log_dir, check_secrets_given, check_startable
     from cursorpilot.providers.rules import parse_answer
-    from cursorpilot.resume import check_resumable
-    from cursorpilot.runner import RunSpec, default_run_id
-    from cursorpilot.secret import given as given_secrets
+    from cursorpilot.records.resume import check_resumable
+    from cursorpilot.runner.spec import RunSpec, default_run_id
+    from cursorpilot.records.secret import given as given_secrets
 
     plan = load_plan(args.plan) if args.plan else single_command_plan(command, task, args.headless)
     timeout = parse_duration(args.timeout) if args.timeout else None
@@ -195,7 +195,7 @@ def _answerer(args: RunArgs, answers: list[RuleEntry], interactive_steps: bool) 
     so a program that asks nothing runs, and each question goes to a person (exit 3 with nobody at the terminal,
     saying how to choose an answerer)."""
     from cursorpilot.durations import parse_duration
-    from cursorpilot.learn import LearningRules
+    from cursorpilot.commands.learn import LearningRules
     from cursorpilot.providers import choose as choose_provider
     from cursorpilot.providers import create as create_provider
     from cursorpilot.providers.base import ProviderConfig
@@ -236,8 +236,8 @@ def _rules_written(args: RunArgs, answers: list[RuleEntry], read: list[RuleEntry
 
 def demo(log: Path | None, quiet: bool, report: bool, debug: bool, argv: list[str], package: Path) -> int:
     """The bundled demo: the Cursor simulator driven offline by rules under a demo governing prompt."""
-    from cursorpilot.pastruns import runs_home
-    from cursorpilot.runner import default_run_id
+    from cursorpilot.records.pastruns import runs_home
+    from cursorpilot.runner.spec import default_run_id
 
     run_id = default_run_id()
     log = log or runs_home() / run_id

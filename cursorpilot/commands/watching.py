@@ -1,4 +1,4 @@
-"""`cursor-pilot watch [RUN] [--take]`: a running run's live screen and decisions, from another terminal (watch.py is the
+"""`cursor-pilot watch [RUN] [--take]`: a running run's live screen and decisions, from another terminal (commands/watched.py is the
 run's side). Read-only by default: nothing typed here reaches the program, and Ctrl-C leaves. With --take the pilot
 pauses and this terminal is the program's keyboard (raw: every key goes to it, Ctrl-C too) until Ctrl-] gives it
 back; the pilot then judges the screen afresh.
@@ -19,7 +19,7 @@ import tty
 from pathlib import Path
 
 from cursorpilot.errors import BadInput, ExitCode, PilotError
-from cursorpilot.watch import HAND_BACK, SOCKET, address, send
+from cursorpilot.commands.watched import HAND_BACK, SOCKET, address, send
 
 CLEAR, HOME, INVERSE, PLAIN, ERASE = "\x1b[2J", "\x1b[H", "\x1b[7m", "\x1b[0m", "\x1b[K"
 NOTES_SHOWN = 3
@@ -36,7 +36,7 @@ def watch(ref: str | None, take: bool) -> int:
 
 def _folder(ref: str | None) -> Path:
     """The run's folder: the one named (id, its beginning, or its folder), else the newest run that is running."""
-    from cursorpilot.pastruns import find_run, known_runs
+    from cursorpilot.records.pastruns import find_run, known_runs
 
     if ref is not None:
         return find_run(ref).folder

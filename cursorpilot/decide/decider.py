@@ -28,10 +28,10 @@ from cursorpilot.decide.question import Choice, Closer, Decision, Kind, Question
 from cursorpilot.decide.yesno import refusal, said_yes
 from cursorpilot.keys import needs_human, only_keys
 from cursorpilot.providers.base import QA, AnswerRequest, Attempt, Provider, Reply, Usage
-from cursorpilot.secret import is_masked, masked
-from cursorpilot.secret import names as secret_names
+from cursorpilot.records.secret import is_masked, masked
+from cursorpilot.records.secret import names as secret_names
 from cursorpilot.run_context import RunContext
-from cursorpilot import records as R
+from cursorpilot.records import models as R
 
 WAIT_WORD = "WAIT"
 _AGREES = re.compile(r"(?i)^\W*(yes|y|yeah|yep|sure|ok|okay|go ahead|do it|please do|approved?)\b")  # a turn end's yes

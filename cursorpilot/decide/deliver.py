@@ -15,14 +15,14 @@ from typing import Any
 
 from cursorpilot.decide.guards import over_cap
 from cursorpilot.errors import ExitCode
-from cursorpilot.records import Rec, body, name_of
-from cursorpilot import records as R
+from cursorpilot.records.models import Rec, body, name_of
+from cursorpilot.records import models as R
 
 
 # -- effects both channels' loops carry out ----------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True, eq=False)
 class Record:
-    """A transcript record for the loop to write: `Record(R.Answer(...))`, a model declared in records.py, so mypy checks
+    """A transcript record for the loop to write: `Record(R.Answer(...))`, a model declared in records/models.py, so mypy checks
     its fields where it is built. The loop dispatches on the model (`isinstance(e.rec, R.Wait)`); `type` and `fields`
     are how it reads (and how tests compare it): its type's name and the fields given, as they are written."""
 

@@ -2,7 +2,7 @@
 agent came back to its composer on a screen or ended its turn over ACP.
 
 An agent that stops is not done because it stopped. At each turn end the channel's loop runs the goal check and looks
-at the working tree (goalcheck.py, I/O) and hands the facts to its pilot; the pilot asks `Turns` what they lead to:
+at the working tree (channels/goalcheck.py, I/O) and hands the facts to its pilot; the pilot asks `Turns` what they lead to:
 the check passed (done, whatever anyone thinks), a limit is reached, the agent is making no progress (a human), an
 instruction held back by a limit before a resume (sent), or a question for the decision path, whose Decision comes
 back through `judged()` as one of four verdicts: DONE (close), CONTINUE (the next message), BLOCKED (what only a human
@@ -61,7 +61,7 @@ class Check:
 
 @dataclass(frozen=True, slots=True)
 class TurnFacts:
-    """What the channel's loop found at a turn end (goalcheck.py)."""
+    """What the channel's loop found at a turn end (channels/goalcheck.py)."""
 
     check: Check | None  # None: no goal check for this step
     tree: str | None = None  # the working tree's fingerprint; None: not a git working tree

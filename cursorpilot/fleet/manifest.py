@@ -35,7 +35,7 @@ class FleetState:
 
 
 def write(folder: Path, state: FleetState) -> None:
-    from cursorpilot.manifest import now_iso
+    from cursorpilot.records.manifest import now_iso
 
     state.updated = now_iso()
     tmp = folder / (NAME + ".tmp")

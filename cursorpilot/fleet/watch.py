@@ -1,7 +1,7 @@
 """A run's transcript read as the fleet's facts, PURE: each record in, the facts it means out. The run's records are
 its only word to the fleet (the same on this machine and on a Ray node): nothing is read off its console.
 
-Which records mean what (cursorpilot/records.py): `program_started`, its program runs (no retry after it);
+Which records mean what (cursorpilot/records/models.py): `program_started`, its program runs (no retry after it);
 `rules_checked` and `provider_request`, a question met; `answer` and `provider_reply`'s cost, progress;
 `decision_page` where its page is served; `human_asked` on the page, a question for the inbox; `human_answered` and
 `human_unanswered`, that question closed.

@@ -26,13 +26,13 @@ from cursorpilot.human.asked import GONE, REFUSED, Result, asked, notice
 from cursorpilot.human.race import Board, Offer, Pending
 from cursorpilot.human.terminal import LineReader
 from cursorpilot.human.tokens import Signer
-from cursorpilot import records as R
+from cursorpilot.records import models as R
 
 if TYPE_CHECKING:
     from cursorpilot.clock import Clock
     from cursorpilot.events import Sink
-    from cursorpilot.steps import Job
-    from cursorpilot.transcript import Transcript
+    from cursorpilot.channels.contract import Job
+    from cursorpilot.records.transcript import Transcript
 
 ON_TIMEOUT = ("exit", "no")
 Check = Callable[[Question, Decision], Decision]  # decide.decider.Decider.check
@@ -69,7 +69,7 @@ class Humans:
         self.page = None
         self.base = ""  # http://host:port
 
-    # -- the run's start and end (runner.py) ---------------------------------------------------------------------------
+    # -- the run's start and end (runner/run.py) ---------------------------------------------------------------------------
     def start(self) -> None:
         c = self.config
         if c.sock is None:

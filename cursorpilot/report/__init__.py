@@ -1,6 +1,6 @@
 """`cursor-pilot report RUN_DIR`: one page that says what an unattended run did.
 
-It reads what a run leaves (transcript.jsonl through cursorpilot.records, the session casts, prompts/, the git
+It reads what a run leaves (transcript.jsonl through cursorpilot.records.models, the session casts, prompts/, the git
 snapshots) and writes report.html (self-contained: the player, its styles and the replay inlined), report.json
 (the same content as data, schema in report.schema.json) and report.md (short, for a CI summary or a PR comment).
 It only reads the run: a report can be made again at any time, of a finished, failed or crashed run.
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from cursorpilot import __version__
 from cursorpilot.errors import BadInput
-from cursorpilot.redact import Redactor
+from cursorpilot.records.redact import Redactor
 from cursorpilot.report.build import Builder, Caps, Draft, cut, read_prompts, steps_of
 from cursorpilot.report.cast import Joined, join
 from cursorpilot.report.changes import changes
@@ -83,7 +83,7 @@ def redaction_for(log_dir: Path, d: Draft) -> Redactor:
     secret-named variables of this environment, the secret shapes."""
     import os
 
-    from cursorpilot.manifest import read_manifest
+    from cursorpilot.records.manifest import read_manifest
 
     values: list[str] = []
     try:

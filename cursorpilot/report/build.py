@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from cursorpilot import records as R
-from cursorpilot.records_read import ReadStats, read
+from cursorpilot.records import models as R
+from cursorpilot.records.reading import ReadStats, read
 from cursorpilot.report.model import Row, RowOutcome, SourceKind, Step, Turn
 
 T = TypeVar("T")

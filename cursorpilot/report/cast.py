@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from cursorpilot.records import masked
-from cursorpilot.redact import Redactor, Stream
+from cursorpilot.records.models import masked
+from cursorpilot.records.redact import Redactor, Stream
 from cursorpilot.report.build import Draft, StepDraft
 
 GAP_S = 1.0

@@ -24,10 +24,10 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 import agentlab  # noqa: E402
 
-from cursorpilot import reaper  # noqa: E402
+from cursorpilot.channels import reaper  # noqa: E402
 from cursorpilot.keys import to_writes  # noqa: E402
-from cursorpilot.pty.driver import PtyDriver  # noqa: E402
-from cursorpilot.pty.screen import TerminalScreen  # noqa: E402
+from cursorpilot.channels.pty.driver import PtyDriver  # noqa: E402
+from cursorpilot.channels.pty.screen import TerminalScreen  # noqa: E402
 
 CAPTURES = HERE.parents[0] / "data" / "captures"
 CURSORS: dict[str, list[int]] = {}  # each screen's cursor, as tests/data/captures/cursors.yaml keeps them

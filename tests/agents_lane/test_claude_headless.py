@@ -1,7 +1,7 @@
 """The real Claude Code (2.1.330) in print mode, offline, driven by the headless channel (`--headless`): its
 permissions through `--permission-prompt-tool stdio`, its turn ends judged, `continue` resumed with `--resume`, with the
 user's rules and with a model provider (the real openai SDK against a fake server on 127.0.0.1). And its own deny list,
-written by cursor-pilot (nativedeny.py), refusing `rm -rf` by itself: with the pilot in the loop, and with the pilot
+written by cursor-pilot (channels/agent/nativedeny.py), refusing `rm -rf` by itself: with the pilot in the loop, and with the pilot
 out of it."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import agentlab  # noqa: E402
 
-from cursorpilot.nativedeny import deny_list  # noqa: E402
+from cursorpilot.channels.agent.nativedeny import deny_list  # noqa: E402
 from tests.fakes.llm_server import FakeLLM  # noqa: E402
 from tests.helpers import is_turn_end, question_of, verdict  # noqa: E402
 

@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from cursorpilot.pty import driver as driver_mod
-from cursorpilot.pty.driver import PtyDriver
+from cursorpilot.channels.pty import driver as driver_mod
+from cursorpilot.channels.pty.driver import PtyDriver
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -25,9 +25,9 @@ from cursorpilot.events import BaseSink
 from cursorpilot.human.humans import HumanConfig, Humans
 from cursorpilot.human.page import bind
 from cursorpilot.providers.rules import RulesProvider
-from cursorpilot.redact import Redactor
+from cursorpilot.records.redact import Redactor
 from cursorpilot.run_context import RunContext
-from cursorpilot.transcript import Transcript
+from cursorpilot.records.transcript import Transcript
 
 pytestmark = pytest.mark.timeout(60)
 

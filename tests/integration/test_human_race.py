@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from cursorpilot.pty.driver import PtyDriver
-from cursorpilot.pty.screen import TerminalScreen
+from cursorpilot.channels.pty.driver import PtyDriver
+from cursorpilot.channels.pty.screen import TerminalScreen
 from tests.integration.test_human_page import call
 
 pytestmark = pytest.mark.timeout(90)

@@ -13,7 +13,8 @@ import pytest
 from cursorpilot.events import NullSink
 from cursorpilot.providers.script import ScriptProvider
 from cursorpilot.plan import single_command_plan
-from cursorpilot.runner import Runner, RunSpec
+from cursorpilot.runner.run import Runner
+from cursorpilot.runner.spec import RunSpec
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from cursorpilot import reaper
-from cursorpilot.pty import kernel
+from cursorpilot.channels import reaper
+from cursorpilot.channels.pty import kernel
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")]
 

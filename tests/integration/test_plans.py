@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cursorpilot.plan import load_plan
-from cursorpilot.transcript import read_transcript
+from cursorpilot.records.transcript import read_transcript
 
 pytestmark = pytest.mark.timeout(120)
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """ACP requests as Questions, Decisions as protocol replies: pure, no agent needed."""
 
-from cursorpilot.acp import ask
+from cursorpilot.channels.acp import ask
 from cursorpilot.decide.question import Decision, Verdict
 
 GEMINI = [{"optionId": "proceed_always", "name": "Allow for this session", "kind": "allow_always"},

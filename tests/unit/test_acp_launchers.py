@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from cursorpilot.acp.launchers import misread
+from cursorpilot.channels.acp.launchers import misread
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 

@@ -2,15 +2,15 @@
 
 from datetime import datetime, timezone
 
-from cursorpilot.acp.facts import (NOT_FOUND, REFUSED, Ask, AskHuman, CallFailed, CancelSent, CancelTurn, CommandAsked, CommandExited,
+from cursorpilot.channels.acp.facts import (NOT_FOUND, REFUSED, Ask, AskHuman, CallFailed, CancelSent, CancelTurn, CommandAsked, CommandExited,
                                    CommandStarted, Decided, DenyListWritten, End, Exited, ExtensionAsked, FileRead, FileWasRead,
                                    FileWrite, FileWritten, FormAsked, GoalChecked, Initialized, Interrupted, NotJson, OpenSession,
                                    PermissionAsked, Refuse, Reply, SendPrompt, ServeFailed, SessionOpened, Started, Tick, TurnEnded,
                                    Update)
-from cursorpilot.acp.pilot import INIT_TIMEOUT, STUCK_AFTER, TOOL_FACTOR, TOOL_LOOP_LIMIT, AcpPilot, AcpPilotConfig
-from cursorpilot.acp.workspace import OUTPUT_KEPT
-from cursorpilot import records as R
-from cursorpilot.decide.agentwait import STUCK_NUDGES
+from cursorpilot.channels.acp.pilot import INIT_TIMEOUT, STUCK_AFTER, TOOL_FACTOR, TOOL_LOOP_LIMIT, AcpPilot, AcpPilotConfig
+from cursorpilot.channels.acp.workspace import OUTPUT_KEPT
+from cursorpilot.records import models as R
+from cursorpilot.channels.agent.waits import STUCK_NUDGES
 from cursorpilot.decide.limits import BACKOFF
 from cursorpilot.decide.deliver import NOBODY, Record, RunCounts
 from cursorpilot.decide.question import Decision, Verdict
@@ -359,7 +359,7 @@ def test_cursor_questions_are_asked_one_by_one_and_answered_together():
 
 
 def test_a_call_the_agents_own_deny_list_refused_is_the_policys_denial_and_the_judge_hears_of_it():
-    """With the policy in the agent's own list (nativedeny.py), the agent refuses rm -rf without asking: the call just
+    """With the policy in the agent's own list (channels/agent/nativedeny.py), the agent refuses rm -rf without asking: the call just
     fails. Claude's adapter describes it first (title, rawInput), so the pilot records the policy's denial."""
     p = AcpPilot(AcpPilotConfig(task="t", governing_prompt="", cwd=CWD, native=True), RunCounts())
     p.handle(0.0, Started())

@@ -4,7 +4,7 @@ pyte starts G1 as DEC line drawing (the Linux console's): a stray 0x0E in a bina
 
 from cursorpilot.detect.classifier import Timing, classify
 from cursorpilot.detect.profiles import load_profile
-from cursorpilot.pty.screen import TerminalScreen
+from cursorpilot.channels.pty.screen import TerminalScreen
 
 
 def shown(data: bytes) -> list[str]:

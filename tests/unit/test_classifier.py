@@ -11,7 +11,7 @@ from cursorpilot.clock import FakeClock
 from cursorpilot.detect.classifier import Timing, classify, headline
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.detect.snapshot import snapshot_from_text
-from cursorpilot.pty.screen import TerminalScreen
+from cursorpilot.channels.pty.screen import TerminalScreen
 from cursorpilot.sim.common import Recorder
 from cursorpilot.sim.cursor import CursorSim
 from tests.helpers import capture as capture_snapshot

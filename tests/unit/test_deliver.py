@@ -1,6 +1,6 @@
 """Handing an answer over and escalating, the rules both channels share: pure, milliseconds."""
 
-from cursorpilot import records as R
+from cursorpilot.records import models as R
 from cursorpilot.decide.deliver import (Answer, Delivered, Halt, Record, RunCounts, Tally, Tell, deliver, escalate, halt_of,
                                         unanswered)
 from cursorpilot.errors import ExitCode

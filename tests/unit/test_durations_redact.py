@@ -2,7 +2,7 @@ import pytest
 
 from cursorpilot.durations import parse_duration
 from cursorpilot.errors import BadInput
-from cursorpilot.redact import HOLD, MASK, Redactor, Stream
+from cursorpilot.records.redact import HOLD, MASK, Redactor, Stream
 
 
 @pytest.mark.parametrize("text,seconds", [("90s", 90), ("45m", 2700), ("1h30m", 5400), ("2.5", 2.5), ("250ms", 0.25)])

@@ -2,16 +2,16 @@
 
 from datetime import datetime, timezone
 
-from cursorpilot import records as R
+from cursorpilot.records import models as R
 from cursorpilot.decide.limits import LimitConfig
 from cursorpilot.decide.deliver import Record, RunCounts
 from cursorpilot.decide.question import Decision, Verdict
 from cursorpilot.decide.turns import CheckGoal, Check, TurnFacts
 from cursorpilot.errors import ExitCode
-from cursorpilot.headless.facts import (Ask, AskHuman, ControlAsked, Decided, DenyListWritten, End, EndInput, Exited, GoalChecked,
+from cursorpilot.channels.headless.facts import (Ask, AskHuman, ControlAsked, Decided, DenyListWritten, End, EndInput, Exited, GoalChecked,
                                         Interrupted, NotJson, Other, PermissionAsked, RateLimited, Reply, Result, Said, SessionInit, Spawned, SpawnFailed,
                                         Started, StartTurn, StopAgent, Tick, ToolDone, ToolUse, Unsupported)
-from cursorpilot.headless.pilot import STUCK_AFTER, TOOL_LOOP_LIMIT, HeadlessPilot, HeadlessPilotConfig
+from cursorpilot.channels.headless.pilot import STUCK_AFTER, TOOL_LOOP_LIMIT, HeadlessPilot, HeadlessPilotConfig
 
 CWD = "/work/project"
 RM = {"command": "rm -rf build", "description": "Remove build"}
@@ -124,7 +124,7 @@ def test_a_rejection_the_agent_made_by_itself_is_reported_not_taken_for_success(
 
 
 def test_a_rejection_by_the_agents_own_deny_list_is_the_policy_at_work():
-    """nativedeny.py put the policy into the agent's list: what it refuses by itself, the policy refuses too."""
+    """channels/agent/nativedeny.py put the policy into the agent's list: what it refuses by itself, the policy refuses too."""
     p = started()
     p.handle(1.0, ToolUse("c1", "Shell", {"command": "rm -rf build"}))
     out = p.handle(1.1, ToolDone("c1", False, "Denied by permissions: Shell(rm)"))

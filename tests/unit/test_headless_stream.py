@@ -6,9 +6,9 @@ import json
 import pytest
 
 from cursorpilot.errors import ExitCode
-from cursorpilot.headless.facts import ControlAsked, NotJson, Other, PermissionAsked, Result, Said, SessionInit, ToolDone, ToolUse
-from cursorpilot.headless.stream import classify, dialect_of, read, reply_line, turn_argv
-from cursorpilot.nativedeny import CLAUDE, CURSOR, GEMINI, NOT_MAPPED, deny_list, gemini_policy
+from cursorpilot.channels.headless.facts import ControlAsked, NotJson, Other, PermissionAsked, Result, Said, SessionInit, ToolDone, ToolUse
+from cursorpilot.channels.headless.stream import classify, dialect_of, read, reply_line, turn_argv
+from cursorpilot.channels.agent.nativedeny import CLAUDE, CURSOR, GEMINI, NOT_MAPPED, deny_list, gemini_policy
 from cursorpilot.decide.policy import RULES
 
 CAN_USE = {"type": "control_request", "request_id": "1f1e", "request": {

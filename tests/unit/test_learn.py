@@ -1,4 +1,4 @@
-"""Rules learned from a person (cursorpilot/learn.py): the answers a run recorded in, a rules file out that the rules
+"""Rules learned from a person (cursorpilot/commands/learn.py): the answers a run recorded in, a rules file out that the rules
 engine answers the same questions with. Pure: no program, no terminal."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import re
 import pytest
 
 from cursorpilot.errors import BadInput
-from cursorpilot.learn import Asked, asking_line, check, learn, pattern, to_yaml, write
+from cursorpilot.commands.learn import Asked, asking_line, check, learn, pattern, to_yaml, write
 from cursorpilot.providers.rules import read_entries
-from cursorpilot.secret import masked
+from cursorpilot.records.secret import masked
 
 
 def human(prompt: str, reply: str, secret: bool = False, step: int = 1, kind: str = "input") -> Asked:

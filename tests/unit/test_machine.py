@@ -1,6 +1,6 @@
 import pytest
 
-from cursorpilot.machine import TERMINAL, Action, Event, IllegalTransition, State, table, transition
+from cursorpilot.channels.pty.machine import TERMINAL, Action, Event, IllegalTransition, State, table, transition
 
 
 def test_happy_path_prompt_answer_finish():

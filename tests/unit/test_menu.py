@@ -129,7 +129,7 @@ def test_a_multi_select_reply_is_the_final_selection():
 
 
 def test_a_reverse_video_row_is_the_highlight_when_no_marker_is_drawn():
-    from cursorpilot.pty.screen import TerminalScreen
+    from cursorpilot.channels.pty.screen import TerminalScreen
 
     screen = TerminalScreen(40, 8)
     screen.feed(b"? Which framework?\r\n  React\r\n  \x1b[7mVue\x1b[27m\r\n  Svelte\r\n")
@@ -149,7 +149,7 @@ def test_a_bare_yes_or_no_picks_the_first_option_starting_with_it():
 
 
 def test_a_highlight_in_its_own_colour_counts_but_a_menu_in_one_colour_has_none():
-    from cursorpilot.pty.screen import TerminalScreen
+    from cursorpilot.channels.pty.screen import TerminalScreen
 
     screen = TerminalScreen(40, 8)
     screen.feed(b"? Which framework?\r\n  React\r\n  \x1b[36mVue\x1b[39m\r\n  Svelte\r\n")

@@ -13,8 +13,8 @@ from cursorpilot.detect.menu import parse
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.keys import Modes
 from cursorpilot.decide.deliver import Record, RunCounts
-from cursorpilot.pty.facts import Ask, AskHuman, Close, Decided, GoalChecked, PilotConfig, Screen, ScreenFacts, Started, Type, Typed
-from cursorpilot.pty.pilot import Pilot
+from cursorpilot.channels.pty.facts import Ask, AskHuman, Close, Decided, GoalChecked, PilotConfig, Screen, ScreenFacts, Started, Type, Typed
+from cursorpilot.channels.pty.pilot import Pilot
 
 
 def screen(p, now, c, f):

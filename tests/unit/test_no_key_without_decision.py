@@ -16,9 +16,9 @@ from cursorpilot.detect.classifier import UNKNOWN, Classification
 from cursorpilot.detect.menu import parse
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.keys import Modes
-from cursorpilot.machine import State
-from cursorpilot.pty.facts import Ask, AskHuman, Decided, GoalChecked, PilotConfig, Screen, ScreenFacts, Started, Type, Typed
-from cursorpilot.pty.pilot import Pilot
+from cursorpilot.channels.pty.machine import State
+from cursorpilot.channels.pty.facts import Ask, AskHuman, Decided, GoalChecked, PilotConfig, Screen, ScreenFacts, Started, Type, Typed
+from cursorpilot.channels.pty.pilot import Pilot
 
 
 def screen(p, now, c, f):

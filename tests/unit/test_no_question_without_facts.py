@@ -16,8 +16,8 @@ from cursorpilot.detect.classifier import UNKNOWN, Classification
 from cursorpilot.detect.menu import parse
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.keys import Modes
-from cursorpilot.pty.facts import Ask, Decided, PilotConfig, Screen, ScreenFacts, Started, Typed
-from cursorpilot.pty.pilot import Pilot
+from cursorpilot.channels.pty.facts import Ask, Decided, PilotConfig, Screen, ScreenFacts, Started, Typed
+from cursorpilot.channels.pty.pilot import Pilot
 
 GENERIC = load_profile("generic")
 MENU = parse("Board:\n❯ cm4\n  pi4")

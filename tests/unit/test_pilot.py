@@ -7,10 +7,10 @@ from cursorpilot.detect.menu import numbered, parse
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes
-from cursorpilot.machine import State
+from cursorpilot.channels.pty.machine import State
 from cursorpilot.decide.deliver import Record, RunCounts
-from cursorpilot.pty.facts import Ask, AskHuman, Close, Decided, GoalChecked, PilotConfig, Screen, ScreenFacts, Started, Type, Typed
-from cursorpilot.pty.pilot import Pilot
+from cursorpilot.channels.pty.facts import Ask, AskHuman, Close, Decided, GoalChecked, PilotConfig, Screen, ScreenFacts, Started, Type, Typed
+from cursorpilot.channels.pty.pilot import Pilot
 
 
 def screen(p, now, c, f):

@@ -18,9 +18,9 @@ from cursorpilot.detect.profiles import load_profile
 from cursorpilot.detect.snapshot import snapshot_from_text
 from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes
-from cursorpilot.machine import State
-from cursorpilot.pty.facts import Ask, AskHuman, Close, Decided, HandedBack, PilotConfig, Screen, ScreenFacts, Started, Taken, Type, Typed
-from cursorpilot.pty.pilot import Pilot
+from cursorpilot.channels.pty.machine import State
+from cursorpilot.channels.pty.facts import Ask, AskHuman, Close, Decided, HandedBack, PilotConfig, Screen, ScreenFacts, Started, Taken, Type, Typed
+from cursorpilot.channels.pty.pilot import Pilot
 from tests.helpers import CAPTURES, capture
 
 BEFORE_RESET = datetime(2026, 11, 29, 1, 3, 30, tzinfo=timezone.utc)  # the captures say "try again at 1:06 AM", "resets 1:06am"

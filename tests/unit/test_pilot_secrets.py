@@ -8,9 +8,9 @@ from cursorpilot.decide.deliver import Delivered, Tell
 from cursorpilot.decide.question import Decision
 from cursorpilot.detect.classifier import Classification
 from cursorpilot.keys import Modes
-from cursorpilot.pty.facts import Ask, AskHuman, Decided, GoalChecked, Screen, Started, Type, Typed
+from cursorpilot.channels.pty.facts import Ask, AskHuman, Decided, GoalChecked, Screen, Started, Type, Typed
 
-from cursorpilot.secret import masked
+from cursorpilot.records.secret import masked
 from tests.unit.test_pilot import answer, facts, of, pilot, records, screen
 
 PASSWORD = Classification(state="input", rule_id="generic.waiting_input", block="Password:", key="w@3:Password:", anchor_row=3)

@@ -1,7 +1,7 @@
 """What a step's program is started with: CI markers hidden unless kept or set by the step; the reaper's mark."""
 
-from cursorpilot.program_env import last_words, program_env
-from cursorpilot.reaper import MARK
+from cursorpilot.channels.program_env import last_words, program_env
+from cursorpilot.channels.reaper import MARK
 
 BASE = {"PATH": "/bin", "CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": "42", "CURSORPILOT_MARK": "outer"}
 

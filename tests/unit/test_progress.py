@@ -12,7 +12,7 @@ import time
 import pytest
 
 from cursorpilot.detect.profiles import load_profile
-from cursorpilot.pty.progress import CPU_EVERY, Progress, cpu_ticks
+from cursorpilot.channels.pty.progress import CPU_EVERY, Progress, cpu_ticks
 from tests.helpers import CAPTURES
 
 

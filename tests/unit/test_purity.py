@@ -12,13 +12,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 PURE = [
-    "cursorpilot.fleet.scheduler", "cursorpilot.fleet.facts", "cursorpilot.fleet.watch",
-    "cursorpilot.pty.pilot", "cursorpilot.pty.facts", "cursorpilot.pty.keystrokes", "cursorpilot.pty.ask", "cursorpilot.pty.quiet", "cursorpilot.pty.answering", "cursorpilot.pty.held",
-    "cursorpilot.pty.turnend", "cursorpilot.pty.typist", "cursorpilot.pty.parts", "cursorpilot.acp.pilot", "cursorpilot.acp.ask", "cursorpilot.acp.facts", "cursorpilot.acp.workspace", "cursorpilot.acp.requests",
-    "cursorpilot.headless.pilot", "cursorpilot.headless.facts", "cursorpilot.headless.stream",
+    "cursorpilot.fleet.scheduler", "cursorpilot.fleet.facts", "cursorpilot.fleet.watch", "cursorpilot.channels.agent.facts",
+    "cursorpilot.channels.pty.pilot", "cursorpilot.channels.pty.facts", "cursorpilot.channels.pty.keystrokes", "cursorpilot.channels.pty.ask", "cursorpilot.channels.pty.quiet", "cursorpilot.channels.pty.answering", "cursorpilot.channels.pty.held",
+    "cursorpilot.channels.pty.turnend", "cursorpilot.channels.pty.typist", "cursorpilot.channels.pty.parts", "cursorpilot.channels.acp.pilot", "cursorpilot.channels.acp.ask", "cursorpilot.channels.acp.facts", "cursorpilot.channels.acp.workspace", "cursorpilot.channels.acp.requests",
+    "cursorpilot.channels.headless.pilot", "cursorpilot.channels.headless.facts", "cursorpilot.channels.headless.stream",
     "cursorpilot.detect.classifier", "cursorpilot.detect.regions", "cursorpilot.detect.undecided", "cursorpilot.detect.facts", "cursorpilot.detect.menu", "cursorpilot.detect.snapshot", "cursorpilot.decide.question",
     "cursorpilot.decide.choices", "cursorpilot.decide.guards", "cursorpilot.decide.deliver", "cursorpilot.decide.yesno", "cursorpilot.decide.toolcalls",
-    "cursorpilot.decide.turns", "cursorpilot.decide.agentpilot", "cursorpilot.decide.limits", "cursorpilot.decide.agentwait", "cursorpilot.pty.resume", "cursorpilot.acp.activity", "cursorpilot.decide.weigh", "cursorpilot.decide.consent", "cursorpilot.decide.accepts", "cursorpilot.decide.echo", "cursorpilot.machine", "cursorpilot.human.asked", "cursorpilot.human.html",
+    "cursorpilot.decide.turns", "cursorpilot.channels.agent.pilot", "cursorpilot.decide.limits", "cursorpilot.channels.agent.waits", "cursorpilot.channels.pty.resume", "cursorpilot.channels.acp.activity", "cursorpilot.decide.weigh", "cursorpilot.decide.consent", "cursorpilot.decide.accepts", "cursorpilot.decide.echo", "cursorpilot.channels.pty.machine", "cursorpilot.human.asked", "cursorpilot.human.html",
 ]
 STDLIB = {"__future__", "abc", "re", "dataclasses", "enum", "typing", "collections", "collections.abc", "functools", "itertools", "hashlib",
           "json", "math", "string", "html",
@@ -27,10 +27,10 @@ STDLIB = {"__future__", "abc", "re", "dataclasses", "enum", "typing", "collectio
 LEANED_ON = {
     "cursorpilot.errors": "the exit codes: an IntEnum",
     "cursorpilot.keys": "the reply grammar: text to bytes, no terminal",
-    "cursorpilot.secret": "how a secret is shown (its length and a hash), told and named: text in, text out",
+    "cursorpilot.records.secret": "how a secret is shown (its length and a hash), told and named: text in, text out",
     "cursorpilot.decide.policy": "the deny policy: a function of a text and the working directory's path (os.path only, no file read)",
     "cursorpilot.detect.profiles": "the profile models the pilots read (loading them from files is the loop's business)",
-    "cursorpilot.records": "the transcript's record models a pilot builds its Record effects from (declarations: writing them is the loop's business)",
+    "cursorpilot.records.models": "the transcript's record models a pilot builds its Record effects from (declarations: writing them is the loop's business)",
 }
 ALLOWED = STDLIB | set(PURE) | set(LEANED_ON)
 
@@ -44,7 +44,7 @@ def imports(module: str, root: Path = ROOT) -> set[str]:
             out |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
             assert node.level == 0 and node.module, f"{module}: relative import"
-            for alias in node.names:  # `from cursorpilot.acp import ask` imports the module cursorpilot.acp.ask
+            for alias in node.names:  # `from cursorpilot.channels.acp import ask` imports the module cursorpilot.channels.acp.ask
                 sub = f"{node.module}.{alias.name}"
                 out.add(sub if (root / (sub.replace(".", "/") + ".py")).exists() else node.module)
     return out
@@ -57,8 +57,8 @@ def test_pure_modules_import_only_what_the_allow_list_names():
 
 def test_the_allow_list_catches_a_stray_import(tmp_path):
     """The check itself can fail: a pilot that reaches for asyncio or the clock, even inside a function, is caught."""
-    for module, text in (("acp/pilot", "import asyncio\nfrom cursorpilot.decide import question\ndef f():\n    from time import monotonic\n"),
+    for module, text in (("channels/acp/pilot", "import asyncio\nfrom cursorpilot.decide import question\ndef f():\n    from time import monotonic\n"),
                          ("decide/question", "")):
         (tmp_path / "cursorpilot" / module).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "cursorpilot" / f"{module}.py").write_text(text)
-    assert imports("cursorpilot.acp.pilot", tmp_path) - ALLOWED == {"asyncio", "time"}
+    assert imports("cursorpilot.channels.acp.pilot", tmp_path) - ALLOWED == {"asyncio", "time"}

@@ -12,9 +12,9 @@ from cursorpilot.detect.facts import prompt_ended
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.detect.snapshot import Snapshot
 from cursorpilot.keys import Modes
-from cursorpilot.pty.ask import question
-from cursorpilot.pty.facts import Ask, AskHuman, Decided, PilotConfig, Screen, ScreenFacts, Started, Type, Typed
-from cursorpilot.pty.pilot import Pilot
+from cursorpilot.channels.pty.ask import question
+from cursorpilot.channels.pty.facts import Ask, AskHuman, Decided, PilotConfig, Screen, ScreenFacts, Started, Type, Typed
+from cursorpilot.channels.pty.pilot import Pilot
 
 GENERIC = load_profile("generic")
 WIZARD = ["Project name: proj", "", "Licensing:", "",

@@ -4,7 +4,7 @@ import json
 import random
 
 from cursorpilot.clock import FakeClock
-from cursorpilot.recording import CAST_BATCH_S, CAST_MAX_LAG, CAST_QUIET_S, CAST_SLICE_BYTES, SessionRecorder
+from cursorpilot.records.recording import CAST_BATCH_S, CAST_MAX_LAG, CAST_QUIET_S, CAST_SLICE_BYTES, SessionRecorder
 
 
 def record(tmp_path, chunks, gap=0.001):

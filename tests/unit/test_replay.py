@@ -8,8 +8,8 @@ import pytest
 from cursorpilot.clock import FakeClock
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.errors import BadInput
-from cursorpilot.recording import SessionRecorder
-from cursorpilot.replay import decisions, load
+from cursorpilot.records.recording import SessionRecorder
+from cursorpilot.commands.replay import decisions, load
 
 GENERIC = load_profile("generic")
 SPIN = "|/-\\"

@@ -10,14 +10,14 @@ import pytest
 
 from cursorpilot.clock import FakeClock
 from cursorpilot.errors import BadInput
-from cursorpilot import records
-from cursorpilot.records import masked
-from cursorpilot.redact import Redactor
+from cursorpilot.records import models as records
+from cursorpilot.records.models import masked
+from cursorpilot.records.redact import Redactor
 from cursorpilot.report import build, write
 from cursorpilot.report.build import Caps
 from cursorpilot.report.model import Report
 from cursorpilot.report.render import json_script, player
-from cursorpilot.transcript import Transcript
+from cursorpilot.records.transcript import Transcript
 
 SCHEMA = Path(__file__).resolve().parents[2] / "cursorpilot" / "report" / "report.schema.json"
 

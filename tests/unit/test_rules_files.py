@@ -12,9 +12,9 @@ from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import AnswerRequest
 from cursorpilot.providers.rules import RuleEntry, RulesProvider, parse_answer, read_entries
 from cursorpilot.providers.script import ScriptProvider
-from cursorpilot.redact import Redactor
+from cursorpilot.records.redact import Redactor
 from cursorpilot.run_context import RunContext
-from cursorpilot.transcript import Transcript
+from cursorpilot.records.transcript import Transcript
 
 SHAPE = "a rules file is a list of rules like: - {id: go, match: 'Continue\\?', reply: y}"
 

@@ -5,8 +5,8 @@ import random
 
 import pytest
 
-from cursorpilot.pty import screen as screen_mod
-from cursorpilot.pty.screen import TerminalScreen
+from cursorpilot.channels.pty import screen as screen_mod
+from cursorpilot.channels.pty.screen import TerminalScreen
 
 
 def render(text_parts, fast, monkeypatch, scrollback=10**6):

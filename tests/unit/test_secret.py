@@ -1,4 +1,4 @@
-"""How a secret is shown, told and named (cursorpilot/secret.py), and what the transcript and the redactor do with one."""
+"""How a secret is shown, told and named (cursorpilot/records/secret.py), and what the transcript and the redactor do with one."""
 
 import hashlib
 import json
@@ -10,10 +10,10 @@ import pytest
 
 from cursorpilot.clock import FakeClock
 from cursorpilot.errors import BadInput
-from cursorpilot.records import KeysSent, mask_secrets
-from cursorpilot.redact import Redactor
-from cursorpilot.secret import asks_secret, given, masked, names, resolve
-from cursorpilot.transcript import Transcript
+from cursorpilot.records.models import KeysSent, mask_secrets
+from cursorpilot.records.redact import Redactor
+from cursorpilot.records.secret import asks_secret, given, masked, names, resolve
+from cursorpilot.records.transcript import Transcript
 
 
 def test_a_mask_keeps_the_length_and_a_keyed_tag_and_is_never_masked_twice():
@@ -27,7 +27,7 @@ def test_a_mask_holds_no_unkeyed_digest_a_guess_could_be_checked_against():
     mask = masked("hunter2")
     for digest in (hashlib.sha256(b"hunter2").hexdigest(), hashlib.sha1(b"hunter2").hexdigest(), hashlib.md5(b"hunter2").hexdigest()):
         assert digest[:8] not in mask
-    other_run = subprocess.run([sys.executable, "-c", "from cursorpilot.secret import masked; print(masked('hunter2'))"],
+    other_run = subprocess.run([sys.executable, "-c", "from cursorpilot.records.secret import masked; print(masked('hunter2'))"],
                                capture_output=True, text=True, check=True).stdout.strip()
     assert other_run != mask and other_run.startswith("•••••• (7 chars, hmac:")  # a key per run (process), never written
 

@@ -18,9 +18,9 @@ from cursorpilot.decide.question import Choice, Kind, Question, Verdict
 from cursorpilot.providers.base import AnswerRequest, Reply, Usage
 from cursorpilot.providers.local import is_local
 from cursorpilot.providers.schema import names_structured, reply_schema, schema_for
-from cursorpilot.redact import Redactor
+from cursorpilot.records.redact import Redactor
 from cursorpilot.run_context import RunContext
-from cursorpilot.transcript import Transcript
+from cursorpilot.records.transcript import Transcript
 
 
 def line(text: str, kind: str = Kind.QUESTION, **kw) -> Question:

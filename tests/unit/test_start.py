@@ -1,4 +1,4 @@
-"""The program a run drives starts first (cursorpilot/start.py): `run`'s options read without typer say what typer would
+"""The program a run drives starts first (cursorpilot/startup/start.py): `run`'s options read without typer say what typer would
 say, nothing but what the start needs is imported before the program is, and the program started early is the run's
 own, or, when the run is refused, killed."""
 
@@ -15,8 +15,9 @@ import pytest
 import typer
 from typer.main import get_command
 
-from cursorpilot import runargs
 from cursorpilot.cli import app
+from cursorpilot.commands import runargs
+from cursorpilot.startup import fastpath
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,23 +35,23 @@ def test_typers_options_are_runargs_field_by_field():
             continue
         seen.add(param.name)
         spec = runargs.FIELDS[param.name]
-        assert "--" + param.name.replace("_", "-") in param.opts, param.opts  # the spelling runargs.parse reads
+        assert "--" + param.name.replace("_", "-") in param.opts, param.opts  # the spelling fastpath.parse reads
         assert bool(getattr(param, "is_flag", False)) == (spec.kind == "flag"), param.name
         assert (spec.kind == "list") == bool(param.multiple), param.name
         assert param.default == spec.default, param.name
         bounds = param if hasattr(param, "min") else getattr(param, "type", None)  # typer 0.29 / click's IntRange
         assert (getattr(bounds, "min", None), getattr(bounds, "max", None)) == (spec.min, spec.max), param.name
         assert param.envvar == spec.envvar, param.name
-        assert param.envvar is None or param.envvar in runargs.ENV_OPTIONS, param.name
+        assert param.envvar is None or param.envvar in fastpath.ENV_OPTIONS, param.name
     assert seen | {"command"} == set(runargs.FIELDS)
 
 
 def test_the_quick_parser_and_the_resumable_options_are_read_off_runargs():
-    """The tables start.py reads a plain run with, and the options a resumed run keeps, are RunArgs' own."""
-    assert runargs.QUICK == {name for name, spec in runargs.FIELDS.items() if spec.quick}
+    """The tables startup/start.py reads a plain run with, and the options a resumed run keeps, are RunArgs' own."""
+    assert fastpath.QUICK == {name for name, spec in runargs.FIELDS.items() if spec.quick}
     assert set(runargs.RESUMABLE) == set(runargs.FIELDS) - {"learn", "notify", "listen", "log", "quiet", "report", "debug", "dry_run",
                                                              "resume", "force"}
-    parsed = runargs.parse(["--cols", "30", "--answer", "a=b", "--", "x"])
+    parsed = fastpath.parse(["--cols", "30", "--answer", "a=b", "--", "x"])
     assert parsed is not None
     args = runargs.RunArgs.from_values(parsed[0])
     assert args == runargs.RunArgs(cols=30, answer=("a=b",), command=("x",))
@@ -99,7 +100,7 @@ def _plain(value):
     ["--prompt", "--", "ls"],  # an option takes the next word as its value, even `--`
 ])
 def test_a_command_line_reads_as_typer_reads_it(args):
-    parsed = runargs.parse(args)
+    parsed = fastpath.parse(args)
     assert parsed is not None
     values, given = parsed
     assert {k: _plain(v) for k, v in values.items() if k != "version"} == _typer_params(args)
@@ -113,12 +114,12 @@ def test_a_command_line_reads_as_typer_reads_it(args):
 ])
 def test_anything_else_is_left_to_typer(args):
     """Help, plans, agents, typos, values out of range: typer reads them (and says what is wrong), as before."""
-    assert runargs.parse(args) is None
+    assert fastpath.parse(args) is None
 
 
 PROBE = textwrap.dedent("""
     import json, os, sys
-    from cursorpilot.pty import driver
+    from cursorpilot.channels.pty import driver
     spawn, seen = driver._spawn, {}
     def watched(*a, **k):
         seen.setdefault("modules", sorted(sys.modules))
@@ -129,7 +130,7 @@ PROBE = textwrap.dedent("""
         return child
     driver._spawn = watched
     sys.argv = ["cursor-pilot", *sys.argv[1:]]
-    from cursorpilot.start import main
+    from cursorpilot.startup.start import main
     main()
 """)
 

@@ -3,10 +3,10 @@ fake clock. No agent, no process, no model: milliseconds."""
 
 import pytest
 
-from cursorpilot.acp.facts import Ask as AcpAsk
-from cursorpilot.acp.facts import AskHuman as AcpAskHuman
-from cursorpilot.acp.facts import Decided, End, GoalChecked, Initialized, SendPrompt, SessionOpened, Started, TurnEnded, Update
-from cursorpilot.acp.pilot import AcpPilot, AcpPilotConfig
+from cursorpilot.channels.acp.facts import Ask as AcpAsk
+from cursorpilot.channels.acp.facts import AskHuman as AcpAskHuman
+from cursorpilot.channels.acp.facts import Decided, End, GoalChecked, Initialized, SendPrompt, SessionOpened, Started, TurnEnded, Update
+from cursorpilot.channels.acp.pilot import AcpPilot, AcpPilotConfig
 from cursorpilot.decide.deliver import Record, RunCounts
 from cursorpilot.decide.question import Decision, Verdict
 from cursorpilot.decide.turns import CheckGoal, Check, TurnConfig, TurnFacts, Turns, parse, structured
@@ -14,10 +14,10 @@ from cursorpilot.detect.classifier import Classification
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes
-from cursorpilot.machine import State
-from cursorpilot.pty import facts as ptyf
-from cursorpilot.pty.facts import Ask, AskHuman, Close, PilotConfig, Screen, ScreenFacts, Type, Typed
-from cursorpilot.pty.pilot import Pilot
+from cursorpilot.channels.pty.machine import State
+from cursorpilot.channels.pty import facts as ptyf
+from cursorpilot.channels.pty.facts import Ask, AskHuman, Close, PilotConfig, Screen, ScreenFacts, Type, Typed
+from cursorpilot.channels.pty.pilot import Pilot
 
 
 def screen(p, now, c, f):
@@ -289,7 +289,7 @@ def test_a_verdict_ends_a_step_the_same_way_on_both_channels(verdict, code):
 
 def test_the_agents_last_message_is_what_it_wrote_below_the_echo_of_its_last_instruction():
     from cursorpilot.detect.snapshot import snapshot_from_text
-    from cursorpilot.pty.ask import last_message
+    from cursorpilot.channels.pty.ask import last_message
 
     rows = ["Claude Code v2", "", "> tidy up", "", "● Removing data/.", "  ⎿  Interrupted · What should Claude do instead?", "",
             "> Leave the data alone and finish.", "", "● Understood: data/ stays.", "", "─" * 40, "❯ ", "─" * 40, "  ? for shortcuts"]
@@ -307,7 +307,7 @@ def test_an_agent_that_does_not_echo_its_instructions_is_judged_by_its_latest_me
     """A toy agent on a screen: every turn end judged its first message (the echo to start from was not on screen, so
     the message began at the top). Below the message judged last time is where it said more."""
     from cursorpilot.detect.snapshot import snapshot_from_text
-    from cursorpilot.pty.ask import last_message
+    from cursorpilot.channels.pty.ask import last_message
 
     def screen(*messages):
         rows = ["Toy agent 1.0", "", *[r for m in messages for r in (m, "")], "─" * 40, "❯ ", "─" * 40, "  ? for shortcuts"]
@@ -364,7 +364,7 @@ def test_an_instruction_the_answer_cap_stops_is_held_for_resume_and_not_recorded
 def test_acp_the_last_message_starts_after_a_permission_request_the_agent_never_announced():
     """gemini --acp asks permission for a shell command without a tool_call update first: its words before and after the
     denied call ran together as one message ("…removing it.The deletion was refused")."""
-    from cursorpilot.acp.facts import PermissionAsked
+    from cursorpilot.channels.acp.facts import PermissionAsked
 
     p = acp()
     p.handle(1.0, Update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Removing data/."}}))

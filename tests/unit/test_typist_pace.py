@@ -11,7 +11,7 @@ from cursorpilot.detect.profiles import load_profile as load
 from cursorpilot.detect.snapshot import Snapshot
 from cursorpilot.keys import Write, to_writes
 from cursorpilot.decide.deliver import Record
-from cursorpilot.pty.typist import ECHO_WAIT, KeysOut, KeyView, Send, Typist
+from cursorpilot.channels.pty.typist import ECHO_WAIT, KeysOut, KeyView, Send, Typist
 
 SNAP = Snapshot(lines=("? Pick one", "❯ a", "  b", "  c"), cursor_x=0, cursor_y=3, scrolled=0, version=0)
 

@@ -8,7 +8,7 @@ from rich.console import Console
 
 from cursorpilot.detect.snapshot import snapshot_from_text
 from cursorpilot.events import Status
-from cursorpilot.logview import ScreenLog
+from cursorpilot.ui import ScreenLog
 from cursorpilot.ui import ConsoleSink
 
 

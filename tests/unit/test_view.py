@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from cursorpilot.pty import kernel
-from cursorpilot.pty.screen import TerminalScreen
-from cursorpilot.pty.view import KERNEL_EVERY, ScreenView
+from cursorpilot.channels.pty import kernel
+from cursorpilot.channels.pty.screen import TerminalScreen
+from cursorpilot.channels.pty.view import KERNEL_EVERY, ScreenView
 
 
 class _Kernel:

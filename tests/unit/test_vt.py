@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from cursorpilot.pty.screen import TerminalScreen
+from cursorpilot.channels.pty.screen import TerminalScreen
 
 PROBES = [
     (b"\x1b[c", b"\x1b[?6c"),  # DA1

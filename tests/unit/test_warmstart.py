@@ -1,4 +1,4 @@
-"""The resident pilot (cursorpilot/warmstart.py, pilotd.py): a plain run is run by a warm child of a daemon that a
+"""The resident pilot (cursorpilot/startup/warmstart.py, startup/pilotd.py): a plain run is run by a warm child of a daemon that a
 run before it started; the child takes the run's own environment, folder and streams, its exit code comes back, the
 signals the run's process gets reach it, and a daemon of another version is never asked."""
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from cursorpilot import warmstart
+from cursorpilot.startup import warmstart
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -1,4 +1,4 @@
-"""The run's side of `cursor-pilot watch` (watch.py), over a real unix socket: only its user, 0700, the keyboard taken
+"""The run's side of `cursor-pilot watch` (commands/watched.py), over a real unix socket: only its user, 0700, the keyboard taken
 only while a step with a screen runs and by one person at a time, a watcher that leaves with it gives it back."""
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ import time
 
 import pytest
 
-from cursorpilot import daemons, records as R
-from cursorpilot.watch import SOCKET, WatchServer, address
+from cursorpilot import daemons
+
+from cursorpilot.records import models as R
+from cursorpilot.commands.watched import SOCKET, WatchServer, address
 
 pytestmark = pytest.mark.timeout(30)
 

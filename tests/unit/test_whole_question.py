@@ -24,11 +24,11 @@ from cursorpilot.detect.classifier import Timing, classify
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.providers.base import QA, AnswerRequest, Reply, Usage
 from cursorpilot.providers.rules import RuleEntry, RulesProvider
-from cursorpilot.pty.ask import question as pty_question
-from cursorpilot.pty.screen import TerminalScreen
-from cursorpilot.redact import Redactor
+from cursorpilot.channels.pty.ask import question as pty_question
+from cursorpilot.channels.pty.screen import TerminalScreen
+from cursorpilot.records.redact import Redactor
 from cursorpilot.run_context import RunContext
-from cursorpilot.transcript import Transcript
+from cursorpilot.records.transcript import Transcript
 
 GDISK_O = "Command (? for help): o\r\nThis option deletes all partitions and creates a new protective MBR.\r\nProceed? (Y/N): "
 GDISK_W = ("Command (? for help): w\r\n\r\nFinal checks complete. About to write GPT data. THIS WILL OVERWRITE EXISTING\r\n"

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from cursorpilot.acp.ask import permission_question
+from cursorpilot.channels.acp.ask import permission_question
 from cursorpilot.clock import FakeClock
 from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide import weigh
@@ -20,11 +20,11 @@ from cursorpilot.decide.yesno import said_yes, spelling
 from cursorpilot.detect.classifier import Timing, classify
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.providers.rules import RuleEntry, RulesProvider
-from cursorpilot.pty.ask import question as pty_question
-from cursorpilot.pty.screen import TerminalScreen
-from cursorpilot.redact import Redactor
+from cursorpilot.channels.pty.ask import question as pty_question
+from cursorpilot.channels.pty.screen import TerminalScreen
+from cursorpilot.records.redact import Redactor
 from cursorpilot.run_context import RunContext
-from cursorpilot.transcript import Transcript
+from cursorpilot.records.transcript import Transcript
 
 YES_NO = (Choice("0", "Yes", number=1), Choice("1", "No", number=2))
 ACP = ({"optionId": "ok", "name": "Allow", "kind": "allow_once"}, {"optionId": "no", "name": "Reject", "kind": "reject_once"})
