@@ -17,7 +17,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from cursorpilot.detect.classifier import SETTLING, Classification, Timing, classify
+from cursorpilot.detect.classifier import Classification, Timing, classify
+from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.detect.profiles import Profile
 from cursorpilot.errors import BadInput
 from cursorpilot.detect.snapshot import snapshot_from_text
@@ -94,7 +95,7 @@ def decisions(rec: Recording, profile: Profile) -> list[Decision]:
 
     def note(t: float, c: Classification) -> None:
         nonlocal last
-        if c.state != SETTLING and c.decision != last:
+        if c.state != ScreenKind.SETTLING and c.decision != last:
             last = c.decision
             out.append(_decision(t, c))
 

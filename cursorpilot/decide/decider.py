@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter, deque
+from collections.abc import Callable, Generator
 from concurrent.futures import Executor
 from dataclasses import replace
 
@@ -271,16 +272,31 @@ class Decider:
                             named=named)
         return Decision(verdict, why=rest or "the answerer asked to wait", source=source)
 
-    async def decide(self, q: Question, pool: Executor) -> Decision:
-        """The whole path for a channel that runs an event loop (ACP, headless): what costs nothing here, the provider
-        and the judge of a yes on `pool`, off the loop."""
-        loop = asyncio.get_running_loop()
+    def path(self, q: Question, earlier: Callable[[], tuple[str, ...]] | None = None) -> Generator[AnswerRequest, Reply, Decision]:
+        """One question's whole way through the decision path, sequenced here once for every channel: what costs
+        nothing (`first`), then the provider (`after` its reply), then the judge of a yes (`weighed`). Each call the
+        provider must make is yielded as its request (built here, on the caller's thread); the channel makes it where it
+        may wait (`call`, on a worker thread) and sends the reply back; the Decision is what the path returns.
+        `earlier`: the program's scrollback, rendered only when a model is asked (never for a rule hit)."""
         d = self.first(q)
         if d is None:
-            d = self.after(q, await loop.run_in_executor(pool, self.call, self.request(q)))
+            if earlier is not None:
+                q = replace(q, earlier=earlier())
+            d = self.after(q, (yield self.request(q)))
         if d.weigh is not None:
-            d = self.weighed(q, d, await loop.run_in_executor(pool, self.call, self.weigh_request(q, d)))
+            d = self.weighed(q, d, (yield self.weigh_request(q, d)))
         return d
+
+    async def decide(self, q: Question, pool: Executor) -> Decision:
+        """The path, for a channel that runs an event loop (ACP, headless): each provider call on `pool`, off the loop."""
+        loop = asyncio.get_running_loop()
+        path = self.path(q)
+        try:
+            request = next(path)
+            while True:
+                request = path.send(await loop.run_in_executor(pool, self.call, request))
+        except StopIteration as done:
+            return done.value
 
     # -- every answer -----------------------------------------------------------------------------------------------
     def check(self, q: Question, d: Decision) -> Decision:

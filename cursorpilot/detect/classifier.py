@@ -21,14 +21,14 @@ from dataclasses import dataclass, replace
 from cursorpilot.detect.facts import menu_facts, prompt_ended, screen_facts
 from cursorpilot.detect.menu import Menu, numbered
 from cursorpilot.detect.menu import parse as parse_menu
-from cursorpilot.detect.profiles import ANSWERABLE, Profile, Rule, ScreenState
-from cursorpilot.detect.regions import (ASKS, BUTTONS, QUESTION_GAP, SETTLING, UNKNOWN, WORD, Classification, Region, headline,
-                                        normal, regions, rx, unmarked)
+from cursorpilot.detect.profiles import ANSWERABLE, Profile, Rule, ScreenKind
+from cursorpilot.detect.regions import (ASKS, BUTTONS, QUESTION_GAP, WORD, Classification, Region, headline, normal, regions, rx,
+                                        unmarked)
 from cursorpilot.detect.snapshot import Snapshot
 from cursorpilot.detect.undecided import undecided
 
 # what the channels import from here: the classification and the two readings of a screen
-__all__ = ["BUSY_RECHECK", "READING_SETTLE", "SETTLING", "UNKNOWN", "Classification", "Timing", "classify", "headline", "undecided"]
+__all__ = ["BUSY_RECHECK", "READING_SETTLE", "Classification", "Timing", "classify", "headline", "undecided"]
 
 
 # A program blocked reading its terminal has written its prompt: this much quiet is enough. Not less: the reader may be
@@ -113,36 +113,36 @@ def _result(rule: Rule, region: Region, m: re.Match[str], snap: Snapshot, canoni
                 start = min(start, sm.start())
         row = _row_of(region, start)
         block = "\n".join(region.rows[row:]).strip("\n")
-    elif rule.kind == ScreenState.MENU:
+    elif rule.kind == ScreenKind.MENU:
         row = _list_top(region.rows)
         block = "\n".join(region.rows[row:])  # the options above the prompt line (and their header) belong to the question
     else:
-        prefill = _prefill(region.rows[-1]) if rule.kind == ScreenState.INPUT else ""
+        prefill = _prefill(region.rows[-1]) if rule.kind == ScreenKind.INPUT else ""
         row = _question_top(region.rows, snap.cols, prefill)
         block = "\n".join(region.rows[row:])  # the question's own rows; earlier lines are history
     top = region.first_row + row  # the block's first row on screen
     anchor = snap.scrolled + top
     menu, facts, certain = menu_facts(_menu(rule, block, *snap.rel(top)), canonical, snap.cursor_visible)
     return Classification(
-        state=rule.kind.value,
+        state=rule.kind,
         rule_id=rule.id,
         block=block,
         evidence=m.group(0).strip(),
         error=rule.error,
-        key=f"{rule.id}@{anchor}:{normal(unmarked(block) if rule.kind == ScreenState.MENU else block)}",
+        key=f"{rule.id}@{anchor}:{normal(unmarked(block) if rule.kind == ScreenKind.MENU else block)}",
         submit=rule.submit == "enter",
         anchor_row=anchor,
         menu=menu,
         facts=facts,
         options_certain=certain,
         multiline=rule.multiline,
-        prefill=prefill if rule.scope == "cursor_line" and rule.kind == ScreenState.INPUT else "",
+        prefill=prefill if rule.scope == "cursor_line" and rule.kind == ScreenKind.INPUT else "",
     )
 
 
 def _menu(rule: Rule, block: str, styled: frozenset[int], faint: frozenset[int]) -> Menu | None:
     """A menu rule's options: a highlighted list, or (on a line prompt) a numbered list whose numbers are typed."""
-    if rule.kind != ScreenState.MENU:
+    if rule.kind != ScreenKind.MENU:
         return None
     return parse_menu(block, styled, faint) or (numbered(block) if rule.scope == "cursor_line" else None)
 
@@ -211,7 +211,7 @@ def _prose_question(profile: Profile, snap: Snapshot, idle: Classification) -> C
     block = "\n".join(snap.lines[first : row + 1]).strip()
     anchor = snap.scrolled + first
     return Classification(
-        state=ScreenState.QUESTION.value,
+        state=ScreenKind.QUESTION,
         rule_id=f"{idle.rule_id}.prose_question",
         block=block,
         evidence=snap.lines[row].strip(),
@@ -225,7 +225,7 @@ def classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classification
     """The screen's reading, and the facts it rests on (the terminal's mode, the cursor, how its line ends, the
     highlight: detect/facts.py), which every question's record carries."""
     c = _classify(profile, snap, timing)
-    if c.state == SETTLING:
+    if c.state == ScreenKind.SETTLING:
         return c
     return replace(c, facts=(*screen_facts(timing.canonical, snap.cursor_visible, snap.cursor_text), *c.facts))
 
@@ -241,17 +241,17 @@ def _classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classificatio
         return cursor_region if rule.scope == "cursor_line" else block_region
 
     for rule in profile.rules:  # a marker drawn by a program blocked reading its terminal is not moving: it asks
-        if rule.kind == ScreenState.WORKING and not timing.reading and (m := _matches(rule, region(rule).text)):
+        if rule.kind == ScreenKind.WORKING and not timing.reading and (m := _matches(rule, region(rule).text)):
             return _result(rule, region(rule), m, snap, timing.canonical)
 
     settle = profile.settle_ms / 1000
     fast = timing.fast_settle(settle, profile.poll_settle_ms / 1000)
     if timing.quiet_for < fast:
-        return Classification(state=SETTLING, recheck_after=fast - timing.quiet_for)
+        return Classification(state=ScreenKind.SETTLING, recheck_after=fast - timing.quiet_for)
 
     recheck: float | None = None
     for rule in profile.rules:
-        if rule.kind == ScreenState.WORKING:
+        if rule.kind == ScreenKind.WORKING:
             continue
         m = _matches(rule, region(rule).text)
         if m is None:
@@ -275,12 +275,12 @@ def _classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classificatio
             continue  # the words are there, but no options with a highlight under them
         if _guess(rule) and (menu := _any_menu(profile, block_region, snap, timing.canonical)) is not None:
             return menu  # a field guessed from silence yields to a highlighted list under a question (dialog, fzf)
-        if found.state == ScreenState.IDLE:
+        if found.state == ScreenKind.IDLE:
             return _prose_question(profile, snap, found) or found
         return found
     if recheck is not None:  # a rule is waiting for more quiet: it decides, not the menu reading
-        return Classification(state=UNKNOWN, recheck_after=recheck)
-    return _any_menu(profile, block_region, snap, timing.canonical) or Classification(state=UNKNOWN)
+        return Classification(state=ScreenKind.UNKNOWN, recheck_after=recheck)
+    return _any_menu(profile, block_region, snap, timing.canonical) or Classification(state=ScreenKind.UNKNOWN)
 
 
 MESSAGE_ROWS = 6  # an agent's last message, read above its composer: its rows, at most
@@ -303,7 +303,7 @@ def _last_region(profile: Profile, snap: Snapshot) -> Region:
 
 def _guess(rule: Rule) -> bool:
     """A rule that takes a quiet cursor line for a text field (generic.waiting_input): the weakest evidence there is."""
-    return rule.kind == ScreenState.INPUT and rule.scope == "cursor_line" and rule.quiet_ms > 0
+    return rule.kind == ScreenKind.INPUT and rule.scope == "cursor_line" and rule.quiet_ms > 0
 
 
 _BOXED = str.maketrans({ch: " " for ch in "│┃║|┌┐└┘├┤─━═╭╮╰╯<>[]"})
@@ -342,7 +342,7 @@ def _any_menu(profile: Profile, region: Region, snap: Snapshot, canonical: bool 
     rule_id = f"{profile.name}.menu"
     options, facts, certain = menu_facts(parse_menu(block, *snap.rel(region.first_row + top)), canonical, snap.cursor_visible)
     return Classification(
-        state=ScreenState.MENU.value, rule_id=rule_id, block=block, evidence=region.rows[top].strip(),
+        state=ScreenKind.MENU, rule_id=rule_id, block=block, evidence=region.rows[top].strip(),
         key=f"{rule_id}@{anchor}:{normal(unmarked(block))}", submit=False, anchor_row=anchor,
         menu=options, facts=facts, options_certain=certain,
     )

@@ -23,9 +23,11 @@ from cursorpilot import resources
 from cursorpilot.errors import BadInput
 
 
-class ScreenState(StrEnum):
-    """What a detector rule says a screen is (a rule's `kind` in a profile). Its question, input and menu are the same
-    words as decide.question.Kind's, which is what a channel asks: a screen's state is not yet a question."""
+class ScreenKind(StrEnum):
+    """What a screen is, one name everywhere: what a detector rule says it is (a rule's `kind` in a profile: the first
+    seven), or what the readers say of a screen no rule decides (settling: still being drawn, looked at again soon;
+    unknown: no rule explains it, read whole when it is judged). Its question, input and menu are the same words as
+    decide.question.Kind's, which is what a channel asks: a screen's kind is not yet a question."""
 
     WORKING = "working"
     QUESTION = "question"  # yes/no or confirm
@@ -34,18 +36,18 @@ class ScreenState(StrEnum):
     IDLE = "idle"  # an agent's empty composer
     COMPLETED = "completed"
     ERROR = "error"
+    SETTLING = "settling"  # (never a rule's kind)
+    UNKNOWN = "unknown"  # (never a rule's kind)
 
 
-Kind = ScreenState  # the old name, for pty/pilot.py and pty/keystrokes.py until they say ScreenState
-
-ANSWERABLE = {ScreenState.QUESTION, ScreenState.INPUT, ScreenState.MENU}
+ANSWERABLE = {ScreenKind.QUESTION, ScreenKind.INPUT, ScreenKind.MENU}
 
 
 class Rule(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str
-    kind: ScreenState
+    kind: ScreenKind
     error: str | None = None  # sub-kind for kind=error: login_required, usage_limit, ...
     scope: Literal["cursor_line", "block"] = "block"
     any: list[str] = Field(default_factory=list)
@@ -68,7 +70,9 @@ class Rule(BaseModel):
     def _check(self) -> Rule:
         if not self.any and not self.all:
             raise ValueError("a rule needs 'any' or 'all' patterns")
-        if self.kind == ScreenState.ERROR and not self.error:
+        if self.kind in (ScreenKind.SETTLING, ScreenKind.UNKNOWN):
+            raise ValueError(f"{self.kind.value!r} is what the readers say of a screen no rule decides, not a rule's kind")
+        if self.kind == ScreenKind.ERROR and not self.error:
             raise ValueError("an error rule needs an 'error' sub-kind")
         return self
 

@@ -10,19 +10,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from cursorpilot.detect.menu import MARKERS, Menu
-from cursorpilot.detect.profiles import ANSWERABLE, Profile, ScreenState
+from cursorpilot.detect.profiles import ANSWERABLE, Profile, ScreenKind
 from cursorpilot.detect.snapshot import Snapshot
-
-
-SETTLING = "settling"
-
-
-UNKNOWN = "unknown"
 
 
 @dataclass(slots=True, frozen=True)
 class Classification:
-    state: str  # a ScreenState value, or "settling" / "unknown"
+    state: ScreenKind
     rule_id: str | None = None
     block: str = ""  # the prompt block text
     evidence: str = ""  # the text the rule matched
@@ -47,7 +41,7 @@ class Classification:
     def decision(self) -> tuple[str, str | None]:
         """What a change of classification is judged by: a working screen by its rule (its line changes all
         the time), anything else by the prompt's identity."""
-        return self.state, self.rule_id if self.state == ScreenState.WORKING else self.key
+        return self.state, self.rule_id if self.state == ScreenKind.WORKING else self.key
 
 
 @lru_cache(maxsize=1024)

@@ -9,8 +9,8 @@ from dataclasses import replace
 from cursorpilot.detect.facts import menu_facts, prompt_ended, screen_facts
 from cursorpilot.detect.menu import buttons
 from cursorpilot.detect.menu import parse as parse_menu
-from cursorpilot.detect.profiles import Profile
-from cursorpilot.detect.regions import ASKS, BUTTONS, QUESTION_GAP, UNKNOWN, WORD, Classification, Region, normal, regions
+from cursorpilot.detect.profiles import Profile, ScreenKind
+from cursorpilot.detect.regions import ASKS, BUTTONS, QUESTION_GAP, WORD, Classification, Region, normal, regions
 from cursorpilot.detect.snapshot import Snapshot
 
 
@@ -108,7 +108,7 @@ def undecided(profile: Profile, snap: Snapshot, answered_to: int | None = None, 
     field = snap.cursor_visible and ((cursor_row.strip() and prompt_ended(cursor_row)) or not whole)
     asks = bool(menu or BUTTONS.search(whole) or any(ASKS.match(r) for r in rows[top : bottom + 1]) or field)
     return Classification(
-        state=UNKNOWN, rule_id=rule_id, block=block, key=f"{rule_id}@{snap.scrolled + region.first_row}:{normal(whole)}",
+        state=ScreenKind.UNKNOWN, rule_id=rule_id, block=block, key=f"{rule_id}@{snap.scrolled + region.first_row}:{normal(whole)}",
         anchor_row=anchor, menu=menu, submit=True, asks=asks, answered_last=below == "", facts=(*base, *facts),
         options_certain=certain,
     )
@@ -126,6 +126,6 @@ def _boxed(profile: Profile, snap: Snapshot, box: tuple[int, int, int, int], can
     live = "\n".join(snap.lines[: max((i for i, line in enumerate(snap.lines) if line.strip()), default=0) + 1])
     rule_id = f"{profile.name}.undecided"
     return Classification(
-        state=UNKNOWN, rule_id=rule_id, block=block, key=f"{rule_id}@{snap.scrolled}:{normal(live)}",
+        state=ScreenKind.UNKNOWN, rule_id=rule_id, block=block, key=f"{rule_id}@{snap.scrolled}:{normal(live)}",
         anchor_row=snap.scrolled + top + 1, menu=menu, submit=True, asks=True, facts=facts, options_certain=certain,
     )

@@ -108,7 +108,6 @@ class Humans:
             d = Decision.escalate(f"nobody could be asked ({type(exc).__name__}: {exc})", NOBODY)
         if d.verdict != Verdict.ANSWER or d.text is None:
             return d
-        self.tx.write(R.HumanReply(text=d.text))
         return check(q, Decision(Verdict.ANSWER, text=d.text, source=d.source))
 
     def ask(self, q: Question, why: str, step: Job, check: Check | None = None, shown: str | None = None) -> Decision:
@@ -188,8 +187,11 @@ class Humans:
         return self._unanswered(pending, step, limit)
 
     def _answered(self, pending: Pending, offer: Offer, step: int) -> None:
+        """An answer taken: who gave it, and what (the one place a person's reply is recorded, whichever channel asked;
+        a secret's masked as the transcript writes it)."""
         self.tx.write(R.HumanAnswered(step=step, decision=pending.decision, channel=offer.channel, by=offer.who or None,
                                       latency_s=round(offer.at - pending.asked_at, 3)))
+        self.tx.write(R.HumanReply(text=offer.text, secret=True if pending.asked.secret else R.OMIT))
         if offer.channel == "page":  # (the terminal's answer is shown where it was typed; a timeout's, by _timed_out)
             by = f" ({offer.who})" if offer.who else ""
             self.sink.note(f"answered on the {offer.channel}{by} after {offer.at - pending.asked_at:.1f}s")

@@ -132,6 +132,7 @@ def test_the_right_answer_is_taken_once_and_a_second_post_gets_409(desk):
     assert call(link)[0] == 409  # the link is spent
     assert [(r["channel"], r["status"]) for r in desk.records("human_refused")] == [("page", 409)]
     assert desk.records("human_answered")[0]["channel"] == "page" and desk.records("human_answered")[0]["latency_s"] >= 0
+    assert [r["text"] for r in desk.records("human_reply")] == ["v1.2"]  # recorded once, where it was taken, for every channel
 
 
 def test_a_wrong_token_is_403_and_answers_nothing(desk):
@@ -240,3 +241,5 @@ def test_a_secret_answer_is_a_password_field_and_masked_in_the_records(desk):
     written = desk.tx.path.read_text()
     assert "hunter2" not in written and "correct horse" not in written
     assert desk.records("human_refused")[0]["text"].startswith("••••••")
+    (reply,) = desk.records("human_reply")  # the one record of a person's reply, whichever channel asked: masked
+    assert reply["secret"] is True and reply["text"].startswith("••••••")

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cursorpilot.decide.question import Decision, Verdict
-from cursorpilot.detect.classifier import UNKNOWN, Classification
+from cursorpilot.detect.classifier import Classification
+from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.detect.menu import parse
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.keys import Modes
@@ -27,12 +28,12 @@ MENU = parse("Pick one\n❯ 1. Yes\n  2. No\n")
 
 def shown(kind: str, profile: str) -> tuple[Classification, Classification]:
     """(what the classifier reports, what a judge of the whole screen reads) for a quiet screen of this kind."""
-    judged = Classification(state=UNKNOWN, rule_id=f"{profile}.undecided", block="the screen", key="u@0:the screen",
+    judged = Classification(state=ScreenKind.UNKNOWN, rule_id=f"{profile}.undecided", block="the screen", key="u@0:the screen",
                             asks=kind != "unknown_log")
     if kind in ("unknown", "unknown_log"):
-        return Classification(state=UNKNOWN), judged
+        return Classification(state=ScreenKind.UNKNOWN), judged
     if kind == "blank":
-        return Classification(state=UNKNOWN), Classification(state=UNKNOWN, rule_id="u", block="", key="u@0:")
+        return Classification(state=ScreenKind.UNKNOWN), Classification(state=ScreenKind.UNKNOWN, rule_id="u", block="", key="u@0:")
     if kind == "menu":
         return Classification(state="menu", rule_id=f"{profile}.menu", block="Pick one", key="m@0:Pick one", menu=MENU,
                               submit=False), judged
@@ -108,7 +109,7 @@ def test_after_a_wait_or_an_answer_the_next_decision_still_has_a_deadline(ttys, 
                 p.handle(now, Typed(content))
                 content += 1  # the program reacted with a new screen that looks the same to the classifier
                 quiet_from = now
-                judged = Classification(state=UNKNOWN, rule_id="u", block=f"screen {content}", key=f"u@0:{content}")
+                judged = Classification(state=ScreenKind.UNKNOWN, rule_id="u", block=f"screen {content}", key=f"u@0:{content}")
         wake = p.wake_at()
         assert p.done or wake is not None, f"silent at {now} after {decisions} decision(s)"
         if p.done:

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from cursorpilot.decide.deliver import Record, RunCounts
 from cursorpilot.decide.question import Decision, Verdict
-from cursorpilot.detect.classifier import UNKNOWN, Classification
+from cursorpilot.detect.classifier import Classification
+from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.detect.menu import parse
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.keys import Modes
@@ -32,9 +33,9 @@ SCREENS = {
     "row": Classification(state="input", rule_id="generic.waiting_input", block="│   <", key="w@16:│ <", anchor_row=16),
     "menu": Classification(state="menu", rule_id="generic.menu", block="Board:\n❯ cm4\n  pi4", key="m@1:board", anchor_row=1,
                            submit=False, menu=MENU),
-    "unknown": Classification(state=UNKNOWN),
+    "unknown": Classification(state=ScreenKind.UNKNOWN),
 }
-JUDGED = Classification(state=UNKNOWN, rule_id="generic.undecided", block="a screen", key="u@0:a screen", asks=True)
+JUDGED = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="a screen", key="u@0:a screen", asks=True)
 
 step = st.one_of(
     st.tuples(st.just("screen"), st.sampled_from(sorted(SCREENS)), st.integers(1, 4), st.sampled_from(["reading", "polling", "busy", None]),

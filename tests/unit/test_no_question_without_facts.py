@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from cursorpilot.decide.deliver import Record, RunCounts
 from cursorpilot.decide.question import Decision, Kind, Verdict
-from cursorpilot.detect.classifier import UNKNOWN, Classification
+from cursorpilot.detect.classifier import Classification
+from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.detect.menu import parse
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.keys import Modes
@@ -27,9 +28,9 @@ SCREENS = {
     "field": Classification(state="input", rule_id="generic.waiting_input", block="Name", key="w@5:Name", anchor_row=5),
     "menu": Classification(state="menu", rule_id="generic.menu", block="Board:\n❯ cm4\n  pi4", key="m@1:board", anchor_row=1,
                            submit=False, menu=MENU, facts=("highlight: a marker in front of the row",)),
-    "unknown": Classification(state=UNKNOWN),
+    "unknown": Classification(state=ScreenKind.UNKNOWN),
 }
-JUDGED = Classification(state=UNKNOWN, rule_id="generic.undecided", block="a screen", key="u@0:a screen", asks=True)
+JUDGED = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="a screen", key="u@0:a screen", asks=True)
 
 step = st.one_of(
     st.tuples(st.just("screen"), st.sampled_from(sorted(SCREENS)), st.integers(1, 4), st.sampled_from(["reading", "polling", "busy", None]),
@@ -65,7 +66,7 @@ def test_every_question_asked_has_a_record_that_says_which_facts_classified_it(s
         else:
             out = p.handle(now, Typed(args[0]))
         for e in out:
-            if isinstance(e, Record) and e.type == "screen_state" and e.fields.get("state") in ("question", "input", "menu", UNKNOWN):
+            if isinstance(e, Record) and e.type == "screen_state" and e.fields.get("state") in ("question", "input", "menu", ScreenKind.UNKNOWN):
                 if e.fields.get("rule_id"):
                     facts = e.fields.get("facts") or []
                     assert any(f.startswith("kernel: ") for f in facts) and any(f.startswith("quiet ") for f in facts), e.fields

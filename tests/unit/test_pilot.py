@@ -2,7 +2,8 @@
 
 from cursorpilot.decide.question import Decision, Verdict
 from cursorpilot.decide.turns import CheckGoal, TurnFacts
-from cursorpilot.detect.classifier import READING_SETTLE, SETTLING, UNKNOWN, Classification
+from cursorpilot.detect.classifier import READING_SETTLE, Classification
+from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.detect.menu import numbered, parse
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.errors import ExitCode
@@ -84,8 +85,8 @@ def test_a_program_that_takes_the_answer_and_works_silently_is_left_to_work():
     (ask,) = of(screen(p, 0.0, menu, facts()), Ask)
     p.handle(0.1, Decided(ask.token, answer("cm4"), 1, Modes(), menu))
     p.handle(0.2, Typed(1))
-    unknown = Classification(state=UNKNOWN)
-    judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Board:", key="u@1:board")
+    unknown = Classification(state=ScreenKind.UNKNOWN)
+    judged = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="Board:", key="u@1:board")
     now, seen = 0.5, []
     while now < 300.0:
         out = screen(p, now, menu if now < 1.0 else unknown, facts(quiet=now - 0.2, tty="busy", judged=judged))
@@ -125,8 +126,8 @@ def test_a_reply_for_a_prompt_that_changed_meanwhile_is_discarded():
 
 def test_a_quiet_unknown_screen_is_judged_after_undecided_after():
     p = pilot()
-    unknown = Classification(state=UNKNOWN)
-    judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="sqlite>", key="generic.undecided@5:sqlite>")
+    unknown = Classification(state=ScreenKind.UNKNOWN)
+    judged = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="sqlite>", key="generic.undecided@5:sqlite>")
     assert not of(screen(p, 10.0, unknown, facts(quiet=1.0, judged=judged)), Ask)
     assert p.wake_at() == 12.0  # quiet since 9.0, judged at 9.0 + 3 s
     (ask,) = of(screen(p, 12.0, unknown, facts(quiet=3.0, judged=judged)), Ask)
@@ -135,15 +136,15 @@ def test_a_quiet_unknown_screen_is_judged_after_undecided_after():
 
 def test_wait_is_recorded_and_the_same_screen_is_judged_again_only_after_the_backoff():
     p = pilot()
-    unknown = Classification(state=UNKNOWN)
-    judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Downloading", key="u@1:Downloading")
+    unknown = Classification(state=ScreenKind.UNKNOWN)
+    judged = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="Downloading", key="u@1:Downloading")
     (ask,) = of(screen(p, 3.0, unknown, facts(quiet=3.0, judged=judged)), Ask)
     out = p.handle(3.1, Decided(ask.token, Decision(Verdict.WAIT, source="openai:m", why="downloading"), 1, Modes(), unknown))
     assert records(out, "wait")[0]["waits_in_a_row"] == 1 and not of(out, Type)
     assert not of(screen(p, 8.0, unknown, facts(quiet=8.0, judged=judged)), Ask)  # backoff: 6 s after the WAIT
     assert p.wake_at() == 9.1
     (again,) = of(screen(p, 9.1, unknown, facts(quiet=9.1, judged=judged)), Ask)  # never silent: judged again
-    changed = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Downloading 50%", key="u@1:Downloading 50%")
+    changed = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="Downloading 50%", key="u@1:Downloading 50%")
     p.handle(9.2, Decided(again.token, Decision(Verdict.WAIT, source="openai:m", why="still"), 1, Modes(), unknown))
     assert not of(screen(p, 19.0, unknown, facts(quiet=9.0, content=2, judged=changed)), Ask)  # 2 WAITs: 12 s
     assert of(screen(p, 22.0, unknown, facts(quiet=12.0, content=2, judged=changed)), Ask)
@@ -151,8 +152,8 @@ def test_wait_is_recorded_and_the_same_screen_is_judged_again_only_after_the_bac
 
 def test_a_screen_judged_wait_that_never_changes_goes_to_a_human_after_stuck_after():
     p = pilot()
-    unknown = Classification(state=UNKNOWN)
-    judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Downloading", key="u@1:Downloading")
+    unknown = Classification(state=ScreenKind.UNKNOWN)
+    judged = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="Downloading", key="u@1:Downloading")
     now = 3.0
     for _ in range(40):
         effects = screen(p, now, unknown, facts(quiet=now, judged=judged))
@@ -168,18 +169,18 @@ def test_a_screen_judged_wait_that_never_changes_goes_to_a_human_after_stuck_aft
 def test_a_quiet_program_the_kernel_sees_busy_is_left_to_work_until_stuck_after():
     """`echo building; sleep 10; echo built` with rules only ended after 7 s with exit 3: 'is it waiting for someone?'."""
     p = pilot()
-    judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="building", key="u@1:building")
-    out = screen(p, 5.0, Classification(state=UNKNOWN), facts(quiet=5.0, tty="busy", judged=judged))
+    judged = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="building", key="u@1:building")
+    out = screen(p, 5.0, Classification(state=ScreenKind.UNKNOWN), facts(quiet=5.0, tty="busy", judged=judged))
     assert not of(out, Ask) and records(out, "screen_state")[-1]["rule_id"] == "kernel.busy" and p.wake_at() == 5.25
-    assert not records(screen(p, 5.25, Classification(state=UNKNOWN), facts(quiet=5.25, tty="busy", judged=judged)),
+    assert not records(screen(p, 5.25, Classification(state=ScreenKind.UNKNOWN), facts(quiet=5.25, tty="busy", judged=judged)),
                        "screen_state")  # said once
-    assert of(screen(p, 5.5, Classification(state=UNKNOWN), facts(quiet=5.5, tty="reading", judged=judged)), Ask)
+    assert of(screen(p, 5.5, Classification(state=ScreenKind.UNKNOWN), facts(quiet=5.5, tty="reading", judged=judged)), Ask)
     p = pilot()  # at stuck_after, judged whatever one look said (issue 39): a model may say WAIT, once; then a human
     stuck = GENERIC.stuck_after_s
-    (ask,) = of(screen(p, stuck, Classification(state=UNKNOWN), facts(quiet=stuck, tty="busy", judged=judged)), Ask)
+    (ask,) = of(screen(p, stuck, Classification(state=ScreenKind.UNKNOWN), facts(quiet=stuck, tty="busy", judged=judged)), Ask)
     assert ask.kind == "undecided" and "the kernel sees the program busy" in ask.notes[0]
     p.handle(stuck, Decided(ask.token, Decision(Verdict.WAIT, source="openai:m", why="building"), 1, Modes(), None))
-    out = screen(p, stuck + 0.3, Classification(state=UNKNOWN), facts(quiet=stuck + 0.3, tty="busy", judged=judged))
+    out = screen(p, stuck + 0.3, Classification(state=ScreenKind.UNKNOWN), facts(quiet=stuck + 0.3, tty="busy", judged=judged))
     assert "busy and not waiting on its terminal" in records(out, "escalation")[0]["why"]
 
 
@@ -188,29 +189,29 @@ def test_a_reading_program_whose_last_words_are_the_question_answered_last_is_no
     connects; its screen ends with the passphrase prompt answered a moment ago. Judged at once, that prompt was taken
     for a new question and the passphrase typed again. The kernel's "reading" shows no new question there: judged after
     undecided_after, told it was answered. Mirror: something written below it is judged at once."""
-    last = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Enter passphrase for key:", key="u@3:pass",
+    last = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="Enter passphrase for key:", key="u@3:pass",
                           answered_last=True)
     p = pilot()
-    assert not of(screen(p, 0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="reading", judged=last)), Ask)
+    assert not of(screen(p, 0.3, Classification(state=ScreenKind.UNKNOWN), facts(quiet=0.3, tty="reading", judged=last)), Ask)
     assert p.wake_at() == 3.0
-    (ask,) = of(screen(p, 3.0, Classification(state=UNKNOWN), facts(quiet=3.0, tty="reading", judged=last)), Ask)
+    (ask,) = of(screen(p, 3.0, Classification(state=ScreenKind.UNKNOWN), facts(quiet=3.0, tty="reading", judged=last)), Ask)
     assert "answered already" in ask.notes[0]
-    new = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Retype it:", key="u@4:retype")
+    new = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="Retype it:", key="u@4:retype")
     p = pilot()
-    (ask,) = of(screen(p, 0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="reading", judged=new)), Ask)
+    (ask,) = of(screen(p, 0.3, Classification(state=ScreenKind.UNKNOWN), facts(quiet=0.3, tty="reading", judged=new)), Ask)
     assert not ask.notes
 
 
 def test_a_program_reading_its_terminal_is_judged_at_once_and_a_poller_when_it_shows_a_question():
-    blank = Classification(state=UNKNOWN, rule_id="generic.undecided", block="", key="u@0:")
+    blank = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="", key="u@0:")
     p = pilot()
-    assert of(screen(p, 0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="reading", judged=blank)), Ask)
-    menu = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Pick\n<Ok>", key="u@0:Pick <Ok>", asks=True)
+    assert of(screen(p, 0.3, Classification(state=ScreenKind.UNKNOWN), facts(quiet=0.3, tty="reading", judged=blank)), Ask)
+    menu = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="Pick\n<Ok>", key="u@0:Pick <Ok>", asks=True)
     p = pilot()
-    assert of(screen(p, 0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="polling", judged=menu)), Ask)
-    log = Classification(state=UNKNOWN, rule_id="generic.undecided", block="12:00 tick", key="u@0:tick")
+    assert of(screen(p, 0.3, Classification(state=ScreenKind.UNKNOWN), facts(quiet=0.3, tty="polling", judged=menu)), Ask)
+    log = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="12:00 tick", key="u@0:tick")
     p = pilot()
-    assert not of(screen(p, 0.3, Classification(state=UNKNOWN), facts(quiet=0.3, tty="polling", judged=log)), Ask)
+    assert not of(screen(p, 0.3, Classification(state=ScreenKind.UNKNOWN), facts(quiet=0.3, tty="polling", judged=log)), Ask)
     assert p.wake_at() == 3.0
 
 
@@ -221,8 +222,8 @@ def test_a_stale_screen_is_never_asked_about_after_typing():
     (ask,) = of(screen(p, 0.0, YN, facts()), Ask)
     p.handle(0.0, Decided(ask.token, answer("y"), 1, Modes(), YN))
     p.handle(1.5, Typed(7))
-    unknown = Classification(state=UNKNOWN)
-    judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Continue? [y/n]", key="u@3:Continue? [y/n]")
+    unknown = Classification(state=ScreenKind.UNKNOWN)
+    judged = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="Continue? [y/n]", key="u@3:Continue? [y/n]")
     assert not of(screen(p, 1.503, unknown, facts(quiet=5.0, content=7, judged=judged)), Ask)
     retry = screen(p, 2.3, unknown, facts(quiet=5.8, content=7, judged=judged))
     assert records(retry, "enter_retry") and not of(retry, Ask)
@@ -233,8 +234,8 @@ def test_a_stale_screen_is_never_asked_about_after_typing():
 
 def test_an_undecided_screen_shown_again_after_its_answer_is_judged_again_told_what_was_typed():
     p = pilot()
-    unknown = Classification(state=UNKNOWN)
-    judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="> ", key="u@1:>")
+    unknown = Classification(state=ScreenKind.UNKNOWN)
+    judged = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="> ", key="u@1:>")
     (ask,) = of(screen(p, 3.0, unknown, facts(quiet=3.0, judged=judged)), Ask)
     p.handle(3.1, Decided(ask.token, answer("help"), 1, Modes(), unknown))
     p.handle(3.2, Typed(1))
@@ -245,9 +246,9 @@ def test_an_undecided_screen_shown_again_after_its_answer_is_judged_again_told_w
 
 def test_the_model_may_press_a_single_key_without_enter_on_an_undecided_screen():
     p = pilot()
-    judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="(END)", key="u@1:(END)")
-    (ask,) = of(screen(p, 3.0, Classification(state=UNKNOWN), facts(quiet=3.0, judged=judged)), Ask)
-    out = p.handle(3.1, Decided(ask.token, answer("q", submit=False), 1, Modes(), Classification(state=UNKNOWN)))
+    judged = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="(END)", key="u@1:(END)")
+    (ask,) = of(screen(p, 3.0, Classification(state=ScreenKind.UNKNOWN), facts(quiet=3.0, judged=judged)), Ask)
+    out = p.handle(3.1, Decided(ask.token, answer("q", submit=False), 1, Modes(), Classification(state=ScreenKind.UNKNOWN)))
     assert [w.data for w in of(out, Type)[0].writes] == [b"q"]
 
 
@@ -319,7 +320,7 @@ def test_an_interactive_escalation_asks_a_human_and_types_the_reply():
     (human,) = of(out, AskHuman)
     assert p.state == State.AWAITING_INPUT
     out = p.handle(5.0, Decided(human.token, answer("n", source="human"), 1, Modes(), YN))
-    assert [w.data for w in of(out, Type)[0].writes] == [b"n", b"\r"] and records(out, "human_reply")
+    assert [w.data for w in of(out, Type)[0].writes] == [b"n", b"\r"]
 
 
 def test_menu_answer_moves_the_highlight_and_checks_it_before_enter():
@@ -350,7 +351,7 @@ def test_a_numbered_option_on_a_line_prompt_is_typed_text_its_enter_waits_for_th
 
 def test_settling_screens_change_nothing():
     p = pilot()
-    assert screen(p, 0.0, Classification(state=SETTLING, recheck_after=0.3), facts(quiet=0.1)) == []
+    assert screen(p, 0.0, Classification(state=ScreenKind.SETTLING, recheck_after=0.3), facts(quiet=0.1)) == []
     assert p.wake_at() == 0.3
 
 
@@ -381,9 +382,9 @@ def test_a_screen_no_rule_explains_is_judged_as_soon_as_a_reader_s_prompt_is_com
     """dialog's input box and whiptail's yes/no (blocked on their terminal) waited 0.3 s of quiet before they were
     judged, after every answer: a program blocked reading its terminal has shown all it shows before the key, so the
     quiet a prompt of a reader needs (READING_SETTLE) is all a screen needs too."""
-    box = Classification(state=UNKNOWN, rule_id="generic.undecided", block="Days to keep\n7\n<OK>", key="u@0:Days", asks=True)
+    box = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="Days to keep\n7\n<OK>", key="u@0:Days", asks=True)
     p = pilot()
-    assert of(screen(p, 1.0, Classification(state=UNKNOWN), facts(quiet=READING_SETTLE, tty="reading", judged=box)), Ask)
+    assert of(screen(p, 1.0, Classification(state=ScreenKind.UNKNOWN), facts(quiet=READING_SETTLE, tty="reading", judged=box)), Ask)
     p = pilot()  # the mirror: a poller may draw more before it listens; it keeps its quick judgement
-    assert not of(screen(p, 1.0, Classification(state=UNKNOWN), facts(quiet=READING_SETTLE, tty="polling", judged=box)), Ask)
+    assert not of(screen(p, 1.0, Classification(state=ScreenKind.UNKNOWN), facts(quiet=READING_SETTLE, tty="polling", judged=box)), Ask)
     assert p.wake_at() == 1.0 - READING_SETTLE + GENERIC.quick_judge_s

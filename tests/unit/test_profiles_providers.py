@@ -23,6 +23,16 @@ def test_invalid_regex_names_the_file_rule_and_pattern(tmp_path):
     assert str(bad) in msg and "my.rule" in msg and "([unclosed" in msg
 
 
+@pytest.mark.parametrize("kind", ["settling", "unknown"])
+def test_what_the_readers_say_of_an_undecided_screen_is_no_rules_kind(tmp_path, kind):
+    """One enum names a screen's kind (detect/profiles.py ScreenKind), the readers' settling and unknown included: a
+    rule that claims one of those two is refused with one line, as a typo'd kind is."""
+    bad = tmp_path / "kind.yaml"
+    bad.write_text(f"rules:\n  - id: r\n    kind: {kind}\n    any: ['x']\n")
+    with pytest.raises(BadInput, match="not a rule's kind"):
+        load_profile("generic", bad)
+
+
 def test_unknown_keys_are_rejected(tmp_path):
     bad = tmp_path / "typo.yaml"
     bad.write_text("rules:\n  - id: r\n    kind: question\n    any: ['x']\n    scopee: block\n")

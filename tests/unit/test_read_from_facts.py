@@ -7,7 +7,8 @@ from dataclasses import replace
 from cursorpilot.decide.accepts import accepted
 from cursorpilot.decide.deliver import Record, RunCounts
 from cursorpilot.decide.question import Decision, Verdict
-from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, Timing, classify, undecided
+from cursorpilot.detect.classifier import Classification, Timing, classify, undecided
+from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.detect.facts import prompt_ended
 from cursorpilot.detect.profiles import load_profile
 from cursorpilot.detect.snapshot import Snapshot
@@ -64,7 +65,7 @@ def test_a_line_that_ends_mid_word_is_no_prompt_while_the_program_polls():
     """`Overwrite the exis`, then 0.3 s of a timer beside the terminal: judged at 80 ms (poll_settle), escalated."""
     half = Snapshot(("Overwrite the exis",) + ("",) * 23, 18, 0, 0, 1, cols=100)
     c = classify(GENERIC, half, Timing(quiet_for=0.1, tty="polling", canonical=True))
-    assert c.state == UNKNOWN and c.recheck_after is not None  # the guess waits its full quiet
+    assert c.state == ScreenKind.UNKNOWN and c.recheck_after is not None  # the guess waits its full quiet
     assert not undecided(GENERIC, half, canonical=True).asks  # judged at the never-silent deadline, not the quick one
     whole = Snapshot(("Overwrite the existing config? [y/N] ",) + ("",) * 23, 37, 0, 0, 1, cols=100)
     assert classify(GENERIC, whole, Timing(quiet_for=0.1, tty="polling", canonical=True)).rule_id == "generic.yes_no"
@@ -141,8 +142,8 @@ def test_every_question_record_says_which_facts_classified_it():
     out = p.handle(0.0, Screen(c, facts(quiet=0.06)))
     (state,) = records(out, "screen_state")
     assert state["facts"] == ["kernel: reading", "quiet 0.06 s", "canonical mode (reads a line)", "cursor shown, after a complete prompt"]
-    judged = Classification(state=UNKNOWN, rule_id="generic.undecided", block="sqlite>", key="u@5:sqlite>", asks=True)
+    judged = Classification(state=ScreenKind.UNKNOWN, rule_id="generic.undecided", block="sqlite>", key="u@5:sqlite>", asks=True)
     p2 = pilot()
-    out = p2.handle(5.0, Screen(Classification(state=UNKNOWN), ScreenFacts("sqlite>", 1, 5.0, "reading", Modes(), judged)))
+    out = p2.handle(5.0, Screen(Classification(state=ScreenKind.UNKNOWN), ScreenFacts("sqlite>", 1, 5.0, "reading", Modes(), judged)))
     assert of(out, Ask) and [r["facts"] for r in records(out, "screen_state") if r["rule_id"] == "generic.undecided"][0][0] == "kernel: reading"
-    assert SETTLING  # (the settling screen is never recorded: nothing is asked of it)
+    assert ScreenKind.SETTLING  # (the settling screen is never recorded: nothing is asked of it)

@@ -14,7 +14,8 @@ from cursorpilot.records import models as R
 from cursorpilot.decide.deliver import Answer, Record, deliver, split
 from cursorpilot.decide.question import Decision, Kind
 from cursorpilot.decide.turns import gist
-from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
+from cursorpilot.detect.classifier import Classification, headline
+from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.keys import Modes, Write
 from cursorpilot.channels.pty.machine import Event, State
 from cursorpilot.channels.pty.facts import Effect, ScreenFacts, Type
@@ -47,7 +48,7 @@ class Answering(_Part):
         question is judged again, the judge told what was typed. A still screen alone proves nothing."""
         w = self._watch
         assert w is not None
-        if c.state == SETTLING or w.content is None:
+        if c.state == ScreenKind.SETTLING or w.content is None:
             return []  # still rendering, or keys still going out
         if facts.unread:  # not read yet: it has not reacted (a human is asked if it never reads them)
             if facts.quiet_for >= self.profile.stuck_after_s:
@@ -69,12 +70,12 @@ class Answering(_Part):
             return [Record(R.EnterRetry(prompt_key=w.c.key, attempt=w.retries)), *self._apply(Event.REPLY, shown), Type(enter)]
         self._watch = None
         not_taken = Record(R.NotTaken(prompt_key=w.c.key, typed=w.typed, enter_retries=w.retries))
-        if shown.state == UNKNOWN and not shown.block:  # a screen no rule explains now: asked about whole, as any such screen
+        if shown.state == ScreenKind.UNKNOWN and not shown.block:  # a screen no rule explains now: asked about whole, as any such screen
             judged = facts.judged or w.c
-            if judged.state == UNKNOWN:
+            if judged.state == ScreenKind.UNKNOWN:
                 return [not_taken, *self._ask_whole(judged, facts, self._not_taken(w.typed), w.answer)]
             shown = judged
-        return [not_taken, *self._ask(shown, Kind.UNDECIDED.value if shown.state == UNKNOWN else None, self._not_taken(w.typed), w.answer)]
+        return [not_taken, *self._ask(shown, Kind.UNDECIDED.value if shown.state == ScreenKind.UNKNOWN else None, self._not_taken(w.typed), w.answer)]
 
     @staticmethod
     def _reacted(c: Classification, facts: ScreenFacts, w: Watch) -> bool:

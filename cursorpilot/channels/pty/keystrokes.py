@@ -15,7 +15,7 @@ from cursorpilot.decide.deliver import Record
 from cursorpilot.decide.question import Decision, Kind
 from cursorpilot.detect.classifier import Classification, headline
 from cursorpilot.detect.menu import keys_for, submit_row
-from cursorpilot.detect.profiles import Kind as Screen
+from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.detect.profiles import Profile
 from cursorpilot.keys import Modes, ReplyError, Write, only_keys, to_writes
 from cursorpilot.records.secret import masked, resolve
@@ -55,10 +55,10 @@ def keystrokes(c: Classification, d: Decision, modes: Modes, profile: Profile, *
         secret = True
     shown = masked(text) if secret else text
     # the rule's word on Enter for prompts it knows; the answerer's where no rule knows, or for free text (a pager's q)
-    own = kind == Kind.UNDECIDED or c.state == Screen.INPUT
+    own = kind == Kind.UNDECIDED or c.state == ScreenKind.INPUT
     submit = d.submit if own and d.submit is not None else c.submit
     typed, check, choice = text, None, None
-    if c.state == Screen.QUESTION and not submit and re.fullmatch(r"[A-Za-z]{2,}", text.strip()):
+    if c.state == ScreenKind.QUESTION and not submit and re.fullmatch(r"[A-Za-z]{2,}", text.strip()):
         typed = f"<key:{text.strip()[0].lower()}>"  # a prompt that acts on one key gets one key: "yes" is y, not y-e-s
     mapped = keys_for(c.menu, text) if c.menu is not None else None
     if c.menu is not None and mapped is not None:  # an option named by label or number: arrows from the highlighted row (or its number), then Enter
@@ -77,7 +77,7 @@ def keystrokes(c: Classification, d: Decision, modes: Modes, profile: Profile, *
                            multiline=c.multiline, modes=modes, echo_check=echo_check and (mapped is None or line))
     except ReplyError as exc:
         raise Refused(str(exc)) from None
-    if c.prefill and c.state == Screen.INPUT and typed.strip() and not only_keys(typed):
+    if c.prefill and c.state == ScreenKind.INPUT and typed.strip() and not only_keys(typed):
         writes.insert(0, Write(b"\x7f" * len(c.prefill), 0.0, f"<backspace>x{len(c.prefill)}"))  # the default goes
     if secret:  # the text typed is masked wherever it is recorded or shown; key names are no secret
         writes = [replace(w, label=masked(w.label), secret=True) if w.data.decode("utf-8", "replace") == w.label else w

@@ -13,12 +13,15 @@ import os
 import signal
 import termios
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
+from collections.abc import Generator
+from dataclasses import dataclass
 
 from cursorpilot.decide.deliver import NOBODY, Record
-from cursorpilot.decide.question import Decision, Question
+from cursorpilot.decide.question import Decision
+from cursorpilot.providers.base import AnswerRequest, Reply
 from cursorpilot.decide.turns import CheckGoal
-from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Timing, classify, undecided
+from cursorpilot.detect.classifier import Timing, classify, undecided
+from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.events import Status
 from cursorpilot.channels.host import StepHost
 from cursorpilot.keys import Modes
@@ -44,14 +47,15 @@ EXIT_GRACE = 1.0  # after its terminal closed, how long a program may take to ex
 
 @dataclass(slots=True)
 class _Pending:
-    """Out on a worker thread: a provider call (with its question), the judge of a yes, a person, a turn end's check."""
+    """Out on a worker thread: a provider call on a question's path through the decision path (the model's, or the
+    judge of a yes: Decider.path), a person, a turn end's check."""
 
     token: int
-    question: Question | None
     future: Future
     content: int  # the screen's version when it was asked: a decision on a changed screen comes with how it reads now
+    path: Generator[AnswerRequest, Reply, Decision] | None = None  # the question's path, which the call's reply goes on with
+    people: bool = False  # people are asked (human/humans.py): its future holds their Decision
     turn: bool = False  # a turn end's goal check (its future holds the TurnFacts)
-    weighing: Decision | None = None  # a yes out with the judge (decide/weigh.py): its future holds the judge's reply
     message: str = ""  # a turn end: the agent's last message, read off the screen when it stopped
 
 
@@ -202,9 +206,9 @@ class PtyStep:
         c = classify(self.profile, snap, Timing(quiet_for=quiet, tty=tty, canonical=canonical))
         if c.recheck_after is not None:
             self.view.look_at = now + c.recheck_after
-        if tty == kernel.READING and c.state == SETTLING:
+        if tty == kernel.READING and c.state == ScreenKind.SETTLING:
             self.view.look_at = now + 0.01
-        judged = undecided(self.profile, snap, self.pilot.answered_to, canonical) if c.state == UNKNOWN else None
+        judged = undecided(self.profile, snap, self.pilot.answered_to, canonical) if c.state == ScreenKind.UNKNOWN else None
         text = snap.text()
         self._feed(Screen(c, ScreenFacts(text, self.view.version, quiet, tty, self._modes(), judged, _no_echo(lflag or 0),
                                          unread=self._unread(), wall=self.clock.utcnow().astimezone(),
@@ -227,7 +231,8 @@ class PtyStep:
             elif isinstance(e, AskHuman):
                 q = ask.question(self.profile, e.c, self.screen.snapshot(), [], secret=e.secret)
                 assert self.ctx.humans is not None  # (the runner's, made before any step)
-                self._submit(e.token, None, self.ctx.humans.ask, q, e.why, self.step, self.host.decider.check, e.prompt)
+                future = self.host.pool.submit(self.ctx.humans.ask, q, e.why, self.step, self.host.decider.check, e.prompt)
+                self._pending = _Pending(e.token, future, self.view.version, people=True)
             elif isinstance(e, Send):
                 assert self.driver is not None
                 self.driver.write(e.data)
@@ -239,7 +244,7 @@ class PtyStep:
                     self.view.render(now)  # what the screen shows as the last key goes out: the program reacts from here
                 self._feed(Typed(self.view.version))
             elif isinstance(e, CheckGoal):  # the goal check may take a while: off the read loop, like a model call
-                self._pending = _Pending(e.token, None, self.host.pool.submit(self.host.turn_facts), self.view.version, turn=True)
+                self._pending = _Pending(e.token, self.host.pool.submit(self.host.turn_facts), self.view.version, turn=True)
             elif isinstance(e, ReadMessage) and self._pending is not None:
                 self._pending.message = ask.last_message(self.profile, self.screen.snapshot(), e.c, e.after, e.before)
             elif isinstance(e, Close):
@@ -249,42 +254,40 @@ class PtyStep:
             elif not isinstance(e, (Type, ReadMessage)):  # Type: the keys are queued in the pilot's typist
                 raise AssertionError(f"an effect nobody carries out: {e!r}")
 
-    def _submit(self, token: int, q: Question | None, fn, *args, weighing: Decision | None = None) -> None:
-        self._pending = _Pending(token, q, self.host.pool.submit(fn, *args), self.view.version, weighing=weighing)
-
     def _ask(self, e: Ask) -> None:
         snap = self.screen.snapshot()
         q = (ask.question(self.profile, e.c, snap, [], kind=e.kind, secret=e.secret, notes=e.notes) if e.question is None
              else ask.with_screen(e.question, snap))
-        first = self.host.decider.first(q)
-        if first is not None:
-            self._decided(e.token, first, q, self.view.version)
+        self._follow(e.token, self.host.decider.path(q, earlier=lambda: tuple(self.screen.scrollback())))
+
+    def _follow(self, token: int, path: Generator[AnswerRequest, Reply, Decision], reply: Reply | None = None,
+                asked_on: int | None = None) -> None:
+        """The question's path through the decision path (Decider.path, the same for every channel), one step at a
+        time: what costs nothing here, each provider call off the read loop, its reply collected, then the next."""
+        try:
+            request = next(path) if reply is None else path.send(reply)
+        except StopIteration as done:
+            self._decided(token, done.value, self.view.version if asked_on is None else asked_on)
             return
-        q = replace(q, earlier=tuple(self.screen.scrollback()))  # rendered only for a model's prompt, never for a rule hit
-        self._submit(e.token, q, self.host.decider.call, self.host.decider.request(q))
+        self._pending = _Pending(token, self.host.pool.submit(self.host.decider.call, request), self.view.version, path=path)
 
     def _collect(self) -> None:
-        p, decider = self._pending, self.host.decider
+        p = self._pending
         if p is None or not p.future.done():
             return
         self._pending = None
         if p.turn:  # goalcheck.turn_facts never raises
             self._feed(GoalChecked(p.token, p.future.result(), p.message))
-        elif p.question is not None and p.weighing is not None:  # the judge's reply on a yes
-            self._decided(p.token, decider.weighed(p.question, p.weighing, p.future.result()), p.question, p.content)
-        elif p.question is not None:  # Decider.call never raises
-            self._decided(p.token, decider.after(p.question, p.future.result()), p.question, p.content)
+        elif p.path is not None:  # Decider.call never raises
+            self._follow(p.token, p.path, p.future.result(), p.content)
         else:  # people's answer (human/humans.py): who gave it, or why none came
             try:
                 d = p.future.result()
             except Exception as exc:
                 d = Decision.escalate(f"nobody could be asked ({type(exc).__name__}: {exc})", NOBODY)
-            self._decided(p.token, d, None, p.content)
+            self._decided(p.token, d, p.content)
 
-    def _decided(self, token: int, d: Decision, q: Question | None, asked_on: int) -> None:
-        if d.weigh is not None and q is not None:  # a yes that needs the focused judgment first: off the read loop
-            self._submit(token, q, self.host.decider.call, self.host.decider.weigh_request(q, d), weighing=d)
-            return
+    def _decided(self, token: int, d: Decision, asked_on: int) -> None:
         changed = self.view.version != asked_on
         lflag = self._mode()
         timing = Timing(quiet_for=float("inf"), canonical=None if lflag is None else bool(lflag & termios.ICANON))
@@ -336,7 +339,7 @@ class PtyStep:
             if kind == "joined":  # a new watcher sees the screen at once, not at its next change
                 self._mirror(now)
             elif kind == "take":
-                if self._pending is not None and self._pending.question is None and not self._pending.turn and self.ctx.humans:
+                if self._pending is not None and self._pending.people and self.ctx.humans:
                     self.ctx.humans.withdraw("a person took the keyboard (cursor-pilot watch --take)")
                 self._pending, self._typed_by_person = None, 0
                 self._feed(Taken(f"pid {data.decode()}"))

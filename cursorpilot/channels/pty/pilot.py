@@ -19,8 +19,8 @@ from cursorpilot.decide.deliver import Record, RunCounts, Tally, escalate, split
 from cursorpilot.decide.limits import Limits
 from cursorpilot.decide.question import Decision, Kind, Verdict
 from cursorpilot.decide.turns import Turns, gist
-from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification, headline
-from cursorpilot.detect.profiles import Kind as Screen
+from cursorpilot.detect.classifier import Classification, headline
+from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.detect.profiles import Profile
 from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes, to_writes
@@ -168,7 +168,7 @@ class Pilot(Answering, QuietRules, TurnEnds, Resumes):
             held = self._follow_watch(now, c, facts)
             if held is not None:
                 return out + held
-        if self.config.expect_regex and c.state != SETTLING and re.search(self.config.expect_regex, facts.text, re.M):
+        if self.config.expect_regex and c.state != ScreenKind.SETTLING and re.search(self.config.expect_regex, facts.text, re.M):
             self.reason = f"completed (expect {self.config.expect_regex!r} seen)"
             return out + self._apply(Event.FINISHED, c)
         return out + self._classified(now, c, facts)
@@ -178,26 +178,26 @@ class Pilot(Answering, QuietRules, TurnEnds, Resumes):
             return held
         if is_limit(c):  # a usage limit: waited out, not failed (pty/resume.py)
             return self._limit(now, c, facts)
-        if c.state == Screen.WORKING:
+        if c.state == ScreenKind.WORKING:
             return self._working(now, c, facts)
-        if c.state == Screen.ERROR:
+        if c.state == ScreenKind.ERROR:
             return self._fail(f"{c.error}: {c.evidence}", c)
-        if c.state == Screen.IDLE and self.starting:
+        if c.state == ScreenKind.IDLE and self.starting:
             return self._still_starting(now, c, facts)
-        if c.state == Screen.COMPLETED:
+        if c.state == ScreenKind.COMPLETED:
             self.reason = f"completed ({c.rule_id})"
             return self._apply(Event.FINISHED, c)
         if self._stopped(c):
             return self._turn_end(c)
-        if c.state == SETTLING:
+        if c.state == ScreenKind.SETTLING:
             return []  # it looks again when the screen has settled (recheck_after)
-        if c.state == UNKNOWN:
+        if c.state == ScreenKind.UNKNOWN:
             return self._undecided(now, c, facts)
-        if facts.tty == "busy" and c.state != Screen.IDLE:  # a prompt printed by a program that does not read (yet): a
+        if facts.tty == "busy" and c.state != ScreenKind.IDLE:  # a prompt printed by a program that does not read (yet): a
             return self._left_to_work(now, c, facts)  # key now would wait in its input for whatever reads next
         self._busy_since = None
-        if c.state == Screen.IDLE:  # a composer waiting: typed into like a field
-            c = replace(c, state=Screen.INPUT.value)
+        if c.state == ScreenKind.IDLE:  # a composer waiting: typed into like a field
+            c = replace(c, state=ScreenKind.INPUT)
         if c.key not in self.answered:
             return self._prompted(now, c)
         return self._asked_again(now, c, facts)
@@ -214,8 +214,7 @@ class Pilot(Answering, QuietRules, TurnEnds, Resumes):
             if d.verdict != Verdict.ANSWER or d.text is None:
                 return self._abort(ExitCode.HUMAN_NEEDED, unanswered("", d.why).reason)  # why no answer came
             shown = self._turn.message if a.kind == Kind.TURN_END and self._turn is not None else None
-            return [Record(R.HumanReply(text=d.text, secret=True if a.secret else R.OMIT)),
-                    *self._type_answer(now, a.c, d, self._modes, a.kind, a.secret, prompt=shown)]
+            return self._type_answer(now, a.c, d, self._modes, a.kind, a.secret, prompt=shown)  # (its reply: human/humans.py records it)
         if d.verdict == Verdict.FAIL:
             return self._abort(ExitCode.LIMIT, d.why) if d.limit else self._fail(d.why, a.c)
         if d.verdict == Verdict.ESCALATE:
@@ -240,7 +239,7 @@ class Pilot(Answering, QuietRules, TurnEnds, Resumes):
         for e in self.typist.step(now, view):
             if isinstance(e, HighlightMissed):
                 self._watch = None
-                c = Classification(state=Screen.MENU.value, rule_id=None, block=e.block)
+                c = Classification(state=ScreenKind.MENU, rule_id=None, block=e.block)
                 out += [Record(R.MenuCheckFailed(expected=e.expected, seen=e.seen)),
                         *self._escalate(c, f"the highlight did not reach {e.expected!r} (it is on {e.seen!r}); Enter not pressed")]
             else:
@@ -296,7 +295,7 @@ class Pilot(Answering, QuietRules, TurnEnds, Resumes):
         self._wake = t if self._wake is None else min(self._wake, t)
 
     def _prompted(self, now: float, c: Classification) -> list[Effect]:
-        if not self.sent and c.state == Screen.INPUT:
+        if not self.sent and c.state == ScreenKind.INPUT:
             self.sent = True
             out = self._apply(Event.PROMPT, c)
             return out + self._type_answer(now, c, Decision(Verdict.ANSWER, text=self.config.send or "", source="plan:send"),
@@ -306,7 +305,7 @@ class Pilot(Answering, QuietRules, TurnEnds, Resumes):
     def _secret(self, c: Classification) -> bool:
         """What is typed at this prompt is a secret: the terminal's echo is off, or a field asks for a password, a token,
         a PIN… by its words (a TUI that draws `****` itself leaves echo on)."""
-        return self._echo_off or (c.state in (Screen.INPUT, UNKNOWN) and asks_secret(c.block, dialog=c.state == UNKNOWN))
+        return self._echo_off or (c.state in (ScreenKind.INPUT, ScreenKind.UNKNOWN) and asks_secret(c.block, dialog=c.state == ScreenKind.UNKNOWN))
 
     def _asking_for(self, token: int, c: Classification, kind: str | None, not_taken: str | None = None) -> Asking:
         return Asking(token, c, self._content, kind, self._secret(c), not_taken, self._quiet_since)
@@ -334,7 +333,7 @@ class Pilot(Answering, QuietRules, TurnEnds, Resumes):
 
     @staticmethod
     def _still_there(c: Classification, current: Classification) -> bool:
-        return current.key == c.key or (c.state == Screen.INPUT and current.state == Screen.IDLE and current.anchor_row == c.anchor_row)
+        return current.key == c.key or (c.state == ScreenKind.INPUT and current.state == ScreenKind.IDLE and current.anchor_row == c.anchor_row)
 
     def _escalate(self, c: Classification, why: str, kind: str | None = None, shown: str | None = None) -> list[Effect]:
         """shown: what the human is shown, when not the prompt block (a turn end: the agent's last message)."""
@@ -382,9 +381,9 @@ class Pilot(Answering, QuietRules, TurnEnds, Resumes):
         return [Close(False, STOP_GRACE, Record(R.Closing(how="signal", signal="SIGINT")), _LATE)]
 
     def _record_state(self, c: Classification, facts: ScreenFacts) -> list[Effect]:
-        if c.state == SETTLING:
+        if c.state == ScreenKind.SETTLING:
             return []
-        state = "starting" if c.state == Screen.IDLE and self.starting else c.state
+        state = "starting" if c.state == ScreenKind.IDLE and self.starting else c.state
         current = (state, c.decision[1])
         if current == self._last:
             return []

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from cursorpilot.records import models as R
 from cursorpilot.decide.deliver import Record
 from cursorpilot.decide.question import Decision, Kind
-from cursorpilot.detect.classifier import READING_SETTLE, UNKNOWN, Classification
+from cursorpilot.detect.classifier import READING_SETTLE, Classification
+from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.channels.pty.machine import Event
 from cursorpilot.channels.pty.facts import Effect, ScreenFacts, classified_by
 from cursorpilot.channels.pty.held import Asking
@@ -90,7 +91,7 @@ class QuietRules(_Part):
         asked = self._ask(judged, Kind.UNDECIDED.value, notes, not_taken)
         if asked and self._judged_rec != judged.key:
             self._judged_rec = judged.key
-            asked.insert(0, Record(R.ScreenState(state=UNKNOWN, rule_id=judged.rule_id, prompt=judged.block or None,
+            asked.insert(0, Record(R.ScreenState(state=ScreenKind.UNKNOWN, rule_id=judged.rule_id, prompt=judged.block or None,
                                                  evidence=None, error=None, facts=classified_by(judged, facts))))
         return asked
 
@@ -104,7 +105,7 @@ class QuietRules(_Part):
                                             evidence="the kernel sees it busy, not waiting on its terminal", error=None)))
         stuck_after = self.profile.stuck_after_s
         if facts.quiet_for >= stuck_after:
-            judged = facts.judged if c.state == UNKNOWN else None
+            judged = facts.judged if c.state == ScreenKind.UNKNOWN else None
             if judged is not None and (judged.key or "") not in self.waited:  # judged whatever one look said: a model may
                 return out + self._ask(judged, Kind.UNDECIDED.value, (BUSY_NOTE.format(stuck_after),))  # say WAIT, once
             return out + self._escalate(c, f"stuck: quiet for {stuck_after:g}s, busy and not waiting on its terminal")

@@ -21,8 +21,8 @@ from cursorpilot.records import models as R
 from cursorpilot.decide.deliver import Record, Tell
 from cursorpilot.decide.limits import CONTINUE, LIMIT_ERRORS
 from cursorpilot.decide.question import Decision, Verdict
-from cursorpilot.detect.classifier import SETTLING, UNKNOWN, Classification
-from cursorpilot.detect.profiles import Kind as Screen
+from cursorpilot.detect.classifier import Classification
+from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.errors import ExitCode
 from cursorpilot.keys import to_writes
 from cursorpilot.channels.pty.machine import Event
@@ -80,7 +80,7 @@ class Resumes(_Part):
         screen's own rules apply (the agent went on by itself, or asks something)."""
         r = self._resume
         assert r is not None
-        if c.state == Screen.WORKING:
+        if c.state == ScreenKind.WORKING:
             if r.why == "limit":  # it went on by itself (the agent retries at its reset: Claude Code does)
                 self._resume = None
                 waited = self.limits.over(now)
@@ -90,14 +90,14 @@ class Resumes(_Part):
             return self._working(now, c, replace(facts, still_for=min(still, now - r.since)))  # its stuck clock restarted then
         if is_limit(c):
             return self._limit(now, c, facts)
-        if c.state not in (Screen.IDLE, SETTLING, UNKNOWN) and not self._stopped(c):
+        if c.state not in (ScreenKind.IDLE, ScreenKind.SETTLING, ScreenKind.UNKNOWN) and not self._stopped(c):
             return None  # a question, a menu: answered as ever (a stuck turn's interrupt may end in one)
-        if c.state == SETTLING:
+        if c.state == ScreenKind.SETTLING:
             return []
         if now < r.until:
             self._wake_by(r.until)
             return []
-        return self._go_on(now, c, r) if c.state != UNKNOWN else None
+        return self._go_on(now, c, r) if c.state != ScreenKind.UNKNOWN else None
 
     def _go_on(self, now: float, c: Classification, r: Resume) -> list[Effect]:
         """The wait is over: the agent is told to go on, the way its screen takes it."""
@@ -108,10 +108,10 @@ class Resumes(_Part):
             r.dismissed = dismiss is not None  # the dialog closes: "continue" goes into the composer next
             done = None if r.dismissed else self._wait_over(now, r, sent)
             return self._tell_to_go_on(now, c, sent, done)
-        if c.menu is not None or c.state == UNKNOWN:  # a dialog with no option the profile names: a person decides
+        if c.menu is not None or c.state == ScreenKind.UNKNOWN:  # a dialog with no option the profile names: a person decides
             self._resume = None
             return self._escalate(c, f"the agent's {r.why} screen offers no option to go on with")
-        composer = replace(c, state=Screen.INPUT.value, submit=True, menu=None)
+        composer = replace(c, state=ScreenKind.INPUT, submit=True, menu=None)
         return self._tell_to_go_on(now, composer, CONTINUE, self._wait_over(now, r, CONTINUE))
 
     def _wait_over(self, now: float, r: Resume, sent: str) -> Record:

@@ -17,7 +17,7 @@ from cursorpilot.decide.deliver import Record
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
 from cursorpilot.decide.turns import CheckGoal, Next, TurnFacts
 from cursorpilot.detect.classifier import Classification
-from cursorpilot.detect.profiles import Kind as Screen
+from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes
 from cursorpilot.channels.pty.machine import Event
@@ -53,12 +53,12 @@ class TurnEnds(_Part):
         """Back at its composer after working, idle or asking something in prose: the agent's turn has ended."""
         if not (self.worked and self.sent and self.profile.finish.mode == "idle"):
             return False
-        return c.state == Screen.IDLE or (c.state == Screen.QUESTION and (c.rule_id or "").endswith(PROSE))
+        return c.state == ScreenKind.IDLE or (c.state == ScreenKind.QUESTION and (c.rule_id or "").endswith(PROSE))
 
     def _turn_end(self, c: Classification) -> list[Effect]:
         """The agent stopped: the loop checks the goal and the working tree, and reads its last message (GoalChecked)."""
-        closing = Question(kind=c.state, text=c.block, key=c.key or "", source=c.rule_id or "screen") if c.state == Screen.QUESTION else None
-        composer = replace(c, state=Screen.INPUT.value, submit=True)
+        closing = Question(kind=c.state, text=c.block, key=c.key or "", source=c.rule_id or "screen") if c.state == ScreenKind.QUESTION else None
+        composer = replace(c, state=ScreenKind.INPUT, submit=True)
         self._turn = TurnEnd(composer, c.block, closing)
         self._token += 1
         self._asking = self._asking_for(self._token, composer, Kind.TURN_END.value)
