@@ -4,29 +4,30 @@
 when either decides. Otherwise the channel calls the provider (`request()` builds the prompt, on the caller's
 thread; the call itself may run anywhere) and hands the reply to `after()`. Every answer, whoever chose it, then
 passes `check()`: the policy on the reply itself, the choice it names, the policy on what a yes approves (a yes to
-"Delete all files?" deletes them, whoever typed it but a human), the loop breaker. What a channel actually
+"Delete all files?" deletes them, whoever typed it but a human: the gate, gate.py), the loop breaker. `path()` is one
+question's whole way through it, sequenced once for every channel. What a channel actually
 delivered is told back with `delivered()`, which is what the loop breaker and the next prompts' history count.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from collections import Counter, deque
 from collections.abc import Callable, Generator
 from concurrent.futures import Executor
 from dataclasses import replace
 
-from cursorpilot.decide import consent, turns, weigh
+from cursorpilot.decide import turns, weigh
 from cursorpilot.decide.accepts import accepted
+from cursorpilot.decide.gate import Gate
+from cursorpilot.decide.gate import shown as shown_as
 from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.choices import Offered, find
 from cursorpilot.decide.echo import echoed, own_lines, unlabelled
 from cursorpilot.decide.guards import Guards
-from cursorpilot.decide.policy import Denial
 from cursorpilot.decide.policy import check as check_policy
-from cursorpilot.decide.question import Choice, Closer, Decision, Kind, Question, Verdict
-from cursorpilot.decide.yesno import refusal, said_yes
+from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
+from cursorpilot.decide.yesno import said_yes
 from cursorpilot.keys import needs_human, only_keys
 from cursorpilot.providers.base import QA, AnswerRequest, Attempt, Provider, Reply, Usage
 from cursorpilot.records.secret import is_masked, masked
@@ -35,7 +36,6 @@ from cursorpilot.run_context import RunContext
 from cursorpilot.records import models as R
 
 WAIT_WORD = "WAIT"
-_AGREES = re.compile(r"(?i)^\W*(yes|y|yeah|yep|sure|ok|okay|go ahead|do it|please do|approved?)\b")  # a turn end's yes
 CAPPED = "model-call cap reached"  # a Reply's reason when --max-model-calls refused the call: the run ends with exit 4
 _ENTER = ("", "<enter>")  # an empty answer presses Enter alone: it takes the prompt's default (the system prompt says so)
 
@@ -60,6 +60,7 @@ class Decider:
         self.guards = Guards()
         self.history: deque[QA] = deque(maxlen=10)
         self.previous = ""  # who chose the last answer delivered (a rule's after: reads it)
+        self.gate = Gate(ctx, governing_prompt, cwd, self.history, self.check, self._counted)  # the deny policy's word (gate.py)
         self._asked: Counter[str] = Counter()  # model calls per question, for --max-model-calls
         self._offered: tuple[str, str, str, str] | None = None  # (prompt, text, source, as counted) of the last answer handed out
 
@@ -72,7 +73,7 @@ class Decider:
         """The deny policy on what is being approved, then the rules. None: the provider must be asked."""
         if q.kind == Kind.TURN_END:
             return self._turn_first(q)
-        denied = self._policy(q)
+        denied = self.gate.policy(q)
         if denied is not None:
             return denied
         judging = q.kind == Kind.UNDECIDED  # a screen no detector rule explains: the user's rules may still know its words
@@ -111,32 +112,6 @@ class Decider:
         if self.provider.needs_prompt:
             return None
         return Decision(Verdict.PASS, source=self.provider.name, why="no rule of kind turn_end matches")
-
-    def _policy(self, q: Question) -> Decision | None:
-        """Approvals are judged by their action (the command, the file, the diff), not by the scrollback above them."""
-        if not q.approval:
-            return None
-        denial = check_policy(q.action or q.text, self.cwd, self.ctx.allow)
-        return None if denial is None else self._refuse(q, denial, None)
-
-    def _refuse(self, q: Question, denial: Denial, on: str | None, changed: Decision | None = None, why: str = "") -> Decision:
-        """The question's no (its reject option, the profile's no, a No option, the no its spelling offers), or a human
-        when it offers none. on: "yes" when it was a yes to the question that was refused, not the action; changed: the
-        answer refused (who chose what), said wherever the answer is shown, and counted against the run's outcome."""
-        no = refusal(q) if q.kind != Kind.TURN_END else None  # a turn end has no "no": a person decides
-        self.tx.write(R.PolicyDenied(policy_rule=denial.rule, evidence=denial.evidence, rule_id=q.source, reply=no and no[0], on=on,
-                                     changed_from=self._shown(q, changed) if changed is not None else R.OMIT,
-                                     chosen_by=changed.source if changed is not None else R.OMIT,
-                                     why=(why or None) if changed is not None else R.OMIT))
-        self.history.append(QA(q.text, f"{no[0] if no else '(nothing)'}: refused by the deny policy (rule {denial.rule}: {denial.evidence})"))
-        if no is None:
-            return Decision.escalate(f"denied by policy rule {denial.rule!r} and the prompt has no 'no' choice", f"policy:{denial.rule}")
-        changes = f"{self._shown(q, changed)!r} ({changed.source}) -> {no[0]!r}" if changed is not None else ""
-        if changes:
-            self.ctx.overrides.append(f"{' '.join((q.asked or q.text).split())[:80]}: {changes}")
-            self.ctx.usage["policy_changed"] += 1
-        return self.check(q, Decision(Verdict.ANSWER, text=no[0], choices=no[1], source=f"policy:{denial.rule}", denied=denial.rule,
-                                      changed=changes))
 
     # -- the provider --------------------------------------------------------------------------------------------------
     def _bare_request(self, q: Question) -> AnswerRequest:
@@ -304,7 +279,7 @@ class Decider:
         if d.verdict != Verdict.ANSWER or d.text is None:
             return d
         text = d.text  # (the replace()s below change only the choices)
-        shown = self._shown(q, d)  # for records and messages
+        shown = shown_as(q, d)  # for records and messages
         if d.denied is None and (denial := check_policy(text, self.cwd, self.ctx.allow)) is not None:
             evidence = denial.evidence if shown == d.text else masked(denial.evidence)
             self.tx.write(R.PolicyDenied(policy_rule=denial.rule, evidence=evidence, rule_id=q.source, reply=None, on="reply"))
@@ -325,83 +300,19 @@ class Decider:
             else:
                 d = replace(d, choices=chosen)
         if d.denied is None and d.source != "human":  # a person who answers decides for themselves
-            weighed = self._turn_message(q, d) if q.kind == Kind.TURN_END else self._closer_look(q, d) if said_yes(q, d) else None
+            gate = self.gate
+            weighed = gate.turn_message(q, d) if q.kind == Kind.TURN_END else gate.closer_look(q, d) if said_yes(q, d) else None
             if weighed is not None:
                 return weighed
         return self._counted(q, d)
 
     def _counted(self, q: Question, d: Decision) -> Decision:
         """The loop breaker, last: the answer as it will be given."""
-        shown = self._shown(q, d)  # a secret is counted as it is delivered: masked
+        shown = shown_as(q, d)  # a secret is counted as it is delivered: masked
         if self.guards.looping(q.text, shown):
             return Decision.escalate(f"loop: this question was already answered {shown!r} {self.guards.repeat_limit} times", d.source)
         self._offered = (q.text, d.text or "", d.source, shown)
         return d
-
-    @staticmethod
-    def _shown(q: Question, d: Decision) -> str:
-        text = d.text or ""
-        return masked(text) if (d.secret or q.secret) and not secret_names(text) else text
-
-    def _closer_look(self, q: Question, d: Decision) -> Decision | None:
-        """A yes whose question's block names an act that destroys (decide/weigh.py): None when nothing is to be weighed."""
-        look = self._look(q, d)
-        return None if look is None else self._weigh_yes(q, d, look, q.asked or q.text)
-
-    def _look(self, q: Question, d: Decision) -> weigh.Look | None:
-        answered = tuple(h.question for h in self.history)
-        return weigh.trigger(weigh.block(q.asked or q.text, q.lead, tuple(c.label for c in d.choices), answered), self.cwd, self.ctx.allow)
-
-    def _weigh_yes(self, q: Question, d: Decision, look: weigh.Look, asked: str) -> Decision:
-        """The yes given (granted by the user's rule for it, or by their prompt's plain words), refused (a sentence of
-        the governing prompt forbids it, or nothing grants it and no model can judge), a person's (the same sentence asks
-        for it and forbids it), or held for the focused judgment (`weigh`)."""
-        reading = consent.reading(self.governing_prompt, look.acts, look.block)
-        if d.source.startswith("rules:") and weigh.rule_grants(d.named, d.matched, asked, look):
-            over = f" (over your {reading.forbidding[0].sentence!r})" if reading.forbidding else ""
-            return self._granted(q, d, look, f"your rule {d.source.split(':', 1)[1]}{over}")
-        if (both := reading.contradicts) is not None:
-            return self._person(q, d, look, f"your sentence both asks for it and forbids it: {both.sentence!r}")
-        if reading.forbidding:
-            return self._refuse(q, look.denial, "yes", d, f"your governing prompt forbids it: {reading.forbidding[0].sentence!r}")
-        if reading.granting:
-            return self._granted(q, d, look, f"your prompt: {reading.granting[0].sentence!r}")
-        if not self.provider.needs_prompt:
-            return self._refuse(q, look.denial, "yes", d, "no grant: no rule of yours names it, the governing prompt does not ask "
-                                                          "for it, and no model can judge it")
-        return replace(d, weigh=Closer(look, self._shown(q, d), d.source))  # the channel asks the judge, then weighed()
-
-    def _granted(self, q: Question, d: Decision, look: weigh.Look, by: str, judge: str | None = None, why: str = "") -> Decision:
-        """A weighed yes that goes through, said where its answer is said (`granted`) and recorded."""
-        self.tx.write(R.PolicyGranted(policy_rule=look.denial.rule, evidence=look.denial.evidence, rule_id=q.source, granted_by=by,
-                                      acts=sorted(look.acts), judge=judge, why=why or None))
-        self.ctx.usage["policy_granted"] += 1
-        acts = " / ".join(weigh.ACT_NAMES[a] for a in sorted(look.acts, key=list(weigh.ACT_NAMES).index))
-        return self._counted(q, replace(d, weigh=None, granted=f"{acts} granted by {by}"))
-
-    def _person(self, q: Question, d: Decision, look: weigh.Look, why: str) -> Decision:
-        """The user's own words disagree about this yes: a person decides, and the record says why."""
-        self.tx.write(R.PolicyDenied(policy_rule=look.denial.rule, evidence=look.denial.evidence, rule_id=q.source, reply=None, on="yes",
-                                     changed_from=self._shown(q, d), chosen_by=d.source, why=why))
-        return Decision.escalate(f"a yes that would {weigh.ACT_NAMES[look.denial.rule]}: {why}", f"policy:{look.denial.rule}")
-
-    def _turn_message(self, q: Question, d: Decision) -> Decision | None:
-        """A turn end's next message is text the agent will act on, not a yes to what the agent proposed before: its
-        commands were checked as commands; what it asks for in its own words is refused only where the governing prompt
-        forbids that ("Do not delete anything, leave it in place" asks for nothing). A bare yes to the agent's closing
-        question ("Shall I delete build/?") is a yes to that question, weighed as any yes (refused: a person decides)."""
-        if d.turn != turns.TurnVerdict.CONTINUE or not d.text:
-            return None
-        bare = replace(d, choices=())
-        if q.closing is not None and _AGREES.match(d.text):  # "Yes", "Sure, go ahead": a yes to what the agent asked
-            look = self._look(q.closing, bare)
-            return None if look is None else self._weigh_yes(q, d, look, q.closing.asked or q.closing.text)
-        acts = consent.asked_for(d.text)
-        reading = consent.reading(self.governing_prompt, acts, d.text) if acts else None
-        if reading is None or not reading.forbidding:
-            return None
-        look = weigh.Look(d.text, acts, " ".join(d.text.split())[:200])
-        return self._person(q, d, look, f"the next message asks for what your governing prompt forbids: {reading.forbidding[0].sentence!r}")
 
     def weigh_request(self, q: Question, d: Decision) -> AnswerRequest:
         """The focused judgment of a yes (d.weigh), built, redacted and filed like any prompt."""
@@ -413,20 +324,12 @@ class Decider:
         return replace(self._bare_request(q), kind="weigh", system=request[0], user=request[1])
 
     def weighed(self, q: Question, d: Decision, reply: Reply) -> Decision:
-        """The judge's reply on the yes d: given (the grant recorded, with the judge's reason) or refused (its no)."""
+        """The judge's reply on the yes d, recorded, then given or refused (gate.py)."""
         assert d.weigh is not None
         self._received(reply, q.secret or d.secret)
-        look = d.weigh.look
         if reply.reason.startswith(CAPPED):
             return Decision(Verdict.FAIL, why=reply.reason, source=reply.source, limit=True)
-        j = weigh.judgment(self.governing_prompt, look, reply.judged, reply.text, reply.act, reply.reason)
-        if not j.allowed:
-            return self._refuse(q, look.denial, "yes", d, f"{reply.source}: {j.why}")
-        if j.act == "none":
-            by = "the judge's reading: it does none of these" + (f", under your {j.sentence!r}" if j.sentence else f" ({j.why})")
-        else:
-            by = f"your prompt, {j.sentence!r}"
-        return self._granted(q, d, look, by, judge=reply.source, why=j.why)
+        return self.gate.judged(q, d, reply)
 
     def _chosen(self, q: Question, text: str) -> tuple[Choice, ...] | None:
         offered = [Offered(c.label, c.detail, c.number, c.kind) for c in q.choices]
