@@ -37,7 +37,7 @@ def shown(agent: str, name: str, text: str | None = None):
 def pilot(agent: str, interactive: bool = False, **limits) -> Pilot:
     p = Pilot(PilotConfig(load_profile(agent), echo_check=True, limits=LimitConfig(**limits)), RunCounts(interactive=interactive))
     p.handle(0.0, Started())
-    p.worked = True  # it was given its task and worked: back at its composer, its turn has ended
+    p.turn_ends.worked = True  # it was given its task and worked: back at its composer, its turn has ended
     return p
 
 
@@ -91,7 +91,7 @@ def test_claude_at_its_plans_limit_goes_on_by_itself_at_the_reset_and_is_let_go(
     assert records(look(p, 0.0, limit), "limit_hit")[0]["reset"] == "2026-11-29T01:07:00+00:00"
     out = look(p, 150.0, shown("claude", "streaming"), still=0.0)  # "Continuing automatically at 1:06am": it did
     assert records(out, "limit_waited")[0]["how"] == "went_on" and not of(out, Type)
-    assert p._resume is None and p.state == State.RUNNING
+    assert p.resumes.resume is None and p.state == State.RUNNING
 
 
 def test_claude_rate_limited_with_no_reset_backs_off_then_continues():

@@ -7,19 +7,19 @@ socket can't slip into a pilot under a name nobody thought to forbid. The import
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-PURE = [
-    "cursorpilot.fleet.scheduler", "cursorpilot.fleet.facts", "cursorpilot.fleet.watch", "cursorpilot.channels.agent.facts",
-    "cursorpilot.channels.pty.pilot", "cursorpilot.channels.pty.facts", "cursorpilot.channels.pty.keystrokes", "cursorpilot.channels.pty.ask", "cursorpilot.channels.pty.quiet", "cursorpilot.channels.pty.answering", "cursorpilot.channels.pty.held",
-    "cursorpilot.channels.pty.turnend", "cursorpilot.channels.pty.typist", "cursorpilot.channels.pty.parts", "cursorpilot.channels.acp.pilot", "cursorpilot.channels.acp.ask", "cursorpilot.channels.acp.facts", "cursorpilot.channels.acp.workspace", "cursorpilot.channels.acp.requests",
-    "cursorpilot.channels.headless.pilot", "cursorpilot.channels.headless.facts", "cursorpilot.channels.headless.stream",
-    "cursorpilot.detect.classifier", "cursorpilot.detect.regions", "cursorpilot.detect.undecided", "cursorpilot.detect.facts", "cursorpilot.detect.menu", "cursorpilot.detect.snapshot", "cursorpilot.decide.question",
-    "cursorpilot.decide.choices", "cursorpilot.decide.guards", "cursorpilot.decide.deliver", "cursorpilot.decide.yesno", "cursorpilot.decide.toolcalls",
-    "cursorpilot.decide.turns", "cursorpilot.channels.agent.pilot", "cursorpilot.decide.limits", "cursorpilot.channels.agent.waits", "cursorpilot.channels.pty.resume", "cursorpilot.channels.acp.activity", "cursorpilot.decide.weigh", "cursorpilot.decide.consent", "cursorpilot.decide.accepts", "cursorpilot.decide.echo", "cursorpilot.channels.pty.machine", "cursorpilot.human.asked", "cursorpilot.human.html",
-]
+def pure_core(root: Path = ROOT) -> list[str]:
+    """The pure core, as pyproject.toml's import contract `pure-core` lists it: the one list (.ci/types reads it too)."""
+    with open(root / "pyproject.toml", "rb") as fh:
+        contracts = tomllib.load(fh)["tool"]["importlinter"]["contracts"]
+    return next(c["source_modules"] for c in contracts if c.get("id") == "pure-core")
+
+
+PURE = pure_core()
 STDLIB = {"__future__", "abc", "re", "dataclasses", "enum", "typing", "collections", "collections.abc", "functools", "itertools", "hashlib",
           "json", "math", "string", "html",
           "datetime"}  # dates computed from the times the loops give (a fact's `wall`): no module here calls now()
@@ -53,6 +53,18 @@ def imports(module: str, root: Path = ROOT) -> set[str]:
 def test_pure_modules_import_only_what_the_allow_list_names():
     strays = {m: sorted(imports(m) - ALLOWED) for m in PURE}
     assert not {m: s for m, s in strays.items() if s}, strays
+
+
+def test_the_type_check_reads_the_same_pure_core():
+    """.ci/types holds the pure core to zero mypy errors: the same modules, read from the same list."""
+    import types
+    from importlib.machinery import SourceFileLoader
+
+    ci_types = types.ModuleType("ci_types")
+    ci_types.__file__ = str(ROOT / ".ci" / "types")
+    SourceFileLoader("ci_types", ci_types.__file__).exec_module(ci_types)
+    assert sorted(ci_types.pure_core_paths()) == sorted(m.replace(".", "/") + ".py" for m in PURE)
+    assert all((ROOT / path).is_file() for path in ci_types.pure_core_paths())
 
 
 def test_the_allow_list_catches_a_stray_import(tmp_path):

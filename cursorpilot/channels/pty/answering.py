@@ -1,42 +1,50 @@
-"""The PTY pilot's rules for an answer's life, PURE (a part of pty/pilot.py's Pilot): typed, then taken or not.
+"""An answer's life on a screen, PURE (a part of pty/pilot.py's Pilot): typed, then taken or not.
 
 An answer becomes the keys its prompt takes (pty/keystrokes.py), is handed over (decide/deliver.py: the caps, the dry
 run's preview, the records) and queued in the typist; then the facts say whether the program took it: the screen changed
 anywhere, or the kernel saw the program leave its terminal. Only the very same screen, read again, is an answer not
 taken: Enter is re-sent on it, then it is judged again, told what was typed. A still screen alone proves nothing.
+
+`Answers` owns what an answer leaves behind (the prompts answered, what was typed at each and on which screen, the row
+history ends at) and the answer being watched; it reads the pilot through its View and asks it for the rest (held.py).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
-from cursorpilot.records import models as R
+from cursorpilot.channels.pty.facts import Effect, ScreenFacts, Type
+from cursorpilot.channels.pty.held import Abort, AskAbout, Escalate, Go, Schedule, View, WakeBy, Want, Watch
+from cursorpilot.channels.pty.keystrokes import Refused, keystrokes
+from cursorpilot.channels.pty.typist import HighlightMissed, Out
+from cursorpilot.channels.pty.machine import Event, State
 from cursorpilot.decide.deliver import Answer, Record, deliver, split
 from cursorpilot.decide.question import Decision, Kind
 from cursorpilot.decide.turns import gist
 from cursorpilot.detect.classifier import Classification, headline
 from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.keys import Modes, Write
-from cursorpilot.channels.pty.machine import Event, State
-from cursorpilot.channels.pty.facts import Effect, ScreenFacts, Type
-from cursorpilot.channels.pty.held import Watch
-from cursorpilot.channels.pty.keystrokes import Refused, keystrokes
-
-if TYPE_CHECKING:
-    from cursorpilot.channels.pty.parts import PilotParts as _Part  # (mypy only: the Pilot's state and rules a part uses)
-else:
-    _Part = object
+from cursorpilot.records import models as R
 
 RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
 UNREAD_LOOK = 0.1  # while what was typed sits unread in the program's input, it is looked at this often
 
 
-class Answering(_Part):
-    """Pilot's rules for typing an answer and watching it taken (a mixin: the state is the Pilot's)."""
+@dataclass(slots=True)
+class Answers:
+    watch: Watch | None = None  # the answer being watched: did the program take it?
+    answered: dict[str, int] = field(default_factory=dict)  # prompts answered, by key
+    typed: dict[str, str] = field(default_factory=dict)  # what was last typed at each prompt (a secret as its mask)
+    asked_on: dict[str, str] = field(default_factory=dict)  # the screen's text when each prompt was answered
+    answered_to: int | None = None  # the last row of the question answered last: rows down to it are history
 
-    __slots__ = ()
+    def forget(self) -> None:
+        """Everything answered before (a person had the keyboard: they may have answered, or changed everything)."""
+        self.watch, self.answered_to = None, None
+        for memory in (self.answered, self.typed, self.asked_on):
+            memory.clear()
 
-    def _follow_watch(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect] | None:
+    def follow(self, view: View, now: float, c: Classification, facts: ScreenFacts) -> list[Effect | Want] | None:
         """None: the program took the answer, carry on with whatever it shows; else what to do meanwhile.
 
         Taken and not taken are facts about the question, not about paint. While the keys typed sit unread in the
@@ -46,82 +54,103 @@ class Answering(_Part):
         works now: the never-silent deadline applies, not an escalation). Not taken: it read them, waits on its terminal
         again, and shows the same question; Enter is re-sent (only on the very same, unchanged screen), then the
         question is judged again, the judge told what was typed. A still screen alone proves nothing."""
-        w = self._watch
+        w = self.watch
         assert w is not None
         if c.state == ScreenKind.SETTLING or w.content is None:
             return []  # still rendering, or keys still going out
+        stuck_after = view.profile.stuck_after_s
         if facts.unread:  # not read yet: it has not reacted (a human is asked if it never reads them)
-            if facts.quiet_for >= self.profile.stuck_after_s:
-                self._watch = None
-                return self._escalate(c, f"stuck: what was typed ({w.typed!r}) sat unread for {self.profile.stuck_after_s:g}s")
-            self._wake_by(now + UNREAD_LOOK)
-            return []
-        if self._reacted(c, facts, w) or facts.tty == "busy":  # (busy: it read what was typed and works on it)
-            self._watch = None
+            if facts.quiet_for >= stuck_after:
+                self.watch = None
+                return [Escalate(c, f"stuck: what was typed ({w.typed!r}) sat unread for {stuck_after:g}s")]
+            return [WakeBy(now + UNREAD_LOOK)]
+        if _reacted(c, facts, w) or facts.tty == "busy":  # (busy: it read what was typed and works on it)
+            self.watch = None
             return None
         if now < w.due:
-            self._wake_by(w.due)
-            return []
+            return [WakeBy(w.due)]
         shown = c if c.key == w.c.key or not c.block else w.c
         if w.submit and w.retries < len(RETRY_GAPS) - 1 and facts.content == w.content:
             w.retries += 1
             enter = (Write(b"\r", 0.0, "<enter>"),)
-            self.typist.schedule(enter, now)
-            return [Record(R.EnterRetry(prompt_key=w.c.key, attempt=w.retries)), *self._apply(Event.REPLY, shown), Type(enter)]
-        self._watch = None
+            return [Record(R.EnterRetry(prompt_key=w.c.key, attempt=w.retries)), Schedule(enter), Go(Event.REPLY, shown), Type(enter)]
+        self.watch = None
         not_taken = Record(R.NotTaken(prompt_key=w.c.key, typed=w.typed, enter_retries=w.retries))
-        if shown.state == ScreenKind.UNKNOWN and not shown.block:  # a screen no rule explains now: asked about whole, as any such screen
+        if shown.state == ScreenKind.UNKNOWN and not shown.block:  # a screen no rule explains now: asked about whole
             judged = facts.judged or w.c
             if judged.state == ScreenKind.UNKNOWN:
-                return [not_taken, *self._ask_whole(judged, facts, self._not_taken(w.typed), w.answer)]
+                return [not_taken, AskAbout(judged, Kind.UNDECIDED.value, not_taken_note(w.typed), w.answer, whole=facts)]
             shown = judged
-        return [not_taken, *self._ask(shown, Kind.UNDECIDED.value if shown.state == ScreenKind.UNKNOWN else None, self._not_taken(w.typed), w.answer)]
+        kind = Kind.UNDECIDED.value if shown.state == ScreenKind.UNKNOWN else None
+        return [not_taken, AskAbout(shown, kind, not_taken_note(w.typed), w.answer)]
 
-    @staticmethod
-    def _reacted(c: Classification, facts: ScreenFacts, w: Watch) -> bool:
-        """The question went away or changed since the last key went out: its text (a cursor line's holds the answer's
-        echo), its highlight. A repaint of the rest of the screen (a clock beside the prompt) is paint, not a reaction."""
-        if facts.content == w.content:
-            return False
-        return c.key != w.c.key or (c.menu is not None and w.c.menu is not None and c.menu.highlighted != w.c.menu.highlighted)
-
-    def _type_answer(self, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,
-                     secret: bool = False, prompt: str | None = None) -> list[Effect]:
-        """prompt: what was answered, when not the prompt block (a turn end: the agent's last message)."""
+    def type(self, view: View, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,
+             secret: bool = False, prompt: str | None = None) -> tuple[list[Effect | Want], bool]:
+        """The answer's keys, handed over and queued, and watched; and whether they go (not refused, no cap reached).
+        prompt: what was answered, when not the prompt block (a turn end: the agent's last message)."""
         try:
-            k = keystrokes(c, d, modes, self.profile, kind=kind, secret=secret, secrets=self.config.secrets,
-                           echo_check=self.config.echo_check)
+            k = keystrokes(c, d, modes, view.profile, kind=kind, secret=secret, secrets=view.config.secrets,
+                           echo_check=view.config.echo_check)
         except Refused as exc:
-            return self._escalate(c, str(exc), kind)
-        out: list[Effect] = [k.choice] if k.choice else []
+            return [Escalate(c, str(exc), kind)], False
+        out: list[Effect | Want] = [k.choice] if k.choice else []
         asked = prompt or c.block
-        delivered, halt = split(deliver(self.tally, Answer(asked, k.shown, d.source, c.rule_id, kind or c.state,
+        delivered, halt = split(deliver(view.tally, Answer(asked, k.shown, d.source, c.rule_id, kind or c.state,
                                                            gist(asked) if kind == Kind.TURN_END else headline(asked),
                                                            extra={"secret": True} if k.secret else {},
                                                            preview_extra={"keys": [w.label for w in k.writes]}, changed=d.changed,
                                                            granted=d.granted)))
         if halt is not None:
-            return out + delivered + self._abort(halt.code, halt.reason)
-        self._answered(c, k.shown, kind, d, asked)
-        out += delivered
-        out += self._apply(Event.REPLY if self.state == State.ASKING_QUESTION else Event.HUMAN_REPLY, c)
-        self.typist.schedule(tuple(k.writes), now, paced=self.profile.key_pace == "reaction")
-        out.append(Type(tuple(k.writes)))
-        self._watch = Watch(c, k.submit, k.shown, d.text or "", float("inf"))
-        return out
+            return [*out, *delivered, Abort(halt.code, halt.reason)], False
+        self._answered(view, c, k.shown, kind, d, asked)
+        event = Event.REPLY if view.state == State.ASKING_QUESTION else Event.HUMAN_REPLY
+        out += [*delivered, Go(event, c), Schedule(tuple(k.writes), paced=view.profile.key_pace == "reaction"), Type(tuple(k.writes))]
+        self.watch = Watch(c, k.submit, k.shown, d.text or "", float("inf"))
+        return out, True
 
-    def _answered(self, c: Classification, shown: str, kind: str | None, d: Decision, asked: str) -> None:
+    def _answered(self, view: View, c: Classification, shown: str, kind: str | None, d: Decision, asked: str) -> None:
         """What an answer leaves behind: the turn's ledger, the prompt answered (and on which screen), history's row."""
         if kind == Kind.TURN_END or d.source == "plan:send":
-            self.turns.sent(shown)  # an instruction (the step's task typed, or the next one): a new turn begins
+            view.turns.sent(shown)  # an instruction (the step's task typed, or the next one): a new turn begins
         else:
-            self.turns.answered(headline(asked), shown, d.source, d.denied)  # (a secret as its mask: the judge never sees it)
-        self.waits_in_a_row = 0
-        self.limits.progressed()
+            view.turns.answered(headline(asked), shown, d.source, d.denied)  # (a secret as its mask: the judge never sees it)
         if c.key:
             self.answered[c.key] = self.answered.get(c.key, 0) + 1
-            self._typed[c.key] = shown
-            self._asked_on[c.key] = self._text
+            self.typed[c.key] = shown
+            self.asked_on[c.key] = view.look.text
         if c.block.strip():
             self.answered_to = c.anchor_row + len(c.block.rstrip("\n").split("\n")) - 1
-        self.worked = True  # whatever the program does next answers to us; idle afterwards means done
+
+    def keys_due(self, out: list[Out]) -> list[Effect | Want]:
+        """What the typist handed out when a key fell due; a menu whose highlight never reached the chosen option gets no
+        Enter: a person decides."""
+        said: list[Effect | Want] = []
+        for e in out:
+            if isinstance(e, HighlightMissed):
+                self.watch = None
+                c = Classification(state=ScreenKind.MENU, rule_id=None, block=e.block)
+                said += [Record(R.MenuCheckFailed(expected=e.expected, seen=e.seen)),
+                         Escalate(c, f"the highlight did not reach {e.expected!r} (it is on {e.seen!r}); Enter not pressed")]
+            else:
+                said.append(e)
+        return said
+
+    def keys_out(self, now: float, content: int) -> None:
+        """Every key of the answer is out, the screen as it was then: from now on it is watched."""
+        if self.watch:
+            self.watch.due = now + RETRY_GAPS[self.watch.retries]
+            self.watch.content = content
+
+
+def _reacted(c: Classification, facts: ScreenFacts, w: Watch) -> bool:
+    """The question went away or changed since the last key went out: its text (a cursor line's holds the answer's
+    echo), its highlight. A repaint of the rest of the screen (a clock beside the prompt) is paint, not a reaction."""
+    if facts.content == w.content:
+        return False
+    return c.key != w.c.key or (c.menu is not None and w.c.menu is not None and c.menu.highlighted != w.c.menu.highlighted)
+
+
+def not_taken_note(typed: str) -> tuple[str, ...]:
+    return (f"{typed!r} was typed here already, and the screen did not change at all: the program waits on its "
+            "terminal again, so the answer was not taken. Answer what this screen asks now (differently, if that "
+            "answer cannot work), or ask for a human.",)

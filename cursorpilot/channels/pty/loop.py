@@ -208,7 +208,7 @@ class PtyStep:
             self.view.look_at = now + c.recheck_after
         if tty == kernel.READING and c.state == ScreenKind.SETTLING:
             self.view.look_at = now + 0.01
-        judged = undecided(self.profile, snap, self.pilot.answered_to, canonical) if c.state == ScreenKind.UNKNOWN else None
+        judged = undecided(self.profile, snap, self.pilot.answering.answered_to, canonical) if c.state == ScreenKind.UNKNOWN else None
         text = snap.text()
         self._feed(Screen(c, ScreenFacts(text, self.view.version, quiet, tty, self._modes(), judged, _no_echo(lflag or 0),
                                          unread=self._unread(), wall=self.clock.utcnow().astimezone(),

@@ -8,16 +8,21 @@ agent is left alone until then (its composer is no turn end meanwhile). Then, on
 its limit dialog, the option that tries again is chosen (or the one that closes it, and "continue" follows). An agent
 that goes on by itself meanwhile is let go. A stuck agent (no progress sign for stuck_after: pty/quiet.py) gets its
 interrupt keys once and, back at its composer, "continue"; stuck again in the same step, a human is asked.
+
+`Resumes` owns the wait under way and how often the agent was interrupted in this step; it reads the pilot through its
+View and asks it for the rest (held.py).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
-from cursorpilot.records import models as R
+from cursorpilot.channels.pty.facts import Effect, ScreenFacts, Type
+from cursorpilot.channels.pty.held import Abort, Escalate, Go, Resume, Schedule, View, WakeBy, Want, Watch, Watched, Working
+from cursorpilot.channels.pty.keystrokes import Refused, keystrokes
+from cursorpilot.channels.pty.machine import Event
 from cursorpilot.decide.deliver import Record, Tell
 from cursorpilot.decide.limits import CONTINUE, LIMIT_ERRORS
 from cursorpilot.decide.question import Decision, Verdict
@@ -25,15 +30,7 @@ from cursorpilot.detect.classifier import Classification
 from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.errors import ExitCode
 from cursorpilot.keys import to_writes
-from cursorpilot.channels.pty.machine import Event
-from cursorpilot.channels.pty.facts import Effect, ScreenFacts, Type
-from cursorpilot.channels.pty.held import Resume, Watch
-from cursorpilot.channels.pty.keystrokes import Refused, keystrokes
-
-if TYPE_CHECKING:
-    from cursorpilot.channels.pty.parts import PilotParts as _Part  # (mypy only: the Pilot's state and rules a part uses)
-else:
-    _Part = object
+from cursorpilot.records import models as R
 
 STUCK_NUDGES = 1  # a stuck agent is interrupted and told to continue this many times in a step; then a human is asked
 
@@ -42,118 +39,120 @@ def is_limit(c: Classification) -> bool:
     return c.error in LIMIT_ERRORS
 
 
-class Resumes(_Part):
-    """Pilot's rules for limits and stuck turns (a mixin: the state is the Pilot's)."""
+@dataclass(slots=True)
+class Resumes:
+    resume: Resume | None = None  # a limit's wait, or a stuck agent's interrupt, until it is told to go on
+    nudged: int = 0  # a stuck agent interrupted and told to continue, in this step
 
-    __slots__ = ()
+    @property
+    def stuck(self) -> bool:
+        """A stuck agent was interrupted and is not back yet."""
+        return self.resume is not None and self.resume.why == "stuck"
 
     # -- a limit ------------------------------------------------------------------------------------------------------
-    def _limit(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
+    def limit(self, view: View, now: float, c: Classification, facts: ScreenFacts) -> list[Effect | Want]:
         """A limit screen: waited for (a new one is read and recorded), or, its wait over, answered."""
-        r = self._resume
+        r = self.resume
         if r is not None and r.why == "limit":
             if now < r.until:
-                self._wake_by(r.until)
-                return []
-            return self._go_on(now, c, r)
-        option = self._option(c, self.profile.on_limit.switch)
+                return [WakeBy(r.until)]
+            return self._go_on(view, now, c, r)
+        option = _option(c, view.profile.on_limit.switch)
+        limits = view.limits
         if facts.wall is None:  # no wall clock given: no reset can be read, the wait backs off
-            hit = self.limits.hit(now, datetime.fromtimestamp(0, UTC), "", can_switch=option is not None)
+            hit = limits.hit(now, datetime.fromtimestamp(0, UTC), "", can_switch=option is not None)
         else:
-            hit = self.limits.hit(now, facts.wall, facts.text, can_switch=option is not None)
-        out: list[Effect] = [Record(R.LimitHit(rule_id=c.rule_id, words=c.block or c.evidence, reset=hit.reset, phrase=hit.phrase,
-                                               action=hit.action, wait_s=round(hit.wait, 1), on_limit=self.limits.config.on_limit,
-                                               hits=self.limits.hits)), Tell("note", hit.why)]
-        if self.counts.dry_run:  # a dry run types nothing: what the limit would lead to is its preview
-            self.tally.preview = {"kind": "usage_limit", "question": c.evidence, "would_send": hit.why, "source": "pilot", "rule_id": c.rule_id}
-            return out + self._abort(ExitCode.OK, "previewed (dry run)")
+            hit = limits.hit(now, facts.wall, facts.text, can_switch=option is not None)
+        out: list[Effect | Want] = [Record(R.LimitHit(rule_id=c.rule_id, words=c.block or c.evidence, reset=hit.reset, phrase=hit.phrase,
+                                                      action=hit.action, wait_s=round(hit.wait, 1), on_limit=limits.config.on_limit,
+                                                      hits=limits.hits)), Tell("note", hit.why)]
+        if view.counts.dry_run:  # a dry run types nothing: what the limit would lead to is its preview
+            view.tally.preview = {"kind": "usage_limit", "question": c.evidence, "would_send": hit.why, "source": "pilot", "rule_id": c.rule_id}
+            return [*out, Abort(ExitCode.OK, "previewed (dry run)")]
         if hit.action == "stop":
-            return out + self._abort(hit.code, hit.why)
+            return [*out, Abort(hit.code, hit.why)]
         if hit.action == "switch" and option is not None:
-            return out + self._tell_to_go_on(now, c, option, Record(R.LimitWaited(waited_s=0.0, how="switched", sent=option)))
-        self._resume = Resume("limit", hit.until or now, now)
-        self._wake_by(self._resume.until)
-        return out
+            return out + self._tell_to_go_on(view, now, c, option, Record(R.LimitWaited(waited_s=0.0, how="switched", sent=option)))
+        self.resume = Resume("limit", hit.until or now, now)
+        return [*out, WakeBy(self.resume.until)]
 
-    def _resuming(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect] | None:
+    def resuming(self, view: View, now: float, c: Classification, facts: ScreenFacts) -> list[Effect | Want] | None:
         """A wait under way (a limit's, or a stuck agent's interrupt): what this screen means for it, or None: the
         screen's own rules apply (the agent went on by itself, or asks something)."""
-        r = self._resume
+        r = self.resume
         assert r is not None
         if c.state == ScreenKind.WORKING:
             if r.why == "limit":  # it went on by itself (the agent retries at its reset: Claude Code does)
-                self._resume = None
-                waited = self.limits.over(now)
+                self.resume = None
+                waited = view.limits.over(now)
                 return [Record(R.LimitWaited(waited_s=round(waited, 1), how="went_on")),
-                        Tell("note", f"usage limit: the agent went on by itself after {waited:.0f}s"), *self._working(now, c, facts)]
+                        Tell("note", f"usage limit: the agent went on by itself after {waited:.0f}s"), Working(c, facts)]
             still = facts.quiet_for if facts.still_for is None else facts.still_for  # interrupted, not back at its composer yet:
-            return self._working(now, c, replace(facts, still_for=min(still, now - r.since)))  # its stuck clock restarted then
+            return [Working(c, replace(facts, still_for=min(still, now - r.since)))]  # its stuck clock restarted then
         if is_limit(c):
-            return self._limit(now, c, facts)
-        if c.state not in (ScreenKind.IDLE, ScreenKind.SETTLING, ScreenKind.UNKNOWN) and not self._stopped(c):
+            return self.limit(view, now, c, facts)
+        if c.state not in (ScreenKind.IDLE, ScreenKind.SETTLING, ScreenKind.UNKNOWN) and not view.stopped(c):
             return None  # a question, a menu: answered as ever (a stuck turn's interrupt may end in one)
         if c.state == ScreenKind.SETTLING:
             return []
         if now < r.until:
-            self._wake_by(r.until)
-            return []
-        return self._go_on(now, c, r) if c.state != ScreenKind.UNKNOWN else None
+            return [WakeBy(r.until)]
+        return self._go_on(view, now, c, r) if c.state != ScreenKind.UNKNOWN else None
 
-    def _go_on(self, now: float, c: Classification, r: Resume) -> list[Effect]:
+    def _go_on(self, view: View, now: float, c: Classification, r: Resume) -> list[Effect | Want]:
         """The wait is over: the agent is told to go on, the way its screen takes it."""
-        retry = None if r.dismissed else self._option(c, self.profile.on_limit.retry)
-        dismiss = None if retry or r.dismissed else self._option(c, self.profile.on_limit.dismiss)
+        on_limit = view.profile.on_limit
+        retry = None if r.dismissed else _option(c, on_limit.retry)
+        dismiss = None if retry or r.dismissed else _option(c, on_limit.dismiss)
         if c.menu is not None and (retry or dismiss):
             sent = retry or dismiss or ""
             r.dismissed = dismiss is not None  # the dialog closes: "continue" goes into the composer next
-            done = None if r.dismissed else self._wait_over(now, r, sent)
-            return self._tell_to_go_on(now, c, sent, done)
+            done = None if r.dismissed else self._wait_over(view, now, r, sent)
+            return self._tell_to_go_on(view, now, c, sent, done)
         if c.menu is not None or c.state == ScreenKind.UNKNOWN:  # a dialog with no option the profile names: a person decides
-            self._resume = None
-            return self._escalate(c, f"the agent's {r.why} screen offers no option to go on with")
+            self.resume = None
+            return [Escalate(c, f"the agent's {r.why} screen offers no option to go on with")]
         composer = replace(c, state=ScreenKind.INPUT, submit=True, menu=None)
-        return self._tell_to_go_on(now, composer, CONTINUE, self._wait_over(now, r, CONTINUE))
+        return self._tell_to_go_on(view, now, composer, CONTINUE, self._wait_over(view, now, r, CONTINUE))
 
-    def _wait_over(self, now: float, r: Resume, sent: str) -> Record:
-        self._resume = None
+    def _wait_over(self, view: View, now: float, r: Resume, sent: str) -> Record:
+        self.resume = None
         if r.why == "limit":
-            return Record(R.LimitWaited(waited_s=round(self.limits.over(now), 1), how="continued", sent=sent))
+            return Record(R.LimitWaited(waited_s=round(view.limits.over(now), 1), how="continued", sent=sent))
         return Record(R.Stuck(action="continue", still_s=round(now - r.since, 1), keys=[sent]))
 
-    def _option(self, c: Classification, pattern: str | None) -> str | None:
-        """The label of the menu option the profile's pattern names, if the screen offers one."""
-        if c.menu is None or not pattern:
-            return None
-        return next((o.label for o in c.menu.options if re.search(pattern, o.label)), None)
-
-    def _tell_to_go_on(self, now: float, c: Classification, text: str, record: Record | None) -> list[Effect]:
+    def _tell_to_go_on(self, view: View, now: float, c: Classification, text: str, record: Record | None) -> list[Effect | Want]:
         """Type `text` (or choose the option it names) the way an answer is typed, outside the decision path: no model
         and no rule is asked to continue a limit's wait, and it counts as no answer of theirs."""
         try:
-            k = keystrokes(c, Decision(Verdict.ANSWER, text=text, source="pilot"), self._modes, self.profile, kind=None,
-                           secret=False, secrets={}, echo_check=self.config.echo_check)
+            k = keystrokes(c, Decision(Verdict.ANSWER, text=text, source="pilot"), view.look.modes, view.profile, kind=None,
+                           secret=False, secrets={}, echo_check=view.config.echo_check)
         except Refused as exc:
-            self._resume = None
-            return self._escalate(c, f"could not tell the agent to go on: {exc}")
-        out: list[Effect] = [*([record] if record else []), *([k.choice] if k.choice else []), Tell("note", f"told the agent: {k.shown}"),
-                             *self._apply(Event.PROMPT, c), *self._apply(Event.REPLY, c)]
-        self.turns.sent(k.shown)
-        self.worked = True
-        self.typist.schedule(tuple(k.writes), now, paced=self.profile.key_pace == "reaction")
-        self._watch = Watch(c, k.submit, k.shown, text, float("inf"))
-        return out + [Type(tuple(k.writes))]
+            self.resume = None
+            return [Escalate(c, f"could not tell the agent to go on: {exc}")]
+        view.turns.sent(k.shown)
+        writes = tuple(k.writes)
+        return [*([record] if record else []), *([k.choice] if k.choice else []), Tell("note", f"told the agent: {k.shown}"),
+                Go(Event.PROMPT, c), Go(Event.REPLY, c), Schedule(writes, paced=view.profile.key_pace == "reaction"),
+                Watched(Watch(c, k.submit, k.shown, text, float("inf"))), Type(writes)]
 
     # -- a stuck turn -------------------------------------------------------------------------------------------------
-    def _stuck(self, now: float, c: Classification, still: float, why: str) -> list[Effect]:
+    def stuck_turn(self, view: View, now: float, c: Classification, still: float, why: str) -> list[Effect | Want]:
         """No progress sign for stuck_after: interrupted once (its interrupt keys) and told to continue when back at its
         composer; stuck again in this step, or with no interrupt keys in its profile, a human is asked."""
-        keys = self.profile.interrupt
-        if not keys or self.counts.dry_run or self.nudged >= STUCK_NUDGES or (self._resume is not None and self._resume.why == "stuck"):
-            return [Record(R.Stuck(rule_id=c.rule_id, still_s=round(still, 1), action="escalate")), *self._escalate(c, why)]
+        keys = view.profile.interrupt
+        if not keys or view.counts.dry_run or self.nudged >= STUCK_NUDGES or self.stuck:
+            return [Record(R.Stuck(rule_id=c.rule_id, still_s=round(still, 1), action="escalate")), Escalate(c, why)]
         self.nudged += 1
-        delay = max(self.profile.key_delay_ms / 1000, 0.05)
+        delay = max(view.profile.key_delay_ms / 1000, 0.05)
         writes = tuple(w for k in keys for w in to_writes(k, submit=False, key_delay=delay))
-        self.typist.schedule(writes, now)
-        self._resume = Resume("stuck", now, now)
-        return [Record(R.Stuck(rule_id=c.rule_id, still_s=round(still, 1), action="interrupt", keys=list(keys))),
+        self.resume = Resume("stuck", now, now)
+        return [Schedule(writes), Record(R.Stuck(rule_id=c.rule_id, still_s=round(still, 1), action="interrupt", keys=list(keys))),
                 Tell("note", f"{why}: interrupting it ({' '.join(keys)}), then telling it to continue"), Type(writes)]
+
+
+def _option(c: Classification, pattern: str | None) -> str | None:
+    """The label of the menu option the profile's pattern names, if the screen offers one."""
+    if c.menu is None or not pattern:
+        return None
+    return next((o.label for o in c.menu.options if re.search(pattern, o.label)), None)
