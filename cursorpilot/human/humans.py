@@ -31,6 +31,7 @@ from cursorpilot.records import models as R
 if TYPE_CHECKING:
     from cursorpilot.clock import Clock
     from cursorpilot.events import Sink
+    from cursorpilot.human.page import Page
     from cursorpilot.channels.contract import Job
     from cursorpilot.records.transcript import Transcript
 
@@ -66,7 +67,7 @@ class Humans:
         self.sink = sink
         self.reader = reader or (LineReader() if config.terminal else None)
         self.board = Board(Signer(config.key), lambda: clock.utcnow().timestamp())
-        self.page = None
+        self.page: Page | None = None
         self.base = ""  # http://host:port
 
     # -- the run's start and end (runner/run.py) ---------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from cursorpilot.human.humans import Humans
 from cursorpilot.plan import Step, StepKind
 from cursorpilot.providers.rules import RulesProvider
 from cursorpilot.records import models as R
-from cursorpilot.records.manifest import Attempt, Manifest, StepRecord, now_iso, write_manifest
+from cursorpilot.records.manifest import Attempt, Manifest, StepRecord, StepStatus, now_iso, write_manifest
 from cursorpilot.records.redact import Redactor
 from cursorpilot.records.resume import file_hash, prompt_hash
 from cursorpilot.records.transcript import Transcript
@@ -175,7 +175,7 @@ class Runner:
                 code, reason, child = self._drive(n, total, step, session, cwd, deadline, why)
             except PilotError as exc:  # e.g. the program can't be started: the run ends, recorded
                 code, reason, child = exc.exit_code, str(exc), None
-        status = {ExitCode.OK: "completed", ExitCode.INTERRUPTED: "interrupted"}.get(code, "failed")
+        status: StepStatus = "completed" if code == ExitCode.OK else "interrupted" if code == ExitCode.INTERRUPTED else "failed"
         if spec.dry_run and code == ExitCode.OK:
             status = "previewed"
         attempt = record.attempts[-1]
