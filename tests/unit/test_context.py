@@ -22,9 +22,11 @@ def parts(**kw):
     return PromptParts(**{**base, **kw})
 
 
-def test_order_of_the_user_prompt():
-    user = build(parts()).user
-    order = [user.index(s) for s in ("GOVERNING", "1/1: cursor-agent", "→ Run (once) (y)", "branch: main", "A: a", "Kind: question", "Answer format")]
+def test_the_stable_parts_are_the_system_prompt_and_the_question_comes_last():
+    built = build(parts())
+    assert "GOVERNING" in built.system and "1/1: cursor-agent" in built.system and "GOVERNING" not in built.user
+    user = built.user
+    order = [user.index(s) for s in ("A: a", "branch: main", "→ Run (once) (y)", "# The question", "$ npm test", "Answer format")]
     assert order == sorted(order)
 
 
@@ -33,7 +35,7 @@ def test_fifty_thousand_lines_of_output_stay_within_budget():
     live = [f"live row {i}" for i in range(40)]
     built = build(parts(earlier=earlier, live=live), budget=3000)
     assert built.tokens <= 3000
-    assert "GOVERNING: approve tests, refuse deletes." in built.user
+    assert "GOVERNING: approve tests, refuse deletes." in built.system
     assert "$ npm test" in built.user
     assert "live row 39" in built.user and "live row 0" in built.user
     assert "lines left out" in built.user
@@ -42,7 +44,7 @@ def test_fifty_thousand_lines_of_output_stay_within_budget():
 
 def test_tiny_budget_cuts_terminal_text_never_the_governing_prompt_or_question():
     built = build(parts(live=[f"row {i} " + "x" * 100 for i in range(40)], earlier=["old"] * 100), budget=700)
-    assert "GOVERNING" in built.user and "$ npm test" in built.user
+    assert "GOVERNING" in built.system and "$ npm test" in built.user
     assert "row 39" in built.user and "row 0 " not in built.user
 
 
