@@ -15,6 +15,7 @@ _PROMPTISH = re.compile(r"[:?>)\]#$]")  # a line that asks: a label and its colo
 _DEFAULT = re.compile(r"\s*[\[(]([^\[\]()]*)[\])]")  # a default shown in the question: [en], (work), []
 _PLACEHOLDER = re.compile(r"<[^<>]*\s[^<>]*>")  # the system prompt's "<what to type>" (keys are one word: <enter>)
 _FENCE = "```"
+_COUNTER = re.compile(r"^\s*[\[(]\d+/\d+[\])]\s*")  # cookiecutter's "[4/4] ": no word of the question's
 _MARK = re.compile(r"^[\s│|◆◇▲●○◉◯❯›»?>:$#]+")  # sphinx's "> ", Inquirer's "? ", clack's "◆  ": not the question's words
 
 
@@ -58,6 +59,8 @@ def echoed(reply: str, question: str, ours: Iterable[str] = (), offered: Iterabl
             return "repeats the question"
         if len(bare) >= 4 and r.startswith(bare) and r[len(bare):].strip(" :") in {_norm(m.group(1)) for m in _DEFAULT.finditer(q)}:
             return "repeats the question"  # "package name: work": the label and its own default
+        if _opening(r, q):
+            return "repeats the question's own words"
     if _PLACEHOLDER.fullmatch(r) and any(r in o for o in ours):
         return "repeats a placeholder of the prompt"
     for o in ours:
@@ -66,6 +69,24 @@ def echoed(reply: str, question: str, ours: Iterable[str] = (), offered: Iterabl
         if r == o or (r.startswith(o) and not r[len(o)].isalnum()) or (len(r) >= 12 and o.startswith(r)):
             return "repeats a line of the prompt it was given"
     return None
+
+
+def _opening(reply: str, line: str) -> bool:
+    """The reply is the question's opening words, with or without what its brackets hold and its closing colon, or a
+    bracket as shown:
+    cookiecutter's `[4/4] use_docker (n):` answered `use_docker (n)`, `project_slug (rocket_lab):` answered
+    `project_slug`. Typed, the label becomes the value. (Only the opening: `DELETE` at `Type DELETE to confirm` is
+    the answer it asks for.)"""
+    r = reply.rstrip(" :?>").strip()
+    if len(r) < 4:
+        return False
+    if any(r == m.group(0).strip() for m in _DEFAULT.finditer(line)):
+        return True  # `(rocket_lab)`: the default with the brackets it is shown in
+    words = _COUNTER.sub("", line).rstrip(" :?>").split()
+    for form in (words, _norm(_DEFAULT.sub("", " ".join(words))).split()):
+        if any(r == " ".join(form[:k]) for k in range(1, len(form) + 1)):
+            return True
+    return False
 
 
 def unlabelled(reply: str, question: str) -> tuple[str, str] | None:
