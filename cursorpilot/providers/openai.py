@@ -20,7 +20,7 @@ from cursorpilot.providers.llm import (
 )
 from cursorpilot.providers.local import is_local
 from cursorpilot.providers.resident import remote
-from cursorpilot.providers.schema import schema_for
+from cursorpilot.providers.schema import lean, schema_for
 
 DEFAULT_MODEL = "gpt-4o-mini"
 
@@ -50,7 +50,7 @@ class OpenAIProvider(ChatProvider):
         if self.form == "json_schema":
             extra = {"response_format": {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}}
         elif self.form == "json_object":
-            extra = {"response_format": {"type": "json_object", "schema": schema}}
+            extra = {"response_format": {"type": "json_object", "schema": lean(schema)}}
         resp = self.client.chat.completions.create(
             model=self.model,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],

@@ -300,3 +300,16 @@ def test_cached_tokens_are_counted_for_the_run(tmp_path):
     ask(d, line("  [2/4] project_slug (rocket_lab):"))
     assert records(tmp_path, "provider_reply")[0]["usage"]["cached"] == 60
     assert d.ctx.counters()["tokens_cached"] == 60
+
+
+def test_a_grammar_server_is_not_asked_for_the_question_field_a_small_model_filled_at_every_answer():
+    """json_object with the schema (llama-cpp-python's grammar): no `question` property, so the object ends after
+    `submit`; a person's question, when the model wants one, comes in the text. json_schema (strict) keeps it."""
+    from tests.fakes.llm_server import llama_cpp_python
+
+    with FakeLLM(answer=lambda p: '{"action": "human", "text": "Which licence?", "submit": false}', refuse=llama_cpp_python) as server:
+        reply = openai(server).answer(REQ)
+    strict, grammar = (r["json"]["response_format"] for r in server.requests)
+    assert "question" in strict["json_schema"]["schema"]["required"]
+    assert "question" not in grammar["schema"]["properties"] and grammar["schema"]["required"] == ["action", "text", "submit"]
+    assert reply.text is None and reply.reason == "the answerer asks for a human: Which licence?"
