@@ -313,3 +313,16 @@ def test_a_grammar_server_is_not_asked_for_the_question_field_a_small_model_fill
     assert "question" in strict["json_schema"]["schema"]["required"]
     assert "question" not in grammar["schema"]["properties"] and grammar["schema"]["required"] == ["action", "text", "submit"]
     assert reply.text is None and reply.reason == "the answerer asks for a human: Which licence?"
+
+
+def test_prices_take_a_third_rate_for_cached_input_and_refuse_other_shapes(tmp_path):
+    from cursorpilot.errors import BadInput
+    from cursorpilot.providers.llm import load_prices
+
+    path = tmp_path / "prices.yaml"
+    path.write_text("local: [1.0, 2.0, 0.1]\nplain: [1.0, 2.0]\n")
+    prices = load_prices(path)
+    assert cost("local", 1_000_000, 0, prices, 500_000) == 0.55 and cost("plain", 1_000_000, 0, prices, 500_000) == 1.0
+    path.write_text("bad: [1.0]\n")
+    with pytest.raises(BadInput, match="optional usd_per_1M_cached_in"):
+        load_prices(path)
