@@ -146,6 +146,16 @@ def _fit(lines: list[str], budget_tokens: int, prefer_end: bool = True) -> list[
     return [marker, *kept] if prefer_end else [*kept, marker]
 
 
+def _squeezed(rows: list[str]) -> list[str]:
+    """Blank rows at the top left out, and a run of them said as one: a dialog's ten empty rows above its box said
+    nothing a model needs, at a token each."""
+    out: list[str] = []
+    for row in rows:
+        if row.strip() or (out and out[-1].strip()):
+            out.append(row)
+    return out
+
+
 def _goal_check(parts: PromptParts) -> str:
     """A turn end's goal check: its result, and the end of its output fenced like terminal text (it is untrusted)."""
     if not parts.check:
@@ -162,8 +172,9 @@ def _takes(accepts: tuple[str, ...]) -> str:
 
 
 def _on_screen(line: str, live: list[str]) -> bool:
+    """The line's words are on a row of the screen (a row of box rules and marks alone has none to miss)."""
     flat = " ".join(_MARKS.sub("", line).split())
-    return bool(flat) and any(flat in " ".join(row.split()) for row in live)
+    return not flat or any(flat in " ".join(row.split()) for row in live)
 
 
 def _history(parts: PromptParts) -> str:
@@ -240,7 +251,7 @@ def build(parts: PromptParts, budget: int = 3000, directory: Path = PROMPTS_DIR)
         skeleton = render(user_t, **fixed, live_region="", earlier_output="")
         room = budget - estimate_tokens(system) - estimate_tokens(skeleton)
     room = max(room, 0)
-    live = _fit([terminal(x) for x in parts.live], room) if room else ["[… live region left out: over budget …]"]
+    live = _fit(_squeezed([terminal(x) for x in parts.live]), room) if room else ["[… live region left out: over budget …]"]
     room -= sum(estimate_tokens(x) + 1 for x in live)
     earlier_text = ""
     earlier_room = min(room, EARLIER_TOKENS) - 20  # headers and fences

@@ -326,3 +326,18 @@ def test_prices_take_a_third_rate_for_cached_input_and_refuse_other_shapes(tmp_p
     path.write_text("bad: [1.0]\n")
     with pytest.raises(BadInput, match="optional usd_per_1M_cached_in"):
         load_prices(path)
+
+
+def test_a_dialogs_box_is_not_said_twice_nor_its_empty_rows():
+    """whiptail/dialog: the question block is the whole box, rows of rules among its options; and ten empty rows above
+    it. The box is said once (the screen), the question by its line that asks, the empty rows as one."""
+    box = ["          │ Target board:                │", "          │ ┌──────────────────────────┐ │",
+           "          │ │  rpi4   Raspberry Pi 4    │ │", "          │ │  cm4    Compute Module 4  │ │",
+           "          │ │                           │ │", "          │ └──────────────────────────┘ │"]
+    live = [" Firmware build", "", "", "", "", "", *box]
+    b = build(PromptParts(governing_prompt="Configure the firmware for the Compute Module 4. Keep the rest.", step="1",
+                          kind=Kind.MENU, rule_id="r", question="\n".join(box), live=live, earlier=[], environment="", history=(),
+                          options="single choice\n→ 1) rpi4   Raspberry Pi 4\n  2) cm4    Compute Module 4", highlighted="rpi4   Raspberry Pi 4",
+                          labels=("rpi4   Raspberry Pi 4", "cm4    Compute Module 4")))
+    assert b.user.split("# Answer format")[0].count("Compute Module 4") == 1 and " Firmware build\n\n" in b.user and "\n\n\n" not in b.user.split("# The question")[0]
+    assert "Target board:" in b.user.split("# The question")[1]
