@@ -115,4 +115,10 @@ def _clauses(sentence: str) -> list[str]:
         if depth == 0 and not quoted and _CLAUSE.match(sentence, i) and ch in ",;":
             out.append(sentence[start:i])
             start = i + 1
-    return [c for c in (*out, sentence[start:]) if c.strip()]
+    merged: list[str] = []
+    for clause in (c for c in (*out, sentence[start:]) if c.strip()):
+        if merged and len(clause.split()) < 2:  # ", refuse": a clause of one word is the verb of the one before it
+            merged[-1] += "," + clause
+        else:
+            merged.append(clause)
+    return merged

@@ -29,6 +29,7 @@ _SAY_KIND = ("turn_end", "undecided")
 _MARKS = re.compile(r"^[\s│|◆◇▲●○◉◯❯›»?>]+")
 _BACKTICKS = re.compile(r"`{3,}")
 
+KEYS = "Keys are tokens: <enter> <tab> <esc> <up> <down> <space> <ctrl-c>; <key:y> presses y alone, no Enter."
 FORMATS = {
     "question": "The key or word the prompt offers (y or n) that the governing prompt asks for.",
     "menu": "The label of the option the governing prompt asks for, as listed.",
@@ -46,8 +47,9 @@ FORMATS = {
     "for continue>\", \"why\": \"<reason>\"}; in one line: DONE: why, CONTINUE: message, BLOCKED: what is missing, or "
     "IMPOSSIBLE: why. The message is delivered to the agent exactly as you write it.",
     "undecided": "No rule recognised this screen, and it has been quiet. First judge whether the program is waiting for a "
-    "person right now. If it is not (it is working, loading, printing, or only showing something), answer WAIT. If it is, "
-    "answer its prompt: the label of an option for a menu, the text for a field, a key for a prompt that acts on one key.",
+    "person right now. If it is not (it is working, loading, printing, or only showing something), answer WAIT (as JSON: "
+    "\"action\": \"wait\"). If it is, answer its prompt: the label of an option for a menu, the text for a field, a key for a "
+    "prompt that acts on one key. " + KEYS,
 }
 
 
@@ -146,6 +148,11 @@ def _fit(lines: list[str], budget_tokens: int, prefer_end: bool = True) -> list[
     return [marker, *kept] if prefer_end else [*kept, marker]
 
 
+def _step_section(step: str) -> str:
+    """The step, for a plan of several: a run of one program ("1/1: npm") says nothing its screen does not."""
+    return "" if not step or step.startswith("1/1:") else f"\n# Step\n{step}\n"
+
+
 def _squeezed(rows: list[str]) -> list[str]:
     """Blank rows at the top left out, and a run of them said as one: a dialog's ten empty rows above its box said
     nothing a model needs, at a token each."""
@@ -228,6 +235,7 @@ def build(parts: PromptParts, budget: int = 3000, directory: Path = PROMPTS_DIR)
     fixed = dict(
         governing_prompt=parts.governing_prompt or "(none given: answer conservatively, escalate when unsure)",
         step=parts.step,
+        step_section=_step_section(parts.step),
         environment=f"# Environment\n{parts.environment}\n\n" if parts.environment else "",
         history=_history(parts),
         kind=f"Kind: {parts.kind}\n" if parts.kind in _SAY_KIND else "",  # a judgment, not a prompt to answer
@@ -270,7 +278,7 @@ def build_again(governing_prompt: str, live: list[str], previous: str, why: str,
     fenced question of the full prompt three times in a row answered this one (`demo-widget`, `Pilot Docs`, `fr`).
     Its system prompt is the first asking's, byte for byte (a prefix cache keeps it)."""
     governing = governing_prompt or "(none given)"
-    system = render(load_template("system", directory), governing_prompt=governing, step=step)
+    system = render(load_template("system", directory), governing_prompt=governing, step=step, step_section=_step_section(step))
     said = bearing(governing_prompt, question_line(question)) if question else ()
     fixed = dict(governing_prompt=governing, previous=repr(previous), why=why, takes=_takes(accepts),
                  notes="".join(f"\nNote: {n}" for n in notes) + ("\n" if notes else ""),  # a hidden prompt's rules too

@@ -89,6 +89,20 @@ def _opening(reply: str, line: str) -> bool:
     return False
 
 
+def _said_in_label(reply: str, words: str) -> tuple[str, str] | None:
+    """(the value, the label) for the two ways a 0.5B model said an answer inside the label, without its colon: the
+    label with the value in its brackets (`Project language [fr]` at `Project language [en]:`), and the label's last
+    word and one value (`release 1.4` at `Project release []:`, `version 0.2.0` at `version: (1.0.0)`)."""
+    m = re.fullmatch(re.escape(words) + r"\s*[\[(]([^\[\]()\s]+)[\])]", reply.strip(), re.I)
+    if len(words) >= 3 and m is not None:
+        return m.group(1), reply.strip()[: m.start(1)]
+    last = words.split()[-1] if words.split() else ""
+    m = re.fullmatch(re.escape(last) + r"\s+(\S+)", reply.strip(), re.I)
+    if len(last) >= 4 and m is not None:
+        return m.group(1), last
+    return None
+
+
 def unlabelled(reply: str, question: str) -> tuple[str, str] | None:
     """(the answer, the label taken off) when `reply` is the question's prompt line, or its label up to the colon (with
     any default in brackets: `Project language [fr]:` at `Project language [en]:`), followed by an answer: a small model
@@ -112,6 +126,7 @@ def unlabelled(reply: str, question: str) -> tuple[str, str] | None:
         m = re.match(re.escape(words) + r"\s*(?:[\[(][^\[\]()]*[\])])?\s*:", head, re.I)
         if len(words) >= 3 and m is not None:
             found = head[m.end():], head[: m.end()]
+        found = found or _said_in_label(head, words)
     if found is None:
         return None
     rest = found[0].lstrip(" :")

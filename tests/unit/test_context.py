@@ -10,7 +10,7 @@ from cursorpilot.providers.base import QA
 def parts(**kw):
     base = dict(
         governing_prompt="GOVERNING: approve tests, refuse deletes.",
-        step="1/1: cursor-agent",
+        step="1/2: cursor-agent",
         kind="question",
         rule_id="cursor.approval",
         question="Run this command?\n$ npm test",
@@ -24,7 +24,8 @@ def parts(**kw):
 
 def test_the_stable_parts_are_the_system_prompt_and_the_question_comes_last():
     built = build(parts())
-    assert "GOVERNING" in built.system and "1/1: cursor-agent" in built.system and "GOVERNING" not in built.user
+    assert "GOVERNING" in built.system and "1/2: cursor-agent" in built.system and "GOVERNING" not in built.user
+    assert "# Step" not in build(parts(step="1/1: cursor-agent")).system  # a run of one program: its screen says it
     user = built.user
     order = [user.index(s) for s in ("A: a", "branch: main", "→ Run (once) (y)", "# The question", "$ npm test", "Answer format")]
     assert order == sorted(order)

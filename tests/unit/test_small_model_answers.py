@@ -341,3 +341,25 @@ def test_a_dialogs_box_is_not_said_twice_nor_its_empty_rows():
                           labels=("rpi4   Raspberry Pi 4", "cm4    Compute Module 4")))
     assert b.user.split("# Answer format")[0].count("Compute Module 4") == 1 and " Firmware build\n\n" in b.user and "\n\n\n" not in b.user.split("# The question")[0]
     assert "Target board:" in b.user.split("# The question")[1]
+
+
+@pytest.mark.parametrize("reply,question,value", [
+    ("Project language [fr]", "> Project language [en]:", "fr"),  # the value in the label's brackets
+    ("release 1.4", "> Project release []:", "1.4"),  # the label's last word and the value, as the governing prompt says it
+    ("version 0.2.0", "version: (1.0.0) ", "0.2.0"),
+])
+def test_a_value_said_inside_the_label_is_the_value(reply, question, value):
+    from cursorpilot.decide.echo import unlabelled
+
+    assert unlabelled(reply, question)[0] == value
+
+
+@pytest.mark.parametrize("reply,question", [
+    ("Project language [en]", "> Project language [en]:"),  # its own default in its brackets: the question again
+    ("release notes for 1.4", "> Project release []:"),  # several words after it: an answer of its own
+    ("Rocket Lab", "  [1/4] project_name (My Project):"),
+])
+def test_mirror_the_label_said_with_its_own_default_or_followed_by_words_is_not_taken_apart(reply, question):
+    from cursorpilot.decide.echo import unlabelled
+
+    assert unlabelled(reply, question) is None
