@@ -25,9 +25,10 @@ _ASKS = re.compile(r"[?:>\[(]")
 _MARKS = re.compile(r"^[\s│|◆◇▲●○◉◯❯›»?>]+")
 _STOP = frozenset("""a an and are as at be by can do does for from have how in into is it its of on or please the this
 that to was what which will with would you your yes no default enter choose select pick now want like new use""".split())
-MAX_SENTENCES = 2
+_SAME = {w: "confirm" for w in ("ok", "okay", "proceed", "continue", "correct", "sure", "confirm", "confirmed")}
+MAX_SENTENCES = 1
 LONG = 60  # a sentence longer than this is shown by its clauses that bear on the question
-_CLAUSE = re.compile(r",\s+|;\s+")
+_CLAUSE = re.compile(r",\s+|;\s+| and (?:the|a|an) ")
 
 
 def stem(word: str) -> str:
@@ -41,8 +42,10 @@ def stem(word: str) -> str:
 
 
 def words(text: str) -> set[str]:
-    """The content words of a text, stemmed: `project_slug` is project and slug."""
-    return {stem(w) for w in _WORD.findall(text) if len(w) >= 3 and w.casefold() not in _STOP and not w.isdigit()}
+    """The content words of a text, stemmed: `project_slug` is project and slug; a word that asks for a go-ahead is
+    one word (npm's `Is this OK?` and "Confirm the result when asked")."""
+    found = (_SAME.get(w.casefold(), w) for w in _WORD.findall(text))
+    return {stem(w) for w in found if len(w) >= 3 and w.casefold() not in _STOP and not w.isdigit()}
 
 
 def question_line(text: str, labels: tuple[str, ...] = ()) -> str:
@@ -73,7 +76,9 @@ def shown_default(line: str) -> str | None:
 def bearing(governing_prompt: str, question: str, labels: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The governing prompt's sentences that share a content word with the question or its options: only those that
     hold the label's head word when any does (`slug` in `project_slug`, not `project`), a word fewer sentences hold
-    counting for more, MAX_SENTENCES at most, in the prompt's own order; a long one by its clauses that share it
+    counting for more, the shorter first of two alike ("When it asks whether to deploy, answer y" before "This script
+    installs dependencies and then may ask whether to deploy"), MAX_SENTENCES at most, in the prompt's own order; a
+    long one by its clauses that share it
     (`release 1.4` out of sphinx's sentence of five facts). None when the governing prompt is one sentence: it is
     already right above."""
     said = sentences(governing_prompt)
@@ -85,7 +90,7 @@ def bearing(governing_prompt: str, question: str, labels: tuple[str, ...] = ()) 
     head = _head(question)
     if any(head in h for h in held):  # the sentences that name what is asked, when any does
         held = [h if head in h else set() for h in held]
-    scored = sorted(((sum(1 / df[w] for w in h), i) for i, h in enumerate(held) if h), key=lambda t: (-t[0], t[1]))
+    scored = sorted(((sum(1 / df[w] for w in h), i) for i, h in enumerate(held) if h), key=lambda t: (-t[0], len(said[t[1]])))
     return tuple(_focus(said[i], asked, head) for _, i in sorted(scored[:MAX_SENTENCES], key=lambda t: t[1]))
 
 
@@ -112,9 +117,10 @@ def _clauses(sentence: str) -> list[str]:
         depth += ch in "([{" and not quoted
         depth -= ch in ")]}" and not quoted and depth > 0
         quoted ^= ch == '"'
-        if depth == 0 and not quoted and _CLAUSE.match(sentence, i) and ch in ",;":
+        m = _CLAUSE.match(sentence, i) if depth == 0 and not quoted and ch in ", " else None
+        if m is not None:  # at a comma, or " and the …" (npm's "the MIT license and the module type")
             out.append(sentence[start:i])
-            start = i + 1
+            start = i + (1 if ch == "," or ch == ";" else 5)
     merged: list[str] = []
     for clause in (c for c in (*out, sentence[start:]) if c.strip()):
         if merged and len(clause.split()) < 2:  # ", refuse": a clause of one word is the verb of the one before it

@@ -26,6 +26,7 @@ HISTORY = 10  # earlier questions and answers at most
 EARLIER_TOKENS = 400  # output that scrolled off, at most: the live screen is what is asked about, and a small model drowns
 _WHOLE = ("turn_end", "permission", "form")  # questions not on a screen: said whole
 _SAY_KIND = ("turn_end", "undecided")
+_CLEAN = re.compile(r"git status --porcelain:\n\(clean\)\ngit diff --shortstat: no unstaged changes")  # envsnap's, in four words
 _MARKS = re.compile(r"^[\s│|◆◇▲●○◉◯❯›»?>]+")
 _BACKTICKS = re.compile(r"`{3,}")
 
@@ -34,7 +35,7 @@ FORMATS = {
     "question": "The key or word the prompt offers (y or n) that the governing prompt asks for.",
     "menu": "The label of the option the governing prompt asks for, as listed.",
     "menu-multi": "The labels of every option that should end up selected, as listed, separated by commas.",
-    "input": "The value to type at this prompt, taken from the governing prompt, on one line; Enter follows.",
+    "input": "The value to type at this prompt, from the governing prompt, on one line.",
     "input-multiline": "The text to type; several lines are allowed here. It is pasted, then submitted with Enter.",
     "permission": "The name of the option to choose, exactly as listed.",
     "form": "The value to give, exactly as it must be received.",
@@ -154,13 +155,15 @@ def _step_section(step: str) -> str:
 
 
 def _squeezed(rows: list[str]) -> list[str]:
-    """Blank rows at the top left out, and a run of them said as one: a dialog's ten empty rows above its box said
-    nothing a model needs, at a token each."""
+    """Blank rows at the top left out, a run of them said as one, and the indent every row shares taken off: a dialog's
+    ten empty rows above its box, and the 29 columns its box is centred by, said nothing a model needs, at a token for
+    every four."""
     out: list[str] = []
     for row in rows:
         if row.strip() or (out and out[-1].strip()):
             out.append(row)
-    return out
+    indent = min((len(r) - len(r.lstrip(" ")) for r in out if r.strip()), default=0)
+    return [r[indent:] for r in out]
 
 
 def _goal_check(parts: PromptParts) -> str:
@@ -175,7 +178,7 @@ def _takes(accepts: tuple[str, ...]) -> str:
     """The answers the question takes, said in the prompt too: a server without structured output has only this."""
     if not accepts:
         return ""
-    return "\nIt takes exactly one of: " + ", ".join(accepts) + " (or an empty text: Enter alone, the default)."
+    return "\nIt takes one of: " + ", ".join(accepts) + " (or an empty text: the default)."
 
 
 def _on_screen(line: str, live: list[str]) -> bool:
@@ -205,8 +208,8 @@ def _question(parts: PromptParts) -> tuple[str, str, str]:
     for sentence in bearing(parts.governing_prompt, asking, parts.labels) if parts.kind not in _WHOLE else ():
         said.append(f"The governing prompt says: {sentence}.")
     default = shown_default(rows[-1]) if shown and not parts.labels and not parts.accepts else None
-    offered = "" if default is None else f"Its default: {_quoted(default)} (an empty text takes it).\n" if default else "Its default: empty.\n"
-    return "\n".join(terminal(x) for x in asking.splitlines()), offered, "".join(f"{x}\n" for x in said)
+    offered = "" if default is None else f"Default: {_quoted(default)} (an empty text takes it).\n" if default else "Default: empty.\n"
+    return "\n".join(terminal(x.strip() if shown else x) for x in asking.splitlines()), offered, "".join(f"{x}\n" for x in said)
 
 
 def _options(parts: PromptParts) -> str:
@@ -220,7 +223,7 @@ def _options(parts: PromptParts) -> str:
         head, _, rest = parts.options.partition("\n")
         listed = rest if head.startswith("single choice") and rest else parts.options
         return f"\nOptions (→ marks the highlighted one):\n{listed}\n"
-    return f"\nHighlighted now (an empty text takes it): {parts.highlighted}\n" if parts.highlighted else ""
+    return f"\nHighlighted (an empty text takes it): {parts.highlighted}\n" if parts.highlighted else ""
 
 
 def _quoted(value: str) -> str:
@@ -236,7 +239,7 @@ def build(parts: PromptParts, budget: int = 3000, directory: Path = PROMPTS_DIR)
         governing_prompt=parts.governing_prompt or "(none given: answer conservatively, escalate when unsure)",
         step=parts.step,
         step_section=_step_section(parts.step),
-        environment=f"# Environment\n{parts.environment}\n\n" if parts.environment else "",
+        environment=f"# Environment\n{_CLEAN.sub('working tree clean', parts.environment)}\n\n" if parts.environment else "",
         history=_history(parts),
         kind=f"Kind: {parts.kind}\n" if parts.kind in _SAY_KIND else "",  # a judgment, not a prompt to answer
         rule_id=parts.rule_id,  # for a template of the user's own: the default keeps our labels from the model (a 0.5B one typed them)

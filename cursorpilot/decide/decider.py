@@ -153,10 +153,9 @@ class Decider:
         """What the model is told of secrets: their names (never their values), and that a hidden prompt is not for guessing."""
         given = ", ".join(f"<secret:{name}>" for name in sorted(self.ctx.secrets))
         if q.secret:
-            return ("What is typed here is not shown (a password, a passphrase, a token): never make one up, nor copy one from "
-                    "the screen. " + (f"Type a secret by its name, and only where it fits: {given}." if given else
-                                      "No secret was given to type (--secret NAME=ENVVAR): ask for a human with '? ', unless "
-                                      "an empty answer is what is asked for."),)
+            return ("Typed here is hidden (a password, a token): never make one up nor copy one from the screen. " +
+                    (f"Type a secret by its name, where it fits: {given}." if given else
+                     "No secret was given (--secret NAME=ENVVAR): ask a person, unless an empty answer is asked for."),)
         return (f"Secrets you may type by name where one is asked for (their values are never shown to you): {given}.",) if given else ()
 
     def call(self, request: AnswerRequest) -> Reply:

@@ -134,7 +134,7 @@ def test_a_default_shown_in_brackets_is_offered_as_the_empty_answer(asked, defau
     assert shown_default(asked) == default
     b = build(PromptParts(governing_prompt="g", step="1", kind=Kind.INPUT, rule_id="r", question=asked, live=[asked],
                           earlier=[], environment="", history=()))
-    said = f"Its default: `{default}` (an empty text takes it)." if default else "Its default: empty."
+    said = f"Default: `{default}` (an empty text takes it)." if default else "Default: empty."
     assert said in b.user and b.user.index("# The question") < b.user.index(said)
 
 
@@ -148,7 +148,7 @@ def test_mirror_keys_in_brackets_or_a_word_with_brackets_are_no_default(asked):
     (COOKIE, "  [4/4] use_docker (n):", (), ("and say yes to Docker support (answer y)",)),
     (COOKIE, "  [3/4] Select license", ("MIT", "BSD-3-Clause", "GPL-3.0"), ("Pick the BSD-3-Clause license",)),
     (SPHINX, "> Project release []:", (), ("release 1.4",)),
-    (SPHINX, "> Project language [en]:", (), ("and the documentation language is French (language code fr)",)),
+    (SPHINX, "> Project language [en]:", (), ("the documentation language is French (language code fr)",)),
     (VITE, "◆  Install with npm and start now?", (), ("Do not install dependencies and do not start a dev server",)),
     (VITE, "◆  Which linter to use?", (), ("ESLint as the linter",)),
 ])
@@ -330,7 +330,8 @@ def test_prices_take_a_third_rate_for_cached_input_and_refuse_other_shapes(tmp_p
 
 def test_a_dialogs_box_is_not_said_twice_nor_its_empty_rows():
     """whiptail/dialog: the question block is the whole box, rows of rules among its options; and ten empty rows above
-    it. The box is said once (the screen), the question by its line that asks, the empty rows as one."""
+    it. The box is said once (the screen), the question by its line that asks, the empty rows as one, without the
+    indent all rows share."""
     box = ["          │ Target board:                │", "          │ ┌──────────────────────────┐ │",
            "          │ │  rpi4   Raspberry Pi 4    │ │", "          │ │  cm4    Compute Module 4  │ │",
            "          │ │                           │ │", "          │ └──────────────────────────┘ │"]
@@ -339,7 +340,8 @@ def test_a_dialogs_box_is_not_said_twice_nor_its_empty_rows():
                           kind=Kind.MENU, rule_id="r", question="\n".join(box), live=live, earlier=[], environment="", history=(),
                           options="single choice\n→ 1) rpi4   Raspberry Pi 4\n  2) cm4    Compute Module 4", highlighted="rpi4   Raspberry Pi 4",
                           labels=("rpi4   Raspberry Pi 4", "cm4    Compute Module 4")))
-    assert b.user.split("# Answer format")[0].count("Compute Module 4") == 1 and " Firmware build\n\n" in b.user and "\n\n\n" not in b.user.split("# The question")[0]
+    assert b.user.split("# Answer format")[0].count("Compute Module 4") == 1 and "\n\n\n" not in b.user.split("# The question")[0]
+    assert "```TERMINAL\nFirmware build\n\n         │ Target board:" in b.user  # the indent all rows share taken off
     assert "Target board:" in b.user.split("# The question")[1]
 
 
@@ -363,3 +365,11 @@ def test_mirror_the_label_said_with_its_own_default_or_followed_by_words_is_not_
     from cursorpilot.decide.echo import unlabelled
 
     assert unlabelled(reply, question) is None
+
+
+def test_a_go_ahead_question_meets_the_sentence_that_says_to_confirm_and_a_list_of_facts_is_cut_at_and_the():
+    npm = ('Create the package.json for a new library. Name it demo-widget, version 0.2.0. Use the keywords widget and demo, '
+           'the author Eval Bot, the MIT license and the module type "module". Confirm the result when asked.')
+    assert bearing(npm, "Is this OK? (yes)") == ("Confirm the result when asked",)
+    assert bearing(npm, "license: (ISC)") == ("the MIT license",)  # not `"module"`, which a 0.5B model typed here
+    assert bearing(npm, "keywords:") == ("Use the keywords widget and demo",)  # "and demo": not "and the"

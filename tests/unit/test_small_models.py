@@ -118,7 +118,7 @@ def test_our_prompt_carries_no_internal_labels():
     ("package name: (work)", "repeats the question"),  # npm init, as a 0.5B model answered it
     ("package name: (work) my-app", "repeats the question"),
     ("package name:", "repeats the question"),
-    ("Its default: `work` (an empty text takes it).", "repeats a line of the prompt it was given"),
+    ("Default: `work` (an empty text takes it).", "repeats a line of the prompt it was given"),
     ("# Answer format", "repeats a line of the prompt it was given"),
     ("<what to type>", "repeats a placeholder of the prompt"),
     ("# The question", "repeats a line of the prompt it was given"),
@@ -208,7 +208,7 @@ def test_the_request_carries_what_the_question_takes_and_the_prompt_says_it(tmp_
     d = decider(tmp_path, model)
     _, decision = ask(d, line("Overwrite the key? [y/N] "))
     assert model.asked[0].accepts == ("y", "n") and decision.text == "n"
-    assert "It takes exactly one of: y, n (or an empty text: Enter alone, the default)." in model.asked[0].user
+    assert "It takes one of: y, n (or an empty text: the default)." in model.asked[0].user
 
 
 @pytest.mark.parametrize("said,typed", [
