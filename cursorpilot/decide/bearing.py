@@ -22,6 +22,9 @@ _DEFAULT = re.compile(r"(?:^|\s)[\[(]([^\[\]()\n]{0,60})[\])]\s*[:?>]?\s*$")  # 
 _KEYS = re.compile(r"^\s*\w{1,5}\s*([/,|]\s*\w{1,5}\s*)+$")  # (y/n), [Y/n], [1/2/3]: the keys a prompt takes, not a default
 _COUNTER = re.compile(r"^\s*[\[(]\d+/\d+[\])]\s*")  # cookiecutter's "[2/4] ", not the question's words
 _ASKS = re.compile(r"[?:>\[(]")
+# A line that offers an answer rather than asks: a marked or numbered option, or one that ends with the key it takes
+# (the Cursor CLI's `→ Run (once) (y)`, `Add Shell(npm) to allowlist? (tab)`, `Skip (esc or n)`).
+_OPTION = re.compile(r"^\s*(?:[→❯›»●○◉◯]\s|\d+[.)]\s)|\((?:[a-zA-Z]|tab|shift\+tab|esc[^()]*|enter|ctrl\+\w)\)\s*$")
 _MARKS = re.compile(r"^[\s│|◆◇▲●○◉◯❯›»?>]+")
 _STOP = frozenset("""a an and are as at be by can do does for from have how in into is it its of on or please the this
 that to was what which will with would you your yes no default enter choose select pick now want like new use""".split())
@@ -60,7 +63,8 @@ def question_line(text: str, labels: tuple[str, ...] = ()) -> str:
             bare = " ".join(_MARKS.sub("", line).split()).casefold()
             if bare and not any(bare == o or bare.startswith(o + " ") for o in own):
                 return line
-    return next((x for x in reversed(lines) if _ASKS.search(x)), lines[-1])
+    asking = [x for x in lines if not _OPTION.search(x)] or lines
+    return next((x for x in reversed(asking) if _ASKS.search(x)), asking[-1])
 
 
 def shown_default(line: str) -> str | None:

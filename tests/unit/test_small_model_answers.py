@@ -172,6 +172,9 @@ def test_mirror_no_sentence_is_repeated_that_does_not_bear_on_the_question(gover
 def test_the_line_that_asks_is_found_under_a_clack_question_and_above_a_menus_options():
     assert question_line("◆  Install with npm and start now?\n│  ● Yes / ○ No\n└") == "◆  Install with npm and start now?"
     assert question_line(LICENCE.text, ("MIT", "BSD-3-Clause", "GPL-3.0")) == "  [3/4] Select license"
+    # the Cursor CLI's approval: its options end with the key they take, and one of them asks too
+    assert question_line("Run this command?\nAdd Shell(npm) to allowlist? (tab)") == "Run this command?"
+    assert question_line("Release checklist:\nIs the changelog up to date?\nDeploy now? [y/N]") == "Deploy now? [y/N]"
 
 
 # -- an echo is never typed ----------------------------------------------------------------------------------------
