@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from cursorpilot.decide.bearing import question_line, words
+
+BEARING_SAID = "the governing prompt says: "  # how context.py says a sentence next to the question (as own_lines keeps it)
 _PROMPTISH = re.compile(r"[:?>)\]#$]")  # a line that asks: a label and its colon, a [y/N], a shell's $ or #
 _DEFAULT = re.compile(r"\s*[\[(]([^\[\]()]*)[\])]")  # a default shown in the question: [en], (work), []
 _PLACEHOLDER = re.compile(r"<[^<>]*\s[^<>]*>")  # the system prompt's "<what to type>" (keys are one word: <enter>)
@@ -63,12 +66,23 @@ def echoed(reply: str, question: str, ours: Iterable[str] = (), offered: Iterabl
             return "repeats the question's own words"
     if _PLACEHOLDER.fullmatch(r) and any(r in o for o in ours):
         return "repeats a placeholder of the prompt"
+    if _copies_bearing(r, question, ours):
+        return "repeats the governing prompt's sentence, not the value it gives"
     for o in ours:
         if len(o) < 6:
             continue
         if r == o or (r.startswith(o) and not r[len(o)].isalnum()) or (len(r) >= 12 and o.startswith(r)):
             return "repeats a line of the prompt it was given"
     return None
+
+
+def _copies_bearing(reply: str, question: str, ours: Iterable[str]) -> bool:
+    """The reply is the governing prompt's sentence we said next to the question (bearing.py), or words of it, and names what the
+    question asks: npm init's `keywords:` was answered `Use the keywords widget and demo.` by a 0.5B model. (A sentence
+    that does not name it may be the very answer: `Create the project with defaults.` at `What should I say?`.)"""
+    said = [o[len(BEARING_SAID):] for o in ours if o.startswith(BEARING_SAID)]
+    r = reply.rstrip(".")
+    return len(r.split()) >= 2 and any(r in s for s in said) and bool(words(reply) & words(question_line(question)))
 
 
 def _opening(reply: str, line: str) -> bool:

@@ -376,3 +376,19 @@ def test_a_go_ahead_question_meets_the_sentence_that_says_to_confirm_and_a_list_
     assert bearing(npm, "Is this OK? (yes)") == ("Confirm the result when asked",)
     assert bearing(npm, "license: (ISC)") == ("the MIT license",)  # not `"module"`, which a 0.5B model typed here
     assert bearing(npm, "keywords:") == ("Use the keywords widget and demo",)  # "and demo": not "and the"
+
+
+def test_a_reply_that_copies_the_sentence_said_next_to_the_question_is_asked_again(tmp_path):
+    npm = "Create the package.json. Use the keywords widget and demo, the author Eval Bot. Confirm the result when asked."
+    model = Scripted("Use the keywords widget and demo.", "widget, demo")
+    d = decider(tmp_path, model, governing=npm)
+    _, decision = ask(d, line("keywords: ", live=("author: Eval Bot", "keywords: ")))
+    assert (decision.verdict, decision.text) == (Verdict.ANSWER, "widget, demo")
+    assert "repeats the governing prompt's sentence, not the value it gives" in model.asked[1].user
+
+
+def test_mirror_a_sentence_of_the_governing_prompt_that_names_nothing_asked_is_an_answer(tmp_path):
+    model = Scripted("Create the project with defaults.")
+    d = decider(tmp_path, model, governing="Set it up. Create the project with defaults.")
+    _, decision = ask(d, line("What should I say? ", live=("What should I say? ",)))
+    assert (decision.verdict, decision.text) == (Verdict.ANSWER, "Create the project with defaults.") and len(model.asked) == 1
