@@ -107,7 +107,7 @@ class RunOptions:
     no_upload = typer.Option(False, "--no-upload", help="Send the model only terminal text: no git snapshot.",
                              rich_help_panel=ANSWERS)
     prices = typer.Option(None, "--prices", rich_help_panel=ANSWERS,
-                          help="YAML {model: \\[usd_per_1M_in, usd_per_1M_out]} for the cost estimate.")
+                          help="YAML {model: \\[usd_per_1M_in, usd_per_1M_out, optional usd_per_1M_cached_in]} for the cost estimate.")
     max_steps = typer.Option(None, "--max-steps", min=1, help="Answer at most N prompts (then exit 4).",
                              rich_help_panel=LIMITS)
     max_model_calls = typer.Option("1000/20", "--max-model-calls", metavar="N[/Q]", rich_help_panel=LIMITS,

@@ -18,7 +18,7 @@ PURE = [
     "cursorpilot.headless.pilot", "cursorpilot.headless.facts", "cursorpilot.headless.stream",
     "cursorpilot.detect.classifier", "cursorpilot.detect.regions", "cursorpilot.detect.undecided", "cursorpilot.detect.facts", "cursorpilot.detect.menu", "cursorpilot.detect.snapshot", "cursorpilot.decide.question",
     "cursorpilot.decide.choices", "cursorpilot.decide.guards", "cursorpilot.decide.deliver", "cursorpilot.decide.yesno", "cursorpilot.decide.toolcalls",
-    "cursorpilot.decide.turns", "cursorpilot.decide.agentpilot", "cursorpilot.decide.limits", "cursorpilot.decide.agentwait", "cursorpilot.pty.resume", "cursorpilot.acp.activity", "cursorpilot.decide.weigh", "cursorpilot.decide.consent", "cursorpilot.decide.accepts", "cursorpilot.decide.echo", "cursorpilot.machine", "cursorpilot.human.asked", "cursorpilot.human.html",
+    "cursorpilot.decide.turns", "cursorpilot.decide.agentpilot", "cursorpilot.decide.limits", "cursorpilot.decide.agentwait", "cursorpilot.pty.resume", "cursorpilot.acp.activity", "cursorpilot.decide.weigh", "cursorpilot.decide.consent", "cursorpilot.decide.accepts", "cursorpilot.decide.echo", "cursorpilot.decide.bearing", "cursorpilot.machine", "cursorpilot.human.asked", "cursorpilot.human.html",
 ]
 STDLIB = {"__future__", "abc", "re", "dataclasses", "enum", "typing", "collections", "collections.abc", "functools", "itertools", "hashlib",
           "json", "math", "string", "html",
