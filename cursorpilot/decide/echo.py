@@ -82,7 +82,18 @@ def _copies_bearing(reply: str, question: str, ours: Iterable[str]) -> bool:
     that does not name it may be the very answer: `Create the project with defaults.` at `What should I say?`.)"""
     said = [o[len(BEARING_SAID):] for o in ours if o.startswith(BEARING_SAID)]
     r = reply.rstrip(".")
-    return len(r.split()) >= 2 and any(r in s for s in said) and bool(words(reply) & words(question_line(question)))
+    asked = words(question_line(question))
+    if len(r.split()) < 2 or not words(reply) & asked:
+        return False
+    return any(r in s and not _the_value(r, s, asked) for s in said)
+
+
+def _the_value(reply: str, sentence: str, asked: set[str]) -> bool:
+    """The reply is what the sentence gives after naming what is asked: `node --test` of "The test command is node
+    --test" (its own "test" is the value's), not the sentence that names it ("Use the keywords widget and demo")."""
+    start = sentence.find(reply)
+    before = sentence[:start]
+    return start > 0 and bool(words(before) & asked)
 
 
 def _opening(reply: str, line: str) -> bool:

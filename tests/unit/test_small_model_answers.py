@@ -392,3 +392,14 @@ def test_mirror_a_sentence_of_the_governing_prompt_that_names_nothing_asked_is_a
     d = decider(tmp_path, model, governing="Set it up. Create the project with defaults.")
     _, decision = ask(d, line("What should I say? ", live=("What should I say? ",)))
     assert (decision.verdict, decision.text) == (Verdict.ANSWER, "Create the project with defaults.") and len(model.asked) == 1
+
+
+def test_mirror_the_value_a_sentence_gives_after_naming_the_question_is_the_answer(tmp_path):
+    """npm init's `test command:` answered `node --test`, the value of "The test command is node --test", was taken for
+    a copy of that sentence (its own "test" named what is asked) and the run stopped for a person: the yardstick's
+    npm-init, 6 of 11 questions."""
+    npm = "Create the package.json. The test command is\nnode --test. Use the keywords widget and demo."
+    model = Scripted("node --test")
+    d = decider(tmp_path, model, governing=npm)
+    _, decision = ask(d, line("test command: ", live=("entry point: (index.js)", "test command: ")))
+    assert (decision.verdict, decision.text) == (Verdict.ANSWER, "node --test") and len(model.asked) == 1
