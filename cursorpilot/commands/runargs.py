@@ -149,7 +149,7 @@ class RunArgs(Options):
     context_tokens: int = option(default=3000, min=200, quick=True, panel=ANSWERS, help="The token budget of each prompt to the model.")
     no_upload: bool = option(default=False, quick=True, panel=ANSWERS, help="Send the model only terminal text: no git snapshot.")
     prices: Path | None = option(default=None, panel=ANSWERS,
-                                 help="YAML {model: \\[usd_per_1M_in, usd_per_1M_out]} for the cost estimate.")
+                                 help="YAML {model: \\[usd_per_1M_in, usd_per_1M_out, optional usd_per_1M_cached_in]} for the cost estimate.")
     max_steps: int | None = option(default=None, min=1, quick=True, panel=LIMITS, help="Answer at most N prompts (then exit 4).")
     max_model_calls: str = option(default="1000/20", metavar="N[/Q]", quick=True, panel=LIMITS,
                                   help="Call the model at most N times in the run and Q times for one question (then exit 4); "

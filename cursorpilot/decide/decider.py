@@ -133,10 +133,9 @@ class Decider:
         """What the model is told of secrets: their names (never their values), and that a hidden prompt is not for guessing."""
         given = ", ".join(f"<secret:{name}>" for name in sorted(self.ctx.secrets))
         if q.secret:
-            return ("What is typed here is not shown (a password, a passphrase, a token): never make one up, nor copy one from "
-                    "the screen. " + (f"Type a secret by its name, and only where it fits: {given}." if given else
-                                      "No secret was given to type (--secret NAME=ENVVAR): ask for a human with '? ', unless "
-                                      "an empty answer is what is asked for."),)
+            return ("Typed here is hidden (a password, a token): never make one up nor copy one from the screen. " +
+                    (f"Type a secret by its name, where it fits: {given}." if given else
+                     "No secret was given (--secret NAME=ENVVAR): ask a person, unless an empty answer is asked for."),)
         return (f"Secrets you may type by name where one is asked for (their values are never shown to you): {given}.",) if given else ()
 
     def call(self, request: AnswerRequest) -> Reply:
@@ -234,8 +233,7 @@ class Decider:
         self.tx.write(R.ProviderReply(
             source=reply.source, secret=secret or None, text=reply.text, wait=reply.wait, submit=reply.submit,
             turn=reply.turn, judged=reply.judged, raw=reply.raw, removed=list(reply.removed), reason=reply.reason,
-            usage={"in": reply.usage.input_tokens, "out": reply.usage.output_tokens, "latency_s": reply.usage.latency_s,
-                   "calls": reply.usage.calls, "cost_usd": reply.usage.cost_usd},
+            usage=reply.usage.record(),
         ))
         self.filer.file_answer(replace(reply, text=masked(reply.text), raw=reply.raw and masked(reply.raw)) if secret and reply.text else reply)
 
@@ -358,5 +356,5 @@ def _joined(first: Reply, second: Reply, between: Attempt) -> Reply:
     a, b = first.usage, second.usage
     cost = None if a.cost_usd is None and b.cost_usd is None else round((a.cost_usd or 0) + (b.cost_usd or 0), 8)
     usage = Usage(a.input_tokens + b.input_tokens, a.output_tokens + b.output_tokens, round(a.latency_s + b.latency_s, 3), cost,
-                  a.calls + b.calls)
+                  a.calls + b.calls, a.cached_tokens + b.cached_tokens)
     return replace(second, usage=usage, attempts=(*first.attempts, between, *second.attempts))

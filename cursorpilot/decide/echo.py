@@ -11,10 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from cursorpilot.decide.bearing import question_line, words
+
+BEARING_SAID = "the governing prompt says: "  # how context.py says a sentence next to the question (as own_lines keeps it)
 _PROMPTISH = re.compile(r"[:?>)\]#$]")  # a line that asks: a label and its colon, a [y/N], a shell's $ or #
 _DEFAULT = re.compile(r"\s*[\[(]([^\[\]()]*)[\])]")  # a default shown in the question: [en], (work), []
 _PLACEHOLDER = re.compile(r"<[^<>]*\s[^<>]*>")  # the system prompt's "<what to type>" (keys are one word: <enter>)
 _FENCE = "```"
+_COUNTER = re.compile(r"^\s*[\[(]\d+/\d+[\])]\s*")  # cookiecutter's "[4/4] ": no word of the question's
 _MARK = re.compile(r"^[\s│|◆◇▲●○◉◯❯›»?>:$#]+")  # sphinx's "> ", Inquirer's "? ", clack's "◆  ": not the question's words
 
 
@@ -58,13 +62,69 @@ def echoed(reply: str, question: str, ours: Iterable[str] = (), offered: Iterabl
             return "repeats the question"
         if len(bare) >= 4 and r.startswith(bare) and r[len(bare):].strip(" :") in {_norm(m.group(1)) for m in _DEFAULT.finditer(q)}:
             return "repeats the question"  # "package name: work": the label and its own default
+        if _opening(r, q):
+            return "repeats the question's own words"
     if _PLACEHOLDER.fullmatch(r) and any(r in o for o in ours):
         return "repeats a placeholder of the prompt"
+    if _copies_bearing(r, question, ours):
+        return "repeats the governing prompt's sentence, not the value it gives"
     for o in ours:
         if len(o) < 6:
             continue
         if r == o or (r.startswith(o) and not r[len(o)].isalnum()) or (len(r) >= 12 and o.startswith(r)):
             return "repeats a line of the prompt it was given"
+    return None
+
+
+def _copies_bearing(reply: str, question: str, ours: Iterable[str]) -> bool:
+    """The reply is the governing prompt's sentence we said next to the question (bearing.py), or words of it, and names what the
+    question asks: npm init's `keywords:` was answered `Use the keywords widget and demo.` by a 0.5B model. (A sentence
+    that does not name it may be the very answer: `Create the project with defaults.` at `What should I say?`.)"""
+    said = [o[len(BEARING_SAID):] for o in ours if o.startswith(BEARING_SAID)]
+    r = reply.rstrip(".")
+    asked = words(question_line(question))
+    if len(r.split()) < 2 or not words(reply) & asked:
+        return False
+    return any(r in s and not _the_value(r, s, asked) for s in said)
+
+
+def _the_value(reply: str, sentence: str, asked: set[str]) -> bool:
+    """The reply is what the sentence gives after naming what is asked: `node --test` of "The test command is node
+    --test" (its own "test" is the value's), not the sentence that names it ("Use the keywords widget and demo")."""
+    start = sentence.find(reply)
+    before = sentence[:start]
+    return start > 0 and bool(words(before) & asked)
+
+
+def _opening(reply: str, line: str) -> bool:
+    """The reply is the question's opening words, with or without what its brackets hold and its closing colon, or a
+    bracket as shown:
+    cookiecutter's `[4/4] use_docker (n):` answered `use_docker (n)`, `project_slug (rocket_lab):` answered
+    `project_slug`. Typed, the label becomes the value. (Only the opening: `DELETE` at `Type DELETE to confirm` is
+    the answer it asks for.)"""
+    r = reply.rstrip(" :?>").strip()
+    if len(r) < 4:
+        return False
+    if any(r == m.group(0).strip() for m in _DEFAULT.finditer(line)):
+        return True  # `(rocket_lab)`: the default with the brackets it is shown in
+    words = _COUNTER.sub("", line).rstrip(" :?>").split()
+    for form in (words, _norm(_DEFAULT.sub("", " ".join(words))).split()):
+        if any(r == " ".join(form[:k]) for k in range(1, len(form) + 1)):
+            return True
+    return False
+
+
+def _said_in_label(reply: str, words: str) -> tuple[str, str] | None:
+    """(the value, the label) for the two ways a 0.5B model said an answer inside the label, without its colon: the
+    label with the value in its brackets (`Project language [fr]` at `Project language [en]:`), and the label's last
+    word and one value (`release 1.4` at `Project release []:`, `version 0.2.0` at `version: (1.0.0)`)."""
+    m = re.fullmatch(re.escape(words) + r"\s*[\[(]([^\[\]()\s]+)[\])]", reply.strip(), re.I)
+    if len(words) >= 3 and m is not None:
+        return m.group(1), reply.strip()[: m.start(1)]
+    last = words.split()[-1] if words.split() else ""
+    m = re.fullmatch(re.escape(last) + r"\s+(\S+)", reply.strip(), re.I)
+    if len(last) >= 4 and m is not None:
+        return m.group(1), last
     return None
 
 
@@ -91,6 +151,7 @@ def unlabelled(reply: str, question: str) -> tuple[str, str] | None:
         m = re.match(re.escape(words) + r"\s*(?:[\[(][^\[\]()]*[\])])?\s*:", head, re.I)
         if len(words) >= 3 and m is not None:
             found = head[m.end():], head[: m.end()]
+        found = found or _said_in_label(head, words)
     if found is None:
         return None
     rest = found[0].lstrip(" :")

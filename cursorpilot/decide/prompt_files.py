@@ -49,6 +49,10 @@ class PromptFiler:
             check=q.check,
             check_output=q.check_output,
             accepts=request.accepts,
+            labels=tuple(c.label for c in q.choices),
+            asked=q.asked,
+            highlighted=q.choices[q.highlighted].label if q.highlighted is not None and q.choices else "",
+            multi=q.multi,
         )
         built = build_prompt(parts, budget=self.ctx.context_tokens)
         self._notes = q.notes
@@ -76,7 +80,7 @@ class PromptFiler:
         while live and not live[-1].strip():
             live.pop()
         built = build_again(self.governing_prompt, live, previous, why, request.accepts, budget=self.ctx.context_tokens,
-                            notes=self._notes)
+                            notes=self._notes, step=self.step_label, question=request.prompt_block)
         system, user = self.ctx.redactor.text(built.system), self.ctx.redactor.text(built.user)
         self.ctx.usage["prompt_tokens_est"] += built.tokens
         self.folder.mkdir(parents=True, exist_ok=True)

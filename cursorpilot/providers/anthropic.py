@@ -34,6 +34,11 @@ class MalformedResponse(Exception):
     pass
 
 
+def _count(usage, name: str) -> int:
+    value = getattr(usage, name, None)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 def _import() -> ModuleType:
     import anthropic
 
@@ -62,7 +67,8 @@ class AnthropicProvider(ChatProvider):
         extra = {"tools": [tool], "tool_choice": {"type": "tool", "name": tool["name"]}} if self.structured else {}
         resp = self.client.messages.create(
             model=self.model,
-            system=system,
+            # the stable prefix (decide/context.py: the instructions and the governing prompt) marked for the prompt cache
+            system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
             messages=[{"role": "user", "content": user}],
             max_tokens=800 if kind == "turn_end" else 300,  # a verdict carries a message and its why
             **extra,
@@ -84,7 +90,9 @@ class AnthropicProvider(ChatProvider):
         if not texts:
             raise MalformedResponse("malformed response: no text block")
         usage = getattr(resp, "usage", None)
-        return "".join(texts), tuple(reasoning), getattr(usage, "input_tokens", 0) or 0, getattr(usage, "output_tokens", 0) or 0
+        read, written = _count(usage, "cache_read_input_tokens"), _count(usage, "cache_creation_input_tokens")
+        # Anthropic's input_tokens leaves out what was read from or written to the cache: the prompt is all three
+        return "".join(texts), tuple(reasoning), _count(usage, "input_tokens") + read + written, _count(usage, "output_tokens"), read
 
     def _classify(self, exc: Exception) -> Failure | None:
         if isinstance(exc, MalformedResponse):

@@ -14,7 +14,7 @@ class ProviderConfig:
     base_url: str | None = None
     retries: int = 4  # --llm-retries
     timeout: float = 60.0  # per call, seconds
-    prices: dict[str, tuple[float, float]] | None = None  # model -> (USD per 1M input, per 1M output)
+    prices: dict[str, tuple[float, ...]] | None = None  # model -> (USD per 1M input, per 1M output[, per 1M cached input])
 
 
 @dataclass(slots=True, frozen=True)
@@ -46,6 +46,12 @@ class Usage:
     latency_s: float = 0.0
     cost_usd: float | None = None
     calls: int = 0  # HTTP requests made, retries included
+    cached_tokens: int = 0  # of input_tokens, those the server read from its prompt cache (a prefix it had seen)
+
+    def record(self) -> dict:
+        """As the transcript's provider_reply keeps it."""
+        return {"in": self.input_tokens, "out": self.output_tokens, "cached": self.cached_tokens, "latency_s": self.latency_s,
+                "calls": self.calls, "cost_usd": self.cost_usd}
 
 
 @dataclass(slots=True, frozen=True)

@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from cursorpilot.providers.base import Attempt
+from cursorpilot.providers.ramble import first_and_remarks
 from cursorpilot.providers.schema import names_structured
 
 if TYPE_CHECKING:
@@ -32,16 +33,18 @@ BACKOFF_BASE = 0.5
 BACKOFF_CAP = 30.0
 RETRY_AFTER_CAP = 60.0
 
-# USD per 1M tokens (input, output); overridable with --prices FILE. Unknown models get no cost.
-DEFAULT_PRICES: dict[str, tuple[float, float]] = {
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1": (2.00, 8.00),
-    "claude-3-5-haiku-latest": (0.80, 4.00),
-    "claude-haiku-4-5": (1.00, 5.00),
-    "claude-sonnet-4-5": (3.00, 15.00),
+# USD per 1M tokens (input, output, cached input: OpenAI's cached prompt tokens, Anthropic's cache reads); overridable
+# with --prices FILE. Unknown models get no cost; a price without a cached rate counts cached tokens as input.
+DEFAULT_PRICES: dict[str, tuple[float, ...]] = {
+    "gpt-4o-mini": (0.15, 0.60, 0.075),
+    "gpt-4o": (2.50, 10.00, 1.25),
+    "gpt-4.1-mini": (0.40, 1.60, 0.10),
+    "gpt-4.1": (2.00, 8.00, 0.50),
+    "claude-3-5-haiku-latest": (0.80, 4.00, 0.08),
+    "claude-haiku-4-5": (1.00, 5.00, 0.10),
+    "claude-sonnet-4-5": (3.00, 15.00, 0.30),
 }
+Sent = tuple[str, tuple[str, ...], int, int, int]  # one call's reply text, reasoning removed, tokens in, out, cached
 
 
 class SdkImport:
@@ -202,8 +205,16 @@ def clean_reply(raw: str, multiline_ok: bool = False, constrained: bool = False)
     if not text:
         return Cleaned(None, tuple(removed), "the reply was empty after removing reasoning")
     if "\n" in text and not multiline_ok:
-        return Cleaned(None, tuple(removed), "multi-line reply refused: the prompt asked for one line")
+        return _one_line(text, tuple(removed))
     return Cleaned(text, tuple(removed))
+
+
+def _one_line(text: str, removed: tuple[str, ...], submit: bool | None = None) -> Cleaned:
+    """Several lines where one is typed: the first, when the rest is commentary (kept in `removed`); else refused."""
+    split = first_and_remarks(text)
+    if split is None:
+        return Cleaned(None, removed, "multi-line reply refused: the prompt asked for one line")
+    return Cleaned(split[0], (*removed, f"commentary after the answer: {split[1]!r}"), submit=submit)
 
 
 def _structured(text: str) -> dict | None:
@@ -236,9 +247,10 @@ def _from_structured(data: dict, removed: tuple[str, ...], multiline_ok: bool, c
         return Cleaned(None, removed, "the answerer asks for a human" + (f": {question}" if question else ""))
     if action != "type":
         return Cleaned(None, removed, f"malformed structured reply: action {action!r}")
+    submit = submit if isinstance(submit, bool) else None
     if ("\n" in text or "\r" in text) and not multiline_ok:
-        return Cleaned(None, removed, "multi-line reply refused: the prompt asked for one line")
-    return Cleaned(text, removed, submit=submit if isinstance(submit, bool) else None)
+        return _one_line(text, removed, submit)
+    return Cleaned(text, removed, submit=submit)
 
 
 def _turn_verdict(data: dict, removed: tuple[str, ...], multiline_ok: bool) -> Cleaned:
@@ -254,8 +266,8 @@ def _turn_verdict(data: dict, removed: tuple[str, ...], multiline_ok: bool) -> C
     return Cleaned(message, removed, why, turn=verdict)
 
 
-def load_prices(path) -> dict[str, tuple[float, float]] | None:
-    """--prices FILE: {model: [usd per 1M input tokens, usd per 1M output tokens]}."""
+def load_prices(path) -> dict[str, tuple[float, ...]] | None:
+    """--prices FILE: {model: [usd per 1M input tokens, usd per 1M output tokens, optionally usd per 1M cached input]}."""
     if path is None:
         return None
     import yaml
@@ -264,17 +276,23 @@ def load_prices(path) -> dict[str, tuple[float, float]] | None:
 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        return {str(k): (float(v[0]), float(v[1])) for k, v in data.items()}
+        out = {str(k): tuple(float(x) for x in v) for k, v in data.items()}
+        if any(len(v) not in (2, 3) for v in out.values()):
+            raise ValueError("two or three prices")
+        return out
     except (yaml.YAMLError, AttributeError, TypeError, ValueError, IndexError, KeyError):
-        raise BadInput(f"{path}: prices must map model -> [usd_per_1M_in, usd_per_1M_out]") from None
+        raise BadInput(f"{path}: prices must map model -> [usd_per_1M_in, usd_per_1M_out, optional usd_per_1M_cached_in]") from None
 
 
-def cost(model: str, tokens_in: int, tokens_out: int, prices: dict[str, tuple[float, float]] | None) -> float | None:
+def cost(model: str, tokens_in: int, tokens_out: int, prices: dict[str, tuple[float, ...]] | None, cached: int = 0) -> float | None:
+    """tokens_in counts every prompt token, the cached ones among them; those are priced at the cached rate."""
     table = {**DEFAULT_PRICES, **(prices or {})}
     price = table.get(model)
     if price is None:
         return None
-    return round(tokens_in / 1e6 * price[0] + tokens_out / 1e6 * price[1], 8)
+    cached = min(max(cached, 0), tokens_in)
+    cached_rate = price[2] if len(price) > 2 else price[0]
+    return round((tokens_in - cached) / 1e6 * price[0] + cached / 1e6 * cached_rate + tokens_out / 1e6 * price[1], 8)
 
 
 class ChatProvider:
@@ -302,8 +320,8 @@ class ChatProvider:
         return self.form != "text"
 
     # provider modules implement these two
-    def _send(self, system: str, user: str, kind: str = "input", accepts: tuple[str, ...] = ()) -> tuple[str, tuple[str, ...], int, int]:
-        """Returns (text, removed reasoning, input tokens, output tokens); raises SDK errors.
+    def _send(self, system: str, user: str, kind: str = "input", accepts: tuple[str, ...] = ()) -> Sent:
+        """Returns (text, removed reasoning, input tokens, output tokens, cached input tokens); raises SDK errors.
         In a structured form, asks for the structured reply of the question's kind (schema.schema_for, its text limited
         to `accepts` when the question says what it takes) and returns the object as JSON text."""
         raise NotImplementedError
@@ -311,7 +329,7 @@ class ChatProvider:
     def _classify(self, exc: Exception) -> Failure | None:
         raise NotImplementedError
 
-    def _call(self, system: str, user: str, kind: str, accepts: tuple[str, ...]) -> tuple[str, tuple[str, ...], int, int]:
+    def _call(self, system: str, user: str, kind: str, accepts: tuple[str, ...]) -> Sent:
         """One SDK call: made by the resident when there is one (resident.py), else here (and here from the moment the
         resident cannot be reached: the call is made again, here, and counts once)."""
         if self._remote is not None:
@@ -375,9 +393,10 @@ class ChatProvider:
                     continue
                 usage = Usage(latency_s=round(time.monotonic() - t0, 3), calls=spent)
                 return Reply(text=None, source=source, reason=f"provider error: {exc}", usage=usage, attempts=earlier)
-        text, reasoning, tin, tout = result  # type: ignore[misc]
+        text, reasoning, tin, tout, cached = result  # type: ignore[misc]
         cleaned = clean_reply(text, multiline_ok=request.multiline, constrained=bool(accepts) and self.structured)
-        usage = Usage(tin, tout, round(time.monotonic() - t0, 3), cost(self.model, tin, tout, self.prices), spent + calls)
+        usage = Usage(tin, tout, round(time.monotonic() - t0, 3), cost(self.model, tin, tout, self.prices, cached), spent + calls,
+                      cached)
         return Reply(
             text=cleaned.text, source=source, reason=cleaned.reason, usage=usage, raw=text,
             removed=(*reasoning, *cleaned.removed), attempts=(*earlier, *attempts), wait=cleaned.wait, submit=cleaned.submit,

@@ -20,7 +20,7 @@ from cursorpilot.providers.llm import (
 )
 from cursorpilot.providers.local import is_local
 from cursorpilot.providers.resident import remote
-from cursorpilot.providers.schema import schema_for
+from cursorpilot.providers.schema import lean, schema_for
 
 DEFAULT_MODEL = "gpt-4o-mini"
 
@@ -50,7 +50,7 @@ class OpenAIProvider(ChatProvider):
         if self.form == "json_schema":
             extra = {"response_format": {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}}
         elif self.form == "json_object":
-            extra = {"response_format": {"type": "json_object", "schema": schema}}
+            extra = {"response_format": {"type": "json_object", "schema": lean(schema)}}
         resp = self.client.chat.completions.create(
             model=self.model,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
@@ -68,7 +68,7 @@ class OpenAIProvider(ChatProvider):
         extra = getattr(message, "model_extra", None) or {}
         reasoning = tuple(str(extra[k]) for k in ("reasoning_content", "reasoning") if extra.get(k))
         usage = getattr(resp, "usage", None)
-        return text, reasoning, getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0
+        return text, reasoning, _count(usage, "prompt_tokens"), _count(usage, "completion_tokens"), cached_tokens(resp)
 
     def _classify(self, exc: Exception) -> Failure | None:
         if isinstance(exc, MalformedResponse):
@@ -85,6 +85,22 @@ class OpenAIProvider(ChatProvider):
 
 class MalformedResponse(Exception):
     pass
+
+
+def _count(obj, name: str) -> int:
+    value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def cached_tokens(resp) -> int:
+    """The prompt tokens the server read from its cache: OpenAI's (and vLLM's, and llama.cpp's llama-server's)
+    usage.prompt_tokens_details.cached_tokens, else llama-server's timings.cache_n (the prompt tokens it did not have to
+    evaluate again); 0 when the server says nothing (llama-cpp-python's server keeps the prefix but reports none)."""
+    details = getattr(getattr(resp, "usage", None), "prompt_tokens_details", None)
+    if (cached := _count(details, "cached_tokens")) or details is not None:
+        return cached
+    extra = getattr(resp, "model_extra", None) or {}
+    return _count(extra.get("timings"), "cache_n")
 
 
 def _import() -> ModuleType:

@@ -103,7 +103,7 @@ class Remote:
         self._thread.join()
         return self._sock is not None
 
-    def send(self, form: str, system: str, user: str, kind: str, accepts: tuple[str, ...]) -> tuple[str, tuple[str, ...], int, int]:
+    def send(self, form: str, system: str, user: str, kind: str, accepts: tuple[str, ...]) -> tuple[str, tuple[str, ...], int, int, int]:
         """One SDK call, made by the run's child: its result, or the SDK's error as RemoteFailure."""
         if not self.ready():
             raise Unreachable(str(self._error))
@@ -115,8 +115,8 @@ class Remote:
                 self.close()
                 raise Unreachable(f"the resident's child is gone: {exc}") from None
         if "ok" in reply:
-            text, reasoning, tin, tout = reply["ok"]
-            return text, tuple(reasoning), tin, tout
+            text, reasoning, tin, tout, cached = reply["ok"]
+            return text, tuple(reasoning), tin, tout, cached
         raise RemoteFailure(reply.get("error", "error"), reply.get("described", "error"), reply.get("failure"))
 
     def close(self) -> None:

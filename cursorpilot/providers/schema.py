@@ -61,6 +61,18 @@ WEIGH_SCHEMA = {
 }
 
 
+def lean(schema: dict) -> dict:
+    """The answer schema without its `question` field, for a server that turns the schema into a grammar (json_object
+    with the schema: llama-cpp-python): a 0.5B model filled it at every answer ("question": "Deploy now? [y/N]"), 15 to
+    20 tokens at 0.1-0.2 s each on two cores, for nothing. A person's question then comes in the text (clean_reply),
+    unless the text is limited to the answers the question takes."""
+    props = schema.get("properties") or {}
+    if "question" not in props or "action" not in props:
+        return schema
+    return {**schema, "properties": {k: v for k, v in props.items() if k != "question"},
+            "required": [k for k in schema.get("required", []) if k != "question"]}
+
+
 def schema_for(kind: str, accepts: tuple[str, ...] = ()) -> tuple[str, dict]:
     """The structured reply a question of this kind asks for: its name (the Anthropic tool's) and its JSON schema."""
     if kind == "weigh":

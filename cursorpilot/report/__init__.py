@@ -133,7 +133,7 @@ def _verdict(d: Draft, steps: int) -> Verdict:
     if f is not None:
         outcome, headline = OUTCOMES.get(f.exit_code or 0, ("failed", f"Exit {f.exit_code}"))
         reason = f.reason or ""
-        for key in ("answers", "escalations", "llm_calls", "tokens_in", "tokens_out"):
+        for key in ("answers", "escalations", "llm_calls", "tokens_in", "tokens_out", "tokens_cached"):
             value = (f.counters or {}).get(key)
             if isinstance(value, int):
                 c[key] = max(c[key], value)
@@ -148,7 +148,8 @@ def _verdict(d: Draft, steps: int) -> Verdict:
         steps=max(steps, len(d.started.steps or []) if d.started else 0),
         steps_completed=sum(1 for s in d.steps.values() if s.status in ("completed", "previewed")), turns=d.turns.total,
         answers=c["answers"], escalations=c["escalations"], denials=c["denials"], waits=c["waits"], llm_calls=c["llm_calls"],
-        tokens_in=c["tokens_in"], tokens_out=c["tokens_out"], cost_usd=f.cost_usd if f and f.cost_usd is not None else d.cost_usd,
+        tokens_in=c["tokens_in"], tokens_out=c["tokens_out"], tokens_cached=c["tokens_cached"],
+        cost_usd=f.cost_usd if f and f.cost_usd is not None else d.cost_usd,
         wall_s=round((end - start).total_seconds(), 3) if start and end else None,
         started=d.first.ts if d.first else None, ended=d.last.ts if d.last else None,
     )

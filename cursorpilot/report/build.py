@@ -139,7 +139,7 @@ class Draft:
     turns: HeadTail[Turn] = field(default_factory=lambda: HeadTail(0, 0))
     rows: HeadTail[tuple[Row, float, int]] = field(default_factory=lambda: HeadTail(0, 0))  # (row, mono, the step's attempt)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
-        ("answers", "escalations", "denials", "waits", "llm_calls", "tokens_in", "tokens_out"), 0))
+        ("answers", "escalations", "denials", "waits", "llm_calls", "tokens_in", "tokens_out", "tokens_cached"), 0))
     cost_usd: float | None = None
     writes: list[R.FsWrite] = field(default_factory=list)  # ACP writes, when git can't tell
     prompts_shown: int = 0
@@ -265,6 +265,7 @@ class Builder:
         d.counts["llm_calls"] += calls
         d.counts["tokens_in"] += tin
         d.counts["tokens_out"] += tout
+        d.counts["tokens_cached"] += _count(u.get("cached"))
         if isinstance(u.get("cost_usd"), (int, float)) and not isinstance(u.get("cost_usd"), bool):
             d.cost_usd = round((d.cost_usd or 0.0) + u["cost_usd"], 8)
         p.source, p.reason = r.source, r.reason or None

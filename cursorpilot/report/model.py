@@ -40,6 +40,7 @@ class Verdict(_Model):
     llm_calls: int
     tokens_in: int
     tokens_out: int
+    tokens_cached: int  # of tokens_in, those the model's server read from its prompt cache
     cost_usd: float | None
     wall_s: float | None
     started: str | None  # UTC ISO

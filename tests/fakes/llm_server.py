@@ -26,6 +26,8 @@ class Step:
     delay: float = 0.0
     raw_body: bytes | None = None  # sent as-is (malformed responses)
     reasoning: str | None = None  # reasoning_content (OpenAI) or a thinking block (Anthropic)
+    usage: dict | None = None  # fields of the reply's usage, over the fake's own counts (cached tokens, as each API says them)
+    extra: dict | None = None  # top-level fields of the reply beside the API's own (llama.cpp's llama-server: timings)
 
 
 def replayed(name: str) -> Step:
@@ -100,7 +102,8 @@ class FakeLLM:
             content.append({"type": "text", "text": text})
             return json.dumps({
                 "id": "msg_1", "type": "message", "role": "assistant", "model": req.get("model"), "content": content,
-                "stop_reason": "end_turn", "stop_sequence": None, "usage": {"input_tokens": len(prompt) // 4, "output_tokens": 3},
+                "stop_reason": "end_turn", "stop_sequence": None,
+                "usage": {"input_tokens": len(prompt) // 4, "output_tokens": 3, **(step.usage or {})}, **(step.extra or {}),
             }).encode()
         message = {"role": "assistant", "content": text}
         if step.reasoning:
@@ -108,7 +111,8 @@ class FakeLLM:
         return json.dumps({
             "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": req.get("model"),
             "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 3, "total_tokens": len(prompt) // 4 + 3},
+            "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 3, "total_tokens": len(prompt) // 4 + 3, **(step.usage or {})},
+            **(step.extra or {}),
         }).encode()
 
     def __enter__(self) -> "FakeLLM":

@@ -102,7 +102,7 @@ def test_run_help_shows_the_panels_and_the_prices_brackets(tmp_path):
     p = cp("run", "--help", cwd=tmp_path, env={"COLUMNS": "220"})
     assert p.returncode == 0
     assert all(f"─ {panel} ─" in p.stdout for panel in PANELS)
-    assert "{model: [usd_per_1M_in, usd_per_1M_out]}" in p.stdout  # rich markup took [..] for a style tag
+    assert "{model: [usd_per_1M_in, usd_per_1M_out, optional usd_per_1M_cached_in]}" in p.stdout  # rich markup took [..] for a style tag
 
 
 def test_help_shows_a_flag_without_a_type_and_version_takes_no_value(tmp_path):

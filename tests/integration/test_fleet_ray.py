@@ -36,13 +36,17 @@ def cluster():
 
     # Ray ends a dead worker's child processes itself (by default, on this machine); a cluster may not: the fleet's own
     # guarantee (a run dies with its worker, and stops its program) is what is tested here, with Ray's turned off
+    before = dict(os.environ)
     os.environ["RAY_kill_child_processes_on_worker_exit"] = "0"
     ray.init(num_cpus=2, resources={"pty_sessions": 3}, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
         ray.shutdown()
-        os.environ.pop("RAY_kill_child_processes_on_worker_exit", None)
+        # ray.init leaves its own variables in this process's environment (PYTHONBREAKPOINT among them): every later
+        # test's run inherited it, and a run with a PYTHON* variable of its own is never served by the resident pilot
+        os.environ.clear()
+        os.environ.update(before)
 
 
 def answer_on_the_inbox(inbox: str, task: str, text: str) -> str:

@@ -18,7 +18,7 @@ def cursor_answers(prompt: str) -> str:
         asks = "last message asks something" in prompt and "database status" in q
         return verdict("continue", "Keep it minimal.", "it asks") if asks else verdict("done", why="the endpoint is there")
     for needle, reply in [
-        ("Workspace Trust Required", "a"),
+        ("trust the contents of this directory", "a"),
         ("Delete this file?", "n"),
         ("Reason for rejection", "Deletions need a human."),
         ("Run this command?", "y"),

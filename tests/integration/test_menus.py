@@ -68,13 +68,21 @@ def test_questionary_select_and_checkbox(pilot, tmp_path):
 
 
 def test_the_llm_sees_the_options_and_the_highlight(pilot):
+    """The options once: on the screen when it shows them all (said again, a 0.5B model chose the first), listed when
+    it does not (options over two rows) or when their boxes matter (a multi-select); the highlight always."""
+    seen = []
+
     def answer(prompt):
         question = prompt.split("# The question", 1)[1]
-        assert "Options (→ marks the highlighted one)" in question
+        screen = prompt.split("# Screen", 1)[1].split("# The question", 1)[0]
+        seen.append(screen)
         if "Deploy to production" in question:
-            assert "→ 2) No" in question and "  1) Yes" in question
+            assert "Highlighted (an empty text takes it): No" in screen and "Yes" in screen and "Options (" not in screen
             return "Yes"
-        return "pnpm" if "package manager" in question else "lint, unit tests"
+        if "package manager" in question:
+            return "pnpm"
+        assert "Options (→ marks the highlighted one)" in screen and "[ ] lint" in screen  # a multi-select: its boxes
+        return "lint, unit tests"
 
     with FakeLLM(answer=answer) as server:
         r = pilot([*SIM, "menu", "menu-select"], "--provider", "openai", "--base-url", server.url + "/v1",

@@ -5,6 +5,7 @@ and with a model (the real openai SDK to the local fake); real pseudo-terminals.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -159,8 +160,9 @@ def test_a_file_managers_confirm_box_is_the_question_not_the_listing_behind_it(p
                   "--prompt", "Delete b.txt with the file manager, then quit it.", env={"OPENAI_API_KEY": KEY}, timeout=120)
     assert r.code == 0, r.stdout + r.stderr
     assert sorted(p.name for p in work.glob("*.txt")) == ["a.txt", "c.txt"]
-    box = next(p for p in seen if "Delete file" in question_of(p))
-    options = question_of(box).split("Options", 1)[1]
-    assert "1) Yes" in options and "2) No" in options and "3)" not in options and "a.txt" not in options
+    box = next(r["json"] for r in server.requests if "Delete file" in question_of(str(r["json"]["messages"][-1]["content"])))
+    assert "a.txt" not in question_of(box["messages"][-1]["content"])  # the box asks, not the listing behind it
+    said = box["messages"][-1]["content"]
+    assert re.search(r"Highlighted \(an empty text takes it\): (Yes|No)\n", said)  # its options are the box's, on the screen once
     [choice] = [c for c in r.of("menu_choice") if c["options"] == ["Yes"]][:1]
     assert choice["highlighted"] in ("Yes", "No")

@@ -10,7 +10,7 @@ from cursorpilot.providers.base import QA
 def parts(**kw):
     base = dict(
         governing_prompt="GOVERNING: approve tests, refuse deletes.",
-        step="1/1: cursor-agent",
+        step="1/2: cursor-agent",
         kind="question",
         rule_id="cursor.approval",
         question="Run this command?\n$ npm test",
@@ -22,9 +22,12 @@ def parts(**kw):
     return PromptParts(**{**base, **kw})
 
 
-def test_order_of_the_user_prompt():
-    user = build(parts()).user
-    order = [user.index(s) for s in ("GOVERNING", "1/1: cursor-agent", "→ Run (once) (y)", "branch: main", "A: a", "Kind: question", "Answer format")]
+def test_the_stable_parts_are_the_system_prompt_and_the_question_comes_last():
+    built = build(parts())
+    assert "GOVERNING" in built.system and "1/2: cursor-agent" in built.system and "GOVERNING" not in built.user
+    assert "# Step" not in build(parts(step="1/1: cursor-agent")).system  # a run of one program: its screen says it
+    user = built.user
+    order = [user.index(s) for s in ("A: a", "branch: main", "→ Run (once) (y)", "# The question", "$ npm test", "Answer format")]
     assert order == sorted(order)
 
 
@@ -33,7 +36,7 @@ def test_fifty_thousand_lines_of_output_stay_within_budget():
     live = [f"live row {i}" for i in range(40)]
     built = build(parts(earlier=earlier, live=live), budget=3000)
     assert built.tokens <= 3000
-    assert "GOVERNING: approve tests, refuse deletes." in built.user
+    assert "GOVERNING: approve tests, refuse deletes." in built.system
     assert "$ npm test" in built.user
     assert "live row 39" in built.user and "live row 0" in built.user
     assert "lines left out" in built.user
@@ -42,7 +45,7 @@ def test_fifty_thousand_lines_of_output_stay_within_budget():
 
 def test_tiny_budget_cuts_terminal_text_never_the_governing_prompt_or_question():
     built = build(parts(live=[f"row {i} " + "x" * 100 for i in range(40)], earlier=["old"] * 100), budget=700)
-    assert "GOVERNING" in built.user and "$ npm test" in built.user
+    assert "GOVERNING" in built.system and "$ npm test" in built.user
     assert "row 39" in built.user and "row 0 " not in built.user
 
 

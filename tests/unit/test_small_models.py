@@ -118,8 +118,8 @@ def test_our_prompt_carries_no_internal_labels():
     ("package name: (work)", "repeats the question"),  # npm init, as a 0.5B model answered it
     ("package name: (work) my-app", "repeats the question"),
     ("package name:", "repeats the question"),
-    ("Kind: input (detected by rule generic.library_input)", "repeats a line of the prompt it was given"),
-    ("Kind: input", "repeats a line of the prompt it was given"),
+    ("Default: `work` (an empty text takes it).", "repeats a line of the prompt it was given"),
+    ("# Answer format", "repeats a line of the prompt it was given"),
     ("<what to type>", "repeats a placeholder of the prompt"),
     ("# The question", "repeats a line of the prompt it was given"),
 ])
@@ -190,10 +190,10 @@ def test_an_echo_is_asked_again_once_saying_why_and_the_second_answer_is_typed(t
 
 
 def test_an_echo_twice_goes_to_a_human_and_nothing_is_typed(tmp_path):
-    model = Scripted("package name: (work)", "Kind: input")
+    model = Scripted("package name: (work)", "# Answer format")
     reply, decision = ask(decider(tmp_path, model), NPM)
     assert decision.verdict == Verdict.ESCALATE and decision.text is None
-    assert "'Kind: input' repeats a line of the prompt it was given, after it was asked again" in decision.why
+    assert "'# Answer format' repeats a line of the prompt it was given, after it was asked again" in decision.why
     assert len(model.asked) == 2 and reply.raw == "raw"
 
 
@@ -208,7 +208,7 @@ def test_the_request_carries_what_the_question_takes_and_the_prompt_says_it(tmp_
     d = decider(tmp_path, model)
     _, decision = ask(d, line("Overwrite the key? [y/N] "))
     assert model.asked[0].accepts == ("y", "n") and decision.text == "n"
-    assert "It takes exactly one of: y, n (or an empty text: Enter alone, the default)." in model.asked[0].user
+    assert "It takes one of: y, n (or an empty text: the default)." in model.asked[0].user
 
 
 @pytest.mark.parametrize("said,typed", [
