@@ -50,6 +50,7 @@ class PilotParts:
     nudged: int
     limits: Limits
     _resume: Resume | None
+    _went_on: str | None
     _asking: Asking | None
     _watch: Watch | None
     _token: int

@@ -76,6 +76,7 @@ class Pilot(Answering, QuietRules, TurnEnds, Resumes):
     nudged: int = 0  # a stuck agent interrupted and told to continue, in this step (pty/resume.py)
     taken: bool = False  # a person has the keyboard (cursor-pilot watch --take): nothing is typed or asked
     _resume: Resume | None = None  # a limit's wait, or a stuck agent's interrupt, until it is told to go on
+    _went_on: str | None = None  # the key of the limit screen the agent was last told to go on from
     tally: Tally = field(init=False)
     turns: Turns = field(init=False)
     limits: Limits = field(init=False)
@@ -177,6 +178,8 @@ class Pilot(Answering, QuietRules, TurnEnds, Resumes):
         if self._resume is not None and (held := self._resuming(now, c, facts)) is not None:
             return held
         if is_limit(c):  # a usage limit: waited out, not failed (pty/resume.py)
+            if facts.tty == "busy" and c.key == self._went_on:  # the screen it was told to go on from, not painted away
+                return self._left_to_work(now, c, facts)  # yet: it read that and works on it, no second limit
             return self._limit(now, c, facts)
         if c.state == Screen.WORKING:
             return self._working(now, c, facts)
@@ -285,7 +288,8 @@ class Pilot(Answering, QuietRules, TurnEnds, Resumes):
         and the last state said are forgotten: the person may have answered, or changed everything)."""
         if not self.taken:
             return []
-        self.taken, self._last, self._resume, self._busy_since, self.answered_to, self.waits_in_a_row = False, None, None, None, None, 0
+        self.taken, self._last, self._resume, self._went_on, self._busy_since, self.answered_to, self.waits_in_a_row = (
+            False, None, None, None, None, None, 0)
         for memory in (self.answered, self._typed, self._asked_on, self.waited):
             memory.clear()
         self._wake = now

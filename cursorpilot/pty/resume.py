@@ -138,6 +138,7 @@ class Resumes(_Part):
         out: list[Effect] = [*([record] if record else []), *([k.choice] if k.choice else []), Tell("note", f"told the agent: {k.shown}"),
                              *self._apply(Event.PROMPT, c), *self._apply(Event.REPLY, c)]
         self.turns.sent(k.shown)
+        self._went_on = c.key
         self.worked = True
         self.typist.schedule(tuple(k.writes), now, paced=self.profile.key_pace == "reaction")
         self._watch = Watch(c, k.submit, k.shown, text, float("inf"))
