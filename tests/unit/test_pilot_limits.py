@@ -112,6 +112,25 @@ def test_gemini_quota_dialog_keeps_trying_after_the_backoff():
     assert records(out, "limit_waited")[0]["sent"] == "Keep trying"
 
 
+def test_the_dialog_it_was_told_to_go_on_from_still_shown_while_it_works_is_no_new_limit():
+    """Gemini CLI reads the Enter of 'Keep trying' and works (the kernel sees it busy) before it paints the dialog away:
+    that frame is the answered dialog, not a second limit (a second wait, a second 'Keep trying' into whatever it shows
+    next). The mirror: the same dialog back while it waits on its terminal again is a limit again, backed off further."""
+    p, dialog = pilot("gemini"), shown("gemini", "usage-limit")
+    look(p, 0.0, dialog)
+    assert typed(look(p, BACKOFF[0], dialog)) == "<enter>"
+    p.handle(BACKOFF[0] + 0.01, Typed(1))
+    c, text = dialog
+    busy = p.handle(BACKOFF[0] + 0.2, Screen(c, ScreenFacts(text, 1, 0.2, "busy", Modes(), None, False, BEFORE_RESET)))
+    assert not records(busy, "limit_hit") and not of(busy, Type)
+    again = p.handle(BACKOFF[0] + 0.5, Screen(c, ScreenFacts(text, 1, 0.5, "busy", Modes(), None, False, BEFORE_RESET)))
+    assert not records(again, "limit_hit") and not of(again, Type)
+    assert not records(look(p, BACKOFF[0] + 1, shown("gemini", "working"), content=2, quiet=0.1), "limit_hit")
+    back = look(p, BACKOFF[0] + 3, dialog, content=3)  # the quota hit again: its dialog, waiting on its terminal
+    (hit,) = records(back, "limit_hit")
+    assert hit["wait_s"] == BACKOFF[1]
+
+
 def test_a_limit_that_holds_after_its_continue_backs_off_further_never_spinning():
     p, (c, text) = pilot("claude"), shown("claude", "rate-limited")
     waits, now = [], 0.0

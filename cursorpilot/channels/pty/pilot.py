@@ -165,6 +165,8 @@ class Pilot:
         if self.resumes.resume is not None and (held := self.resumes.resuming(self, now, c, facts)) is not None:
             return self._carry(held)
         if is_limit(c):  # a usage limit: waited out, not failed (pty/resume.py)
+            if facts.tty == "busy" and c.key == self.resumes.went_on:  # the screen it was told to go on from, not painted
+                return self._carry(self.quiet.left_to_work(self, now, c, facts))  # away yet: it works on that, no second limit
             return self._carry(self.resumes.limit(self, now, c, facts))
         if c.state == ScreenKind.WORKING:
             return self._working(now, c, facts)
@@ -245,7 +247,7 @@ class Pilot:
         and the last state said are forgotten: the person may have answered, or changed everything)."""
         if not self.taken:
             return []
-        self.taken, self.look.last, self.resumes.resume = False, None, None
+        self.taken, self.look.last, self.resumes.resume, self.resumes.went_on = False, None, None, None
         self.answering.forget()
         self.quiet.forget()
         self._wake = now
@@ -259,7 +261,7 @@ class Pilot:
                 case AskAbout(c, kind, notes, not_taken, whole):
                     out += self._ask(c, kind, notes, not_taken, whole)
                 case Escalate(c, why, kind, shown):
-                    out += self._escalate(c, why, kind, shown)
+                    out += self._carry(self.questions.escalate(self, c, why, kind, shown))
                 case Go(event, c):
                     out += self._apply(event, c)
                 case Fail(reason, c):
@@ -352,9 +354,6 @@ class Pilot:
             asked.insert(0, Record(R.ScreenState(state=ScreenKind.UNKNOWN, rule_id=c.rule_id, prompt=c.block or None,
                                                  evidence=None, error=None, facts=classified_by(c, whole))))
         return asked
-
-    def _escalate(self, c: Classification, why: str, kind: str | None = None, shown: str | None = None) -> list[Effect]:
-        return self._carry(self.questions.escalate(self, c, why, kind, shown))
 
     def _finish(self, reason: str, c: Classification | None) -> list[Effect]:
         self.reason = reason

@@ -43,6 +43,7 @@ def is_limit(c: Classification) -> bool:
 class Resumes:
     resume: Resume | None = None  # a limit's wait, or a stuck agent's interrupt, until it is told to go on
     nudged: int = 0  # a stuck agent interrupted and told to continue, in this step
+    went_on: str | None = None  # the key of the limit screen the agent was last told to go on from
 
     @property
     def stuck(self) -> bool:
@@ -131,6 +132,7 @@ class Resumes:
             self.resume = None
             return [Escalate(c, f"could not tell the agent to go on: {exc}")]
         view.turns.sent(k.shown)
+        self.went_on = c.key
         writes = tuple(k.writes)
         return [*([record] if record else []), *([k.choice] if k.choice else []), Tell("note", f"told the agent: {k.shown}"),
                 Go(Event.PROMPT, c), Go(Event.REPLY, c), Schedule(writes, paced=view.profile.key_pace == "reaction"),
