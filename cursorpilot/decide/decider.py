@@ -23,7 +23,7 @@ from cursorpilot.decide.gate import Gate
 from cursorpilot.decide.gate import shown as shown_as
 from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.choices import Offered, find
-from cursorpilot.decide.echo import echoed, own_lines, unlabelled
+from cursorpilot.decide.echo import echoed, own_lines, screen_rows, unlabelled
 from cursorpilot.decide.guards import Guards
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
@@ -195,7 +195,7 @@ class Decider:
         if reply.text is None:
             return "is several lines, and the prompt takes one" if reply.reason.startswith("multi-line reply refused") else None
         ours = own_lines(request.system, request.user, self.ctx.redactor.text(request.governing_prompt))
-        return echoed(reply.text, request.prompt_block, ours, request.accepts)
+        return echoed(reply.text, request.prompt_block, ours, request.accepts, screen_rows(request.user))
 
     def after(self, q: Question, reply: Reply) -> Decision:
         """The provider's reply, recorded, then judged like every other answer."""

@@ -20,6 +20,8 @@ _PLACEHOLDER = re.compile(r"<[^<>]*\s[^<>]*>")  # the system prompt's "<what to 
 _FENCE = "```"
 _COUNTER = re.compile(r"^\s*[\[(]\d+/\d+[\])]\s*")  # cookiecutter's "[4/4] ": no word of the question's
 _MARK = re.compile(r"^[\s│|◆◇▲●○◉◯❯›»?>:$#]+")  # sphinx's "> ", Inquirer's "? ", clack's "◆  ": not the question's words
+ROW_WORDS = 4  # a row of the screen copied whole, of this many words or more, is no answer (a name picked off a list is one)
+_TO_COPY = re.compile(r"(?i)\b(type|enter|copy|repeat|paste|write)\b.{0,40}\b(following|below|above|shown|exactly|phrase|sentence)\b")
 
 
 def _norm(text: str) -> str:
@@ -47,9 +49,25 @@ def own_lines(system: str, user: str, governing_prompt: str = "") -> tuple[str, 
     return tuple(dict.fromkeys(out))
 
 
-def echoed(reply: str, question: str, ours: Iterable[str] = (), offered: Iterable[str] = ()) -> str | None:
-    """Why `reply` is only a repetition (of the question, or of a line of our prompt), or None. An answer the question
-    offers is never an echo ("Yes" may well be a line of a menu)."""
+def screen_rows(user: str) -> tuple[str, ...]:
+    """The program's rows in a prompt (inside its TERMINAL fences) of ROW_WORDS words or more, as compared."""
+    out, inside = [], False
+    for line in user.splitlines():
+        if line.startswith(_FENCE):
+            inside = not inside
+        elif inside and len(line.split()) >= ROW_WORDS:
+            out.append(_bare(line))
+    return tuple(dict.fromkeys(out))
+
+
+def _bare(text: str) -> str:
+    return " ".join(re.sub(r"[\"'`]", "", text).split()).rstrip(".").casefold()
+
+
+def echoed(reply: str, question: str, ours: Iterable[str] = (), offered: Iterable[str] = (), shown: Iterable[str] = ()) -> str | None:
+    """Why `reply` is only a repetition (of the question, of a line of our prompt, of a row of the screen: `shown`, as
+    screen_rows gives them), or None. An answer the question offers is never an echo ("Yes" may well be a line of a
+    menu), nor a row the question says to type ("To confirm, type the phrase below")."""
     r = _norm(reply)
     if len(r) < 2 or r in {_norm(o) for o in offered}:
         return None
@@ -68,6 +86,8 @@ def echoed(reply: str, question: str, ours: Iterable[str] = (), offered: Iterabl
         return "repeats a placeholder of the prompt"
     if _copies_bearing(r, question, ours):
         return "repeats the governing prompt's sentence, not the value it gives"
+    if len(r.split()) >= ROW_WORDS and _bare(reply) in set(shown) and not _TO_COPY.search(question):
+        return "repeats a row of the screen, not an answer to its question"  # less's ':' answered with a commit's subject
     for o in ours:
         if len(o) < 6:
             continue

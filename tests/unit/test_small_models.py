@@ -13,7 +13,7 @@ from cursorpilot.decide.accepts import accepted, offered_keys
 from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.context import PromptParts, build
 from cursorpilot.decide.decider import Decider
-from cursorpilot.decide.echo import echoed, own_lines
+from cursorpilot.decide.echo import echoed, own_lines, screen_rows
 from cursorpilot.decide.question import Choice, Kind, Question, Verdict
 from cursorpilot.providers.base import AnswerRequest, Reply, Usage
 from cursorpilot.providers.local import is_local
@@ -140,6 +140,54 @@ def test_a_reply_that_only_repeats_the_question_or_our_prompt_is_no_answer(reply
 def test_mirror_real_answers_are_not_echoes(reply, question, offered):
     system, user = prompt(question)
     assert echoed(reply, question, own_lines(system, user, "Create the project with defaults."), offered) is None
+
+
+LESS = ["commit 3f1e9a0c2d4b5a6978e1f0d2c3b4a5968776e5d4", "Author: Dev <dev@example.com>", "",
+        '    deploy.sh: ask "Continue with the deploy? [y/N]" before pushing', "", "    Answering y pushes to production at once.", ":"]
+
+
+def screen_prompt(live: list[str], question: str) -> tuple[str, str]:
+    built = build(PromptParts(governing_prompt="Cut release 1.1 with the release script. Don't deploy anything.", step="1/1",
+                              kind="input", rule_id="generic.waiting_input", question=question, live=live, earlier=[],
+                              environment="", history=(), options=""))
+    return built.system, built.user
+
+
+@pytest.mark.parametrize("reply,live,question", [
+    ('deploy.sh: ask "Continue with the deploy? [y/N]" before pushing', LESS, ":"),  # less, as a 0.5B model answered it
+    ("deploy.sh: ask Continue with the deploy? [y/N] before pushing", LESS, ":"),  # its quotes dropped, the second time
+    ("Answering y pushes to production at once.", LESS, ":"),
+    ("CREATE TABLE notes (id INTEGER, body TEXT);", ["sqlite> CREATE TABLE t (x);", "Error: in prepare, near line 1",
+                                                      "CREATE TABLE notes (id INTEGER, body TEXT);", "sqlite> "], "sqlite> "),
+    ("This sets up a new documentation project for you", ["Welcome!", "This sets up a new documentation project for you.",
+                                                          "> Project name: "], "> Project name: "),  # a wizard's paragraph
+])
+def test_a_reply_that_copies_a_row_of_the_screen_is_no_answer(reply, live, question):
+    system, user = screen_prompt(live, question)
+    assert echoed(reply, question, own_lines(system, user), (), screen_rows(user)) == "repeats a row of the screen, not an answer to its question"
+
+
+@pytest.mark.parametrize("reply,live,question,offered", [
+    ("q", LESS, ":", ()),  # less's answer
+    ("deploy.sh", LESS, ":", ()),  # a word off a row, not the row
+    ("feature/login-form", ["Branches:", "  feature/login-form", "  main", "Branch to delete: "], "Branch to delete: ", ()),
+    ("I accept the risks of this action", ["To confirm, type the phrase below:", "  I accept the risks of this action", "> "],
+     "To confirm, type the phrase below:\n  I accept the risks of this action\n> ", ()),  # a row the question says to type
+    ("Keep my current settings", ["What next?", "Keep my current settings", "Start over from defaults", "> "], "What next?",
+     ("Keep my current settings", "Start over from defaults")),  # an option the question offers
+])
+def test_mirror_a_reply_that_shares_a_row_or_is_asked_to_copy_it_is_an_answer(reply, live, question, offered):
+    system, user = screen_prompt(live, question)
+    assert echoed(reply, question, own_lines(system, user), offered, screen_rows(user)) is None
+
+
+def test_a_copied_row_is_asked_again_saying_so_and_the_key_that_follows_is_typed(tmp_path):
+    """The decision path, with the prompt it builds: less's ':' answered with a commit's subject, then 'q'."""
+    model = Scripted('deploy.sh: ask "Continue with the deploy? [y/N]" before pushing', "q")
+    q = line(":", kind=Kind.INPUT, live=tuple(LESS))
+    reply, decision = ask(decider(tmp_path, model), q)
+    assert (decision.verdict, decision.text) == (Verdict.ANSWER, "q") and len(model.asked) == 2
+    assert "repeats a row of the screen" in model.asked[1].user
 
 
 class Scripted:
