@@ -32,6 +32,8 @@ def accepted(q: Question) -> tuple[str, ...]:
         return () if q.multi else tuple(dict.fromkeys(c.label for c in q.choices if c.label.strip()))
     if q.kind not in (Kind.QUESTION, Kind.INPUT):
         return ()
+    if q.keys:  # a prompt that spells nothing (a pager's ':'), its keys named by its rule
+        return q.keys
     takes = offered_keys(q.text) or offered_keys(asked(q))  # as shown ("│  ● Yes / ○ No" under clack's question), else as asked
     if q.single_key:  # a prompt that acts on one key (clack's ● Yes / ○ No): "yes" would be y, then e and s for the next
         takes = tuple(dict.fromkeys(w[0] if len(w) > 1 else w for w in takes))

@@ -73,6 +73,7 @@ class Question:
     deny_reply: str | None = None  # the program's own "no", when the policy refuses
     multiline: bool = False  # several lines may be typed
     single_key: bool = False  # the prompt acts on one key press: no Enter after it
+    keys: tuple[str, ...] = ()  # the keys its rule says it acts on, where the screen spells none (a pager's q, <space>)
     may_wait: bool = False  # the program may not be asking anything: WAIT is an answer
     live: tuple[str, ...] = ()  # what the program shows now (screen rows, the tool call), for the model
     earlier: tuple[str, ...] = ()  # older output, oldest first

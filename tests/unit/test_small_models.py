@@ -9,6 +9,9 @@ import json
 import pytest
 
 from cursorpilot.clock import FakeClock
+from cursorpilot.detect.classifier import Timing, classify
+from cursorpilot.detect.profiles import load_profile
+from cursorpilot.detect.snapshot import snapshot_from_text
 from cursorpilot.decide.accepts import accepted, offered_keys
 from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.context import PromptParts, build
@@ -97,6 +100,24 @@ def test_an_error_naming_the_structured_output_parameters_whatever_its_status(er
 ])
 def test_which_base_urls_are_a_server_of_ones_own(url, local):
     assert is_local(url) is local
+
+
+@pytest.mark.parametrize("screen", ["commit 3f1e9a0\nAuthor: Dev\n\n    Fix issue #145\n:", "Fix issue #1\n(END)", "144\n--More--(45%)",
+                                    " Manual page ls(1) line 1 (press h for help or q to quit)"])
+def test_a_pager_at_its_prompt_takes_the_keys_its_rule_names_typed_without_enter(screen):
+    """less's ':' spells no keys: a 0.5B model filled it with a commit's subject, typed into less as commands."""
+    profile = load_profile("generic")
+    c = classify(profile, snapshot_from_text(screen, at_line_end=True), Timing(quiet_for=5))
+    assert (c.state, c.rule_id, c.submit) == ("question", "generic.pager", False)
+    (rule,) = [r for r in profile.rules if r.id == c.rule_id]
+    q = line(c.block, keys=tuple(rule.keys), single_key=True)
+    assert accepted(q) == ("q", "<space>")
+
+
+@pytest.mark.parametrize("screen", ["Release name:", "Project name: ", "Enter a value:", "ratio 3:", ">>> ", "Press RETURN to continue"])
+def test_mirror_a_line_prompt_that_ends_with_a_colon_is_no_pager(screen):
+    c = classify(load_profile("generic"), snapshot_from_text(screen, at_line_end=True), Timing(quiet_for=5))
+    assert c.rule_id != "generic.pager"
 
 
 # -- a reply that only repeats ----------------------------------------------------------------------------------------

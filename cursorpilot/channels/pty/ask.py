@@ -145,6 +145,7 @@ def question(profile: Profile, c: Classification, snap: Snapshot, earlier: list[
         deny_reply=deny_reply,
         multiline=c.multiline,
         single_key=not c.submit,
+        keys=tuple(rule.keys) if rule else (),
         may_wait=kind == Kind.UNDECIDED,
         live=tuple(snap.lines[: last + 1]),
         earlier=tuple(earlier),
