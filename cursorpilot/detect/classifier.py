@@ -254,8 +254,8 @@ def _classify(profile: Profile, snap: Snapshot, timing: Timing) -> Classificatio
         if rule.kind == ScreenKind.WORKING:
             continue
         m = _matches(rule, region(rule).text)
-        if m is None:
-            continue
+        if m is None or (rule.reads_keys and timing.canonical is not False):
+            continue  # (a ':' a line reader prints is its prompt for a line: the words alone never make it a pager)
         answerable = rule.kind in ANSWERABLE
         quiet = max(rule.quiet_ms / 1000, fast if answerable else settle)
         if rule.quiet_ms and timing.tty == "busy":  # a rule that guesses from silence: the kernel says the program

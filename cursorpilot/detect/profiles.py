@@ -61,6 +61,7 @@ class Rule(BaseModel):
     free_text: bool = False  # kind=menu: the prompt may ask for text of its own, so a reply naming no option is typed as it is
     deny_reply: str | None = None  # the program's "no" when the deny policy refuses; none -> escalate
     keys: list[str] = Field(default_factory=list)  # the keys a prompt that spells none acts on (a pager's ':'): its answers
+    reads_keys: bool = False  # match only where the kernel says the terminal is out of canonical mode (it reads keys, not a line)
     progress: bool = True  # working rules: seeing this means the task is under way (false for start-up screens)
     # the words count only in the last message above the cursor (rows after it: its own, blank ones, chrome, the
     # profile's finish.between status rows): an agent's error that stays in its history once it went on (a limit)

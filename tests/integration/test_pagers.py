@@ -57,3 +57,16 @@ def test_a_pager_is_quit_with_its_key_and_the_script_goes_on(pilot, tmp_path, pa
     pager_answer, tag = r.of("answer")
     assert pager_answer["reply"] == "q" and tag["reply"] == "y" and r.of("escalation") == []
     assert pager_answer["rule_id"] == "generic.pager"
+
+
+def test_mirror_a_line_reader_that_prompts_with_a_colon_is_answered_with_a_line(pilot, tmp_path):
+    """`read -p ':'` shows what less shows, but reads a line (canonical mode): the model's answer is typed whole, with
+    Enter, not narrowed to a pager's q and space."""
+    command = ["bash", "-c", "echo 'Name the release:'; read -p ':' name; echo \"$name\" > out.txt"]
+    with FakeLLM(answer=lambda prompt: typed("quarterly 1.1")) as server:
+        r = pilot(command, "--provider", "openai", "--base-url", server.url + "/v1", env={"OPENAI_API_KEY": KEY})
+    (request,) = server.requests
+    assert '"<space>"' not in json.dumps(request["json"].get("response_format") or {})
+    assert r.code == 0, r.stdout + r.stderr
+    assert (tmp_path / "out.txt").read_text() == "quarterly 1.1\n"
+    assert [a["rule_id"] for a in r.of("answer")] == ["generic.waiting_input"]

@@ -107,7 +107,7 @@ def test_which_base_urls_are_a_server_of_ones_own(url, local):
 def test_a_pager_at_its_prompt_takes_the_keys_its_rule_names_typed_without_enter(screen):
     """less's ':' spells no keys: a 0.5B model filled it with a commit's subject, typed into less as commands."""
     profile = load_profile("generic")
-    c = classify(profile, snapshot_from_text(screen, at_line_end=True), Timing(quiet_for=5))
+    c = classify(profile, snapshot_from_text(screen, at_line_end=True), Timing(quiet_for=5, canonical=False))  # it reads keys
     assert (c.state, c.rule_id, c.submit) == ("question", "generic.pager", False)
     (rule,) = [r for r in profile.rules if r.id == c.rule_id]
     q = line(c.block, keys=tuple(rule.keys), single_key=True)
@@ -116,8 +116,17 @@ def test_a_pager_at_its_prompt_takes_the_keys_its_rule_names_typed_without_enter
 
 @pytest.mark.parametrize("screen", ["Release name:", "Project name: ", "Enter a value:", "ratio 3:", ">>> ", "Press RETURN to continue"])
 def test_mirror_a_line_prompt_that_ends_with_a_colon_is_no_pager(screen):
-    c = classify(load_profile("generic"), snapshot_from_text(screen, at_line_end=True), Timing(quiet_for=5))
+    c = classify(load_profile("generic"), snapshot_from_text(screen, at_line_end=True), Timing(quiet_for=5, canonical=False))
     assert c.rule_id != "generic.pager"
+
+
+@pytest.mark.parametrize("canonical", [True, None])
+def test_mirror_a_colon_alone_is_a_pager_only_where_the_kernel_says_it_reads_keys(canonical):
+    """`read -p ':'` shows what less shows; a line reader (canonical mode), or a terminal whose mode is unknown, is asked
+    for a line as before: the row's words alone never narrow the answer to q and space."""
+    c = classify(load_profile("generic"), snapshot_from_text("commit 3f1e9a0\n    Fix issue #145\n:", at_line_end=True),
+                 Timing(quiet_for=5, canonical=canonical))
+    assert (c.rule_id, c.submit) == ("generic.waiting_input", True)
 
 
 # -- a reply that only repeats ----------------------------------------------------------------------------------------
