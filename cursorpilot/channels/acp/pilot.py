@@ -24,10 +24,10 @@ from cursorpilot.channels.acp.facts import (STUCK_AFTER, AcpPilotConfig, Ask, As
                                    NotJson, OpenSession, PermissionAsked, Reply, SendPrompt, ServeFailed, SessionOpened, Started, Tick,
                                    TurnEnded, Update)
 from cursorpilot.channels.acp.requests import Open, form_reply, plan_reply, question_answer
-from cursorpilot.channels.agent.pilot import AgentPilot, headline
+from cursorpilot.channels.agent.pilot import AgentPilot, headline, ledgers
 from cursorpilot.channels.agent.waits import AgentWaits, Waits
 from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, NOBODY, deliver, escalation, split, unanswered
-from cursorpilot.decide.limits import Limits, is_limit, within
+from cursorpilot.decide.limits import is_limit
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
 from cursorpilot.decide.turns import CheckGoal, Turns
@@ -66,18 +66,8 @@ class AcpPilot(AgentPilot[Effect], AgentWaits[Effect]):
     waits: Waits = field(init=False)  # a usage limit's wait, a stuck turn's interrupt (channels/agent/waits.py)
 
     def __post_init__(self) -> None:
-        self.tally = Tally(self.counts, self.config.max_answers)
-        self.turns = Turns(self.config.turns)
-        self.waits = Waits(Limits(within(self.config.limits, self.config.deadline, self.config.deadline_reason)))
+        self.tally, self.turns, self.waits = ledgers(self.counts, self.config)
         self.standing = ask.grants_standing_permission(self.config.governing_prompt)
-
-    @property
-    def answers(self) -> int:
-        return self.tally.answers
-
-    @property
-    def preview(self) -> dict | None:
-        return self.tally.preview
 
     @property
     def all_said(self) -> list[str]:

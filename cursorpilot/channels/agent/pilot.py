@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from cursorpilot.records import models as R
+from cursorpilot.channels.agent.waits import Waits
 from cursorpilot.decide.deliver import Halt, Record, RunCounts, Shared, Tally, escalate, split
+from cursorpilot.decide.limits import Limits, within
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
 from cursorpilot.decide.turns import Next, Turns, gist
 from cursorpilot.errors import ExitCode
@@ -30,6 +32,13 @@ class Open(Protocol):
     def question(self) -> Question | None: ...
 
 
+def ledgers(counts: RunCounts, config: Any) -> tuple[Tally, Turns, Waits]:
+    """A step's ledgers, from its channel's config (max_answers, turns, limits, deadline, deadline_reason): its answers,
+    its turns, a limit's or a stuck turn's wait."""
+    return (Tally(counts, config.max_answers), Turns(config.turns),
+            Waits(Limits(within(config.limits, config.deadline, config.deadline_reason))))
+
+
 class AgentPilot(Generic[E]):
     __slots__ = ()
     if TYPE_CHECKING:  # (the pilot's own dataclass fields)
@@ -37,7 +46,16 @@ class AgentPilot(Generic[E]):
         counts: RunCounts
         tally: Tally
         turns: Turns
+        waits: Waits
         _open: dict[int, Any]
+
+    @property
+    def answers(self) -> int:
+        return self.tally.answers
+
+    @property
+    def preview(self) -> dict | None:
+        return self.tally.preview
 
     # -- the pilot's own ------------------------------------------------------------------------------------------------
     def _shared(self, effects: list[Shared]) -> list[E]:

@@ -14,10 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import assert_never
 
-from cursorpilot.channels.agent.pilot import AgentPilot, headline
+from cursorpilot.channels.agent.pilot import AgentPilot, headline, ledgers
 from cursorpilot.channels.agent.waits import AgentWaits, Waits
 from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, NOBODY, deliver, escalate, split, unanswered
-from cursorpilot.decide.limits import Limits, within
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
 from cursorpilot.decide.toolcalls import describe, fingerprint, permission_question, permission_reply, turn_end_question
@@ -85,17 +84,7 @@ class HeadlessPilot(AgentPilot[Effect], AgentWaits[Effect]):
     reset_at: float | None = None  # this turn, the reset of the limit the agent said it hit (Claude's rate_limit_event)
 
     def __post_init__(self) -> None:
-        self.tally = Tally(self.counts, self.config.max_answers)
-        self.turns = Turns(self.config.turns)
-        self.waits = Waits(Limits(within(self.config.limits, self.config.deadline, self.config.deadline_reason)))
-
-    @property
-    def answers(self) -> int:
-        return self.tally.answers
-
-    @property
-    def preview(self) -> dict | None:
-        return self.tally.preview
+        self.tally, self.turns, self.waits = ledgers(self.counts, self.config)
 
     def handle(self, now: float, fact: Fact) -> list[Effect]:
         if not isinstance(fact, Tick):
