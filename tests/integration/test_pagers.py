@@ -70,3 +70,17 @@ def test_mirror_a_line_reader_that_prompts_with_a_colon_is_answered_with_a_line(
     assert r.code == 0, r.stdout + r.stderr
     assert (tmp_path / "out.txt").read_text() == "quarterly 1.1\n"
     assert [a["rule_id"] for a in r.of("answer")] == ["generic.waiting_input"]
+
+
+def test_mirror_a_yes_at_a_colon_that_reads_keys_under_a_warning_is_still_weighed(pilot, tmp_path):
+    """The pager's rule changes how a ':' that reads keys is read (a question with keys, not a field): a forbidden act
+    phrased right there is still refused. A model that says yes to everything (a server that keeps no schema) types no
+    'y' under 'Never delete any partition' when the warning above the ':' says the key deletes them."""
+    command = ["bash", "-c", "echo 'This deletes every partition on disk.img. Press y to go on.'; read -n1 -p ':' k; "
+               "echo; echo \"$k\" > out.txt"]
+    with FakeLLM(answer=lambda prompt: typed("y")) as server:
+        r = pilot(command, "--provider", "openai", "--base-url", server.url + "/v1", "--prompt",
+                  "Tidy the disk image. Never delete any partition.", env={"OPENAI_API_KEY": KEY}, timeout=90)
+    assert not (tmp_path / "out.txt").exists() or (tmp_path / "out.txt").read_text().strip() != "y", r.stdout + r.stderr
+    assert r.code == 3, r.stdout + r.stderr
+    assert not [a for a in r.of("answer") if a["reply"] == "y"]
