@@ -16,6 +16,17 @@ class RulesChecked(Rec):
     prompt: str | None
 
 
+@declare("policy_compiled")
+class PolicyCompiled(Rec):
+    """The governing prompt compiled into the policy the deny policy matches a yes against (decide/compiled.py): who
+    compiled it (`source`: a model, the lexical reader, a pinned file, a cache), its grants and prohibitions (`policy`:
+    each with its act, object, the user's words and what it leaves out), and what of a model's compile was dropped, why."""
+
+    source: str | None
+    policy: dict[str, Any] | None
+    dropped: list[str] | None = None
+
+
 @declare("policy_denied")
 class PolicyDenied(Rec):
     """The deny policy refused an action (`policy_rule`, with its evidence): answered with `reply` (the prompt's
