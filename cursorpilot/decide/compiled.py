@@ -213,7 +213,9 @@ def _kept(prompt: str, e: Entry, dropped: list[str], grant: bool) -> bool:
 def forbidden_by(prompt: str, quote: str, rules: frozenset[str]) -> str | None:
     """The clause of the prompt that holds the quoted words and forbids one of these acts (or is negated), if any."""
     for c in consent.read(prompt):
-        if (within(quote, c.text) or within(c.text, quote)) and (c.forbids & rules or consent.NEGATION.search(c.text)):
+        if within(quote, c.text) and (c.forbids & rules or consent.NEGATION.search(c.text)):  # the clause that holds the words
+            return c.text
+        if within(c.text, quote) and c.forbids & rules:  # a clause among the quoted words that forbids this very act
             return c.text
     return None
 

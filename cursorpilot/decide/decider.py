@@ -21,7 +21,7 @@ import os
 
 from cursorpilot.decide import gate, policyfile, turns, weigh
 from cursorpilot.decide.accepts import accepted
-from cursorpilot.decide.compiled import Policy, from_model
+from cursorpilot.decide.compiled import Policy
 from cursorpilot.decide.gate import Ground, Ruled
 from cursorpilot.decide.gate import shown as shown_as
 from cursorpilot.decide.prompt_files import PromptFiler
@@ -64,7 +64,7 @@ class Decider:
         self.guards = Guards()
         self.history: deque[QA] = deque(maxlen=10)
         self.previous = ""  # who chose the last answer delivered (a rule's after: reads it)
-        self.policy = policy  # the governing prompt compiled (decide/compiled.py): pinned (--policy), else compiled when a yes needs it
+        self.compiling = policyfile.Compiling(governing_prompt, policy)  # pinned (--policy), else compiled when a yes needs it
         self.home = os.path.expanduser("~")  # the hard floor's home directory
         self._asked: Counter[str] = Counter()  # model calls per question, for --max-model-calls
         self._offered: tuple[str, str, str, str] | None = None  # (prompt, text, source, as counted) of the last answer handed out
@@ -315,61 +315,34 @@ class Decider:
         return self._counted(q, d)
 
     # -- the deny policy's gate (gate.py: pure; its effects carried out here) --------------------------------------------
+    @property
+    def policy(self) -> Policy | None:  # the governing prompt compiled (decide/compiled.py)
+        return self.compiling.policy
+
     def ground(self) -> Ground:
+        if self.policy is None and not self.provider.needs_prompt:  # the lexical reader's, at no cost: nothing waits for a model
+            self.compile_policy()
         return Ground(self.policy, self.cwd, self.ctx.allow, self.home, self.provider.needs_prompt,
                       tuple(h.question for h in self.history))
 
     def apply(self, q: Question, ruled: Ruled) -> Decision:
-        """What the gate ruled, carried out: its records written, its counts and override kept, its history line, then
-        the checks that follow it (every check for a refusal's no, the loop breaker for a grant)."""
+        """What the gate ruled, carried out (its records, counts, override, history line), then the checks after it."""
         for record in ruled.records:
             self.tx.write(record)
-        for name in ruled.counts:
-            self.ctx.usage[name] += 1
-        if ruled.override:
-            self.ctx.overrides.append(ruled.override)
-        if ruled.history is not None:
-            self.history.append(ruled.history)
+        self.ctx.usage.update({name: self.ctx.usage.get(name, 0) + 1 for name in ruled.counts})
+        self.ctx.overrides.extend([ruled.override] if ruled.override else [])
+        self.history.extend([ruled.history] if ruled.history is not None else [])
         if ruled.then == gate.CHECK:
             return self.check(q, ruled.decision)
         return self._counted(q, ruled.decision) if ruled.then == gate.COUNTED else ruled.decision
 
     def compile_policy(self) -> AnswerRequest | None:
-        """The policy, where it can be had without a model call (pinned, cached, or read lexically without a model):
-        None. Else the compile request, from the governing prompt alone."""
-        if self.policy is not None:
-            return None
-        if not self.provider.needs_prompt:
-            return self._compiled(policyfile.without_model(self.governing_prompt))
-        found = policyfile.cached(self.governing_prompt, self._compiler())
-        if found is not None:
-            return self._compiled(found)
-        system, user = policyfile.request(self.ctx.redactor.text(self.governing_prompt))
-        system, user = self.filer.fill_text(system, user, "policy")
-        self.tx.write(R.ProviderRequest(provider=self.provider.name, kind="policy", rule_id=None, prompt="(the governing prompt)",
-                                        prompt_tokens_est=self.filer.last_tokens, prompt_file=self.filer.last_file))
-        return AnswerRequest(governing_prompt=self.governing_prompt, kind="policy", rule_id=None, prompt_block="", screen="",
-                             history=(), system=system, user=user)
+        """None where the policy is had without a model call (pinned, cached, the lexical reader's); else its request."""
+        return self.compiling.request(self.provider, self.ctx.redactor.text(self.governing_prompt), self.filer, self.tx)
 
     def policy_compiled(self, reply: Reply) -> None:
-        """The model's compile, checked against the prompt (decide/compiled.from_model), kept, cached and recorded; a
-        compile that failed or is unreadable leaves the lexical reader's (said in the record)."""
         self._received(reply, False)
-        data = policyfile.parsed(reply.raw if reply.raw is not None else reply.text)
-        if data is None:
-            lexical = policyfile.without_model(self.governing_prompt)
-            why = reply.reason or "no JSON object in the reply"
-            self._compiled(replace(lexical, source=f"lexical (the model's compile failed: {why})"))
-            return
-        policyfile.keep(self.governing_prompt, self._compiler(), data)
-        self._compiled(from_model(self.governing_prompt, data, reply.source))
-
-    def _compiler(self) -> str:
-        return f"{self.provider.name}:{getattr(self.provider, 'model', '') or ''}"
-
-    def _compiled(self, policy: Policy) -> None:
-        self.policy = policy
-        self.tx.write(R.PolicyCompiled(source=policy.source, policy=policy.data(), dropped=list(policy.dropped)))
+        self.compiling.received(reply, self.tx)
 
     def _counted(self, q: Question, d: Decision) -> Decision:
         """The loop breaker, last: the answer as it will be given."""

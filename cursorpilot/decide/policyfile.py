@@ -12,8 +12,17 @@ from pathlib import Path
 
 import yaml
 
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
 from cursorpilot.decide.compiled import Policy, from_file, from_model, lexical
 from cursorpilot.errors import BadInput
+from cursorpilot.providers.base import AnswerRequest, Provider, Reply
+from cursorpilot.records import models as R
+
+if TYPE_CHECKING:
+    from cursorpilot.decide.prompt_files import PromptFiler
+    from cursorpilot.records.transcript import Transcript
 
 SYSTEM = """You compile a person's instructions to an autopilot into a policy of what it may destroy. Read only their
 words below. List the grants (the destructive acts they ask for, explicitly or as a necessary part of what they ask)
@@ -101,3 +110,42 @@ def keep(governing_prompt: str, compiler: str, data: object) -> None:
 
 def without_model(governing_prompt: str) -> Policy:
     return lexical(governing_prompt)
+
+
+class Compiling:
+    """One run's policy: pinned, or compiled once when a yes first needs it (never before a rule's answer): read from
+    the cache of an earlier compile of the same prompt by the same model, by the lexical reader where no model is
+    asked, else by the model (a request the channel makes where it may wait, like any model call)."""
+
+    def __init__(self, governing_prompt: str, pinned: Policy | None):
+        self.governing_prompt, self.policy = governing_prompt, pinned
+
+    def request(self, provider: Provider, redacted: str, filer: PromptFiler, tx: Transcript) -> AnswerRequest | None:
+        if self.policy is not None:
+            return None
+        if not provider.needs_prompt:
+            return self._compiled(without_model(self.governing_prompt), tx)
+        self.compiler = f"{provider.name}:{getattr(provider, 'model', '') or ''}"
+        found = cached(self.governing_prompt, self.compiler)
+        if found is not None:
+            return self._compiled(found, tx)
+        system, user = filer.fill_text(*request(redacted), "policy")
+        tx.write(R.ProviderRequest(provider=provider.name, kind="policy", rule_id=None, prompt="(the governing prompt)",
+                                   prompt_tokens_est=filer.last_tokens, prompt_file=filer.last_file))
+        return AnswerRequest(governing_prompt=self.governing_prompt, kind="policy", rule_id=None, prompt_block="", screen="",
+                             history=(), system=system, user=user)
+
+    def received(self, reply: Reply, tx: Transcript) -> None:
+        """The model's compile, checked against the prompt (compiled.from_model), cached and recorded; a compile that
+        failed or is unreadable leaves the lexical reader's, said in the record."""
+        data = parsed(reply.raw if reply.raw is not None else reply.text)
+        if data is None:
+            why = reply.reason or "no JSON object in the reply"
+            self._compiled(replace(without_model(self.governing_prompt), source=f"lexical (the model's compile failed: {why})"), tx)
+            return
+        keep(self.governing_prompt, self.compiler, data)
+        self._compiled(from_model(self.governing_prompt, data, reply.source), tx)
+
+    def _compiled(self, policy: Policy, tx: Transcript) -> None:
+        self.policy = policy
+        tx.write(R.PolicyCompiled(source=policy.source, policy=policy.data(), dropped=list(policy.dropped)))
