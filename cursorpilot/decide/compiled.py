@@ -187,16 +187,17 @@ def _entries(items: object, kind: str, dropped: list[str]) -> list[Entry]:
 
 def from_model(prompt: str, data: object, source: str) -> Policy:
     """A model's compile, checked against the user's words: a quote not in the prompt counts for nothing, a grant whose
-    words forbid its act (or sit in a clause that does) grants nothing, and the lexical reader's prohibitions are kept
-    for every sentence the model compiled into no prohibition."""
+    words forbid its act (or sit in a clause that does) grants nothing, and the lexical reader's entries are kept for
+    every sentence the model compiled into none of that kind (a prohibition it missed still binds; a plain "Remove X"
+    still grants)."""
     dropped: list[str] = []
     raw = data if isinstance(data, Mapping) else {}
     grants = [e for e in _entries(raw.get("grants"), "grant", dropped) if _kept(prompt, e, dropped, grant=True)]
     prohibitions = [e for e in _entries(raw.get("prohibitions"), "prohibition", dropped) if _kept(prompt, e, dropped, grant=False)]
-    covered = [e.quote for e in prohibitions]
-    for e in lexical(prompt).prohibitions:
-        if not any(within(q, e.quote) or within(e.quote, q) for q in covered):
-            prohibitions.append(e)
+    plain = lexical(prompt)
+    for mine, theirs in ((prohibitions, plain.prohibitions), (grants, plain.grants)):
+        covered = [e.quote for e in mine]
+        mine.extend(e for e in theirs if not any(within(q, e.quote) or within(e.quote, q) for q in covered))
     return Policy(tuple(grants), tuple(prohibitions), source, tuple(dropped))
 
 

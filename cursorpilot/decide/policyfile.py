@@ -139,8 +139,8 @@ class Compiling:
         """The model's compile, checked against the prompt (compiled.from_model), cached and recorded; a compile that
         failed or is unreadable leaves the lexical reader's, said in the record."""
         data = parsed(reply.raw if reply.raw is not None else reply.text)
-        if data is None:
-            why = reply.reason or "no JSON object in the reply"
+        if not isinstance(data, dict) or not {"grants", "prohibitions"} & set(data):
+            why = reply.reason or ("no JSON object in the reply" if data is None else "the reply is not a policy")
             self._compiled(replace(without_model(self.governing_prompt), source=f"lexical (the model's compile failed: {why})"), tx)
             return
         keep(self.governing_prompt, self.compiler, data)
