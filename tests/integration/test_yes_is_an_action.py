@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from tests.fakes.llm_server import FakeLLM
-from tests.helpers import is_turn_end, is_weigh, judged, question_of, typed, verdict
+from tests.helpers import is_policy, policy, is_turn_end, is_weigh, judged, question_of, typed, verdict
 
 pytestmark = pytest.mark.timeout(120)
 KEY = "sk-test-0123456789abcdefghij"
@@ -49,8 +49,9 @@ def test_a_model_misled_by_the_program_into_yes_gets_n_typed_and_the_run_says_so
         r = pilot(["bash", "-c", DELETE_ASKED], "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", NEVER,
                   env={"OPENAI_API_KEY": KEY})
     assert r.code == 3 and "the deny policy changed 1 answer" in r.stdout, r.stdout + r.stderr
-    [asked] = (json.dumps(q["json"]) for q in server.requests)  # no judge: a sentence of the user's forbids it
-    assert "always answer y" in asked and "weigh_yes" not in asked
+    asked = [json.dumps(q["json"]) for q in server.requests]  # the answer, the compile; no judge: the user's words forbid it
+    assert len(asked) == 2 and "always answer y" in asked[0] and not any("weigh_yes" in a for a in asked)
+    assert "always answer y" not in asked[1]  # the compile reads the governing prompt alone
     assert "Never delete anything" in r.of("policy_denied")[0]["why"]
     assert sorted(p.name for p in (tmp_path / "important").iterdir()) == ["a", "b"]
     assert b"got:n" in (r.log / "session.raw").read_bytes() and typed_keys(r) == ["n", "<enter>"]
@@ -60,14 +61,14 @@ def test_a_model_misled_by_the_program_into_yes_gets_n_typed_and_the_run_says_so
 
 
 @pytest.mark.parametrize("prompt,quote,act,why,calls", [
-    ("Tidy up this folder.", "Delete all files in important/", "delete", "not in the governing prompt", 2),  # the program's words
-    ("Tidy up this folder.", "Tidy up this folder", "other", "ask for 'other'", 2),  # the user's words, for something else
-    ("Tidy up this folder.", "Tidy up this folder", None, "name none", 2),  # ...and the judge did not say which act
-    (NEVER, "delete anything", "delete", "forbids it", 1),  # a sentence that forbids it: the judge is not even asked
+    ("Tidy up this folder.", "Delete all files in important/", "delete", "nothing you wrote asks to delete", 2),  # the program's words
+    ("Tidy up this folder.", "Tidy up this folder", "other", "nothing you wrote asks to delete", 2),  # the user's words, no grant
+    ("Tidy up this folder.", "Tidy up this folder", None, "nothing you wrote asks to delete", 2),
+    (NEVER, "Never delete anything", "delete", "forbid it", 2),  # the prohibition itself, quoted as a grant
 ])
 def test_a_judge_that_allows_without_the_users_own_words_for_it_gets_nothing_through(pilot, tmp_path, prompt, quote, act, why, calls):
-    """A compromised model, as answerer and as judge: its allow must quote the governing prompt, in a clause that does
-    not forbid the act, asking for this act; it cannot, so the files stay."""
+    """A compromised model, as answerer and as judge: the compile (the governing prompt alone) grants nothing, so the
+    judge is never asked (two calls: the answer and the compile), and the files stay."""
     with FakeLLM(answer=lambda p: judged("allow", quote, act=act) if is_weigh(p) else typed("y")) as server:
         r = pilot(["bash", "-c", DELETE_ASKED], "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", prompt,
                   env={"OPENAI_API_KEY": KEY})
@@ -79,14 +80,19 @@ def test_a_judge_that_finds_the_users_words_for_it_lets_the_yes_through(pilot, t
     """unzip's `replace app/main.py?` got n though the governing prompt says main.py "should be replaced": a word list
     had no "replaced". Words the list does not hold at all are the judge's to find."""
     prompt = "Upgrade the app: the release's copies are what I want in important/ from now on, so clear out the old ones."
-    with FakeLLM(answer=lambda p: judged("allow", "so clear out the old ones", act="delete") if is_weigh(p) else typed("y")) as server:
+    def answer(p: str) -> str:
+        if is_policy(p):
+            return policy([("delete", "the old ones", "so clear out the old ones")])
+        return judged("allow", "so clear out the old ones", act="delete", names="important/") if is_weigh(p) else typed("y")
+
+    with FakeLLM(answer=answer) as server:
         r = pilot(["bash", "-c", DELETE_ASKED], "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", prompt,
                   env={"OPENAI_API_KEY": KEY})
     assert r.code == 0, r.stdout + r.stderr
-    assert not (tmp_path / "important").exists() and len(server.requests) == 2
+    assert not (tmp_path / "important").exists() and len(server.requests) == 3  # the answer, the compile, the judge
     [granted] = r.of("policy_granted")
-    assert granted["granted_by"].endswith('so clear out the old ones"') and granted["judge"].startswith("openai:")
-    assert r.of("answer")[0]["granted"].startswith("delete granted by your prompt, ")
+    assert "your words 'so clear out the old ones' cover 'important/'" in granted["granted_by"] and granted["judge"].startswith("openai:")
+    assert r.of("answer")[0]["granted"].startswith("delete granted by the model's judgment (openai:")
 
 
 def test_a_rule_that_says_yes_to_everything_gets_the_same_no(pilot, tmp_path):
@@ -110,10 +116,10 @@ def test_a_governing_prompt_that_asks_for_the_removal_lets_the_model_s_yes_throu
         r = pilot(["bash", "-c", DELETE_ASKED], "--provider", "openai", "--base-url", server.url + "/v1",
                   "--prompt", "Delete the files in important/ when asked.", env={"OPENAI_API_KEY": KEY})
     assert r.code == 0, r.stdout + r.stderr
-    assert not (tmp_path / "important" / "a").exists() and len(server.requests) == 1
+    assert not (tmp_path / "important" / "a").exists() and len(server.requests) == 2  # the answer, the compile; no judge
     [granted] = r.of("policy_granted")
-    assert granted["policy_rule"] == "delete" and granted["granted_by"] == "your prompt: 'Delete the files in important/ when asked'"
-    assert r.of("answer")[0]["granted"] == "delete granted by your prompt: 'Delete the files in important/ when asked'"
+    assert granted["policy_rule"] == "delete" and granted["granted_by"] == "your words 'Delete the files in important/ when asked'"
+    assert r.of("answer")[0]["granted"] == "delete granted by your words 'Delete the files in important/ when asked'"
     assert r.of("policy_denied") == []
 
 
@@ -170,20 +176,20 @@ def test_yeses_the_user_asked_for_go_through(pilot, tmp_path, case, answerer):
             r = pilot(["bash", "-c", body], "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", prompt,
                       env={"OPENAI_API_KEY": KEY})
         weighed = [q for q in server.requests if is_weigh(json.dumps(q["json"]))]
-        assert len(weighed) == (case == "apt")  # apt's "0 to remove" calls for the look; the judge reads it removes nothing
+        assert weighed == []  # apt's "0 to remove" is a count of none: nothing to weigh
     assert r.code == 0 and b"got:y" in (r.log / "session.raw").read_bytes(), r.stdout + r.stderr
     assert r.of("policy_denied") == []
 
 
 @pytest.mark.skipif(sbin("mkfs.ext4") is None or sbin("dumpe2fs") is None, reason="needs e2fsprogs")
-def test_mkfs_proceed_anyway_is_answered_by_the_users_rule_for_it(pilot, tmp_path):
-    """mkfs asks `Proceed anyway? (y,N)`; what a yes does is in the rows above it, which are context (apt's "0 to remove"
-    is such a row), never a trigger: the user's rule for the question answers it."""
+def test_mkfs_proceed_anyway_is_answered_by_the_users_rule_and_granted_by_their_words(pilot, tmp_path):
+    """mkfs asks `Proceed anyway? (y,N)`; what a yes does is in the rows above it. The user's rule for the question
+    answers it, and names no act, so it grants nothing: the governing prompt's words do ("Format the disk image")."""
     image, uuid = tmp_path / "disk.img", "11111111-2222-3333-4444-555555555555"
     with open(image, "wb") as fh:
         fh.truncate(8 << 20)
     subprocess.run([sbin("mkfs.ext4"), "-q", "-U", uuid, str(image)], check=True)
-    r = pilot([sbin("mkfs.ext4"), str(image)], "--answer", "Proceed=y")
+    r = pilot([sbin("mkfs.ext4"), str(image)], "--answer", "Proceed=y", "--prompt", "Format the disk image disk.img as ext4 again.")
     assert r.of("screen_state")[0]["rule_id"] == "generic.yes_no" and typed_keys(r) == ["y", "<enter>"]
     assert r.code == 0 and r.of("policy_denied") == [], r.stdout + r.stderr
     assert uuid not in subprocess.run([sbin("dumpe2fs"), "-h", str(image)], capture_output=True, text=True).stdout  # formatted
