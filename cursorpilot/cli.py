@@ -180,6 +180,29 @@ def detect(
 
 
 @app.command()
+def policy(
+    prompt: str | None = typer.Option(None, "--prompt", help="The governing prompt: a file, or its text (more than one word)."),
+    rules: Path | None = typer.Option(None, "--rules", help="A rules file: which of its rules grant an act."),
+    answer: list[str] | None = typer.Option(None, "--answer", help="A rule in one line, 'REGEX=REPLY' (repeatable)."),
+    plan: Path | None = typer.Option(None, "--plan", help="A plan: its prompt is compiled too, its allow: listed."),
+    provider: str | None = typer.Option(None, "--provider", help="The model that compiles it (default: from the API key that is set; "
+                                                                "none: the lexical reader)."),
+    model: str | None = typer.Option(None, "--model", help="The model."),
+    base_url: str | None = typer.Option(None, "--base-url", help="The model's server."),
+    as_json: bool = typer.Option(False, "--json", help="Print it as JSON."),
+    out: Path | None = typer.Option(None, "-o", "--out", metavar="FILE", help="Write it as YAML, to correct and pin: run --policy FILE."),
+    debug: bool = typer.Option(False, "--debug", help="Tracebacks on errors."),
+) -> None:
+    """Print the deny policy a run would weigh a yes by: your governing prompt compiled into grants and prohibitions."""
+    from cursorpilot.commands import policy as policy_command
+    from cursorpilot.commands.guard import guard
+
+    args = RunArgs(prompt=prompt, rules=rules, answer=tuple(answer) if answer else None, plan=plan, provider=provider, model=model,
+                   base_url=base_url, debug=debug)
+    guard(debug, lambda: policy_command.show(args, as_json, out))
+
+
+@app.command()
 def profiles() -> None:
     """List the bundled detector profiles and the files they are read from."""
     from cursorpilot.commands import past

@@ -18,6 +18,7 @@ from cursorpilot.records.redact import Redactor
 from cursorpilot.records.transcript import Transcript
 
 if TYPE_CHECKING:  # (above the decision path, which reads this: named for the type checker, never imported)
+    from cursorpilot.decide.compiled import Policy
     from cursorpilot.human.humans import Humans
 
 
@@ -40,6 +41,7 @@ class RunContext:
     keep_ci_env: bool = False  # pass CI=true and the like to the programs (channels/program_env.py)
     native_deny: bool = True  # the deny policy also goes into the agent's own deny list, where it has one (channels/agent/nativedeny.py)
     allow: frozenset[str] = frozenset()
+    policy: Policy | None = None  # --policy: the pinned deny policy, for every step (else each step compiles its prompt)
     max_answers: int | None = None  # --max-steps: answers across the run
     model_calls: tuple[int | None, int | None] = (1000, 20)  # --max-model-calls: in the run, for one question
     deadline: float | None = None  # --timeout, as a monotonic time

@@ -45,7 +45,8 @@ class StepHost:
         self.counts = RunCounts(answers=ctx.answers, max_answers=ctx.max_answers, escalations=ctx.escalations,
                                 dry_run=ctx.dry_run, interactive=ctx.interactive)
         label = f"{step.index}/{step.total}: {step.name}"
-        self.decider = Decider(ctx, step.governing_prompt, cwd, step.rules, PromptFiler(ctx, step.index, label, cwd, step.governing_prompt))
+        self.decider = Decider(ctx, step.governing_prompt, cwd, step.rules, PromptFiler(ctx, step.index, label, cwd, step.governing_prompt),
+                               ctx.policy)
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
         self.mark = f"{ctx.run_id}-{step.index}"  # in the environment of everything the program starts (reaper.py)
         self._log = get_logger("cursorpilot")

@@ -104,6 +104,7 @@ def _program(args: RunArgs) -> tuple[RunArgs, list[str], str | None]:
 def _spec(args: RunArgs, command: list[str], task: str | None, manifest: Manifest | None, argv: list[str], run_id: str | None) -> RunSpec:
     """The run as the runner takes it, every option checked (a mistake is one line before anything is made)."""
     from cursorpilot.commands.learning import check_learning
+    from cursorpilot.decide import policyfile
     from cursorpilot.durations import parse_duration
     from cursorpilot.records.pastruns import runs_home
     from cursorpilot.plan import load_plan, single_command_plan
@@ -116,6 +117,8 @@ def _spec(args: RunArgs, command: list[str], task: str | None, manifest: Manifes
     plan = load_plan(args.plan) if args.plan else single_command_plan(command, task, args.headless)
     timeout = parse_duration(args.timeout) if args.timeout else None
     governing = load_governing_prompt(args.prompt)
+    pinned_file = existing(args.policy, "policy file")
+    pinned = policyfile.load(pinned_file) if pinned_file is not None else None
     if manifest is not None:
         check_resumable(manifest, args.plan, governing, args.force)
     args = args.replace(rules=existing(args.rules, "rules file"))
@@ -141,7 +144,7 @@ def _spec(args: RunArgs, command: list[str], task: str | None, manifest: Manifes
     humans = _humans(args)
     return RunSpec(
         plan=plan, governing_prompt=governing, provider=provider, run_id=run_id, log_dir=log_dir, argv=argv, options=args.saved(),
-        plan_path=args.plan, rule_entries=rule_entries,
+        plan_path=args.plan, rule_entries=rule_entries, policy=pinned,
         profile=args.profile, detectors=detectors, cursor_bin=args.cursor, cwd=str(cwd) if cwd else None,
         max_steps=args.max_steps, model_calls=model_calls, timeout=timeout, dry_run=args.dry_run, done_when=args.done_when or None,
         max_turns=args.max_turns, max_wall=max_wall, max_cost=args.max_cost, on_limit=on_limit, stuck_after=stuck_after,

@@ -128,6 +128,9 @@ class RunArgs(Options):
                                        "the pilot is asked.")
     prompt: str | None = option(default=None, quick=True, panel=ANSWERS,
                                 help="The governing prompt: a file, or its text (more than one word).")
+    policy: Path | None = option(default=None, metavar="FILE", panel=ANSWERS,
+                                 help="A pinned deny policy (cursor-pilot policy -o FILE, corrected by you): used instead of "
+                                      "compiling the governing prompt (docs/guard-rails.md).")
     rules: Path | None = option(default=None, quick=True, panel=ANSWERS,
                                 help="A rules file: a YAML list of {match, reply} (docs/rules.md); the script's replies.")
     learn: Path | None = option(default=None, metavar="FILE", resumable=False, panel=ANSWERS,

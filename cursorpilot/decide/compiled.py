@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from cursorpilot.decide import consent
 
@@ -100,8 +101,8 @@ class Entry:
         t = terms(self.object)
         return "anything" if t is None else t.named_in(block)
 
-    def data(self) -> dict[str, object]:
-        out: dict[str, object] = {"act": self.act, "object": self.object, "quote": self.quote}
+    def data(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"act": self.act, "object": self.object, "quote": self.quote}
         return {**out, "except": list(self.except_)} if self.except_ else out
 
 
@@ -114,15 +115,15 @@ class Policy:
     source: str = "lexical"
     dropped: tuple[str, ...] = field(default=())
 
-    def data(self) -> dict[str, object]:
+    def data(self) -> dict[str, Any]:
         return {"grants": [e.data() for e in self.grants], "prohibitions": [e.data() for e in self.prohibitions]}
 
     def lines(self) -> list[str]:
         """The policy as a person reads it."""
         def line(e: Entry) -> str:
-            on = f" {e.object}" if e.object else " anything"
+            act = "every act that destroys, on" if e.act == "any" else e.act
             leaves = f" (except {', '.join(e.except_)})" if e.except_ else ""
-            return f"  {e.act}{on}{leaves}  - your words: {e.quote!r}"
+            return f"  {act} {e.object or 'anything'}{leaves}  - your words: {e.quote!r}"
         out = [f"compiled by: {self.source}", "grants:" if self.grants else "grants: none", *map(line, self.grants),
                "prohibitions:" if self.prohibitions else "prohibitions: none", *map(line, self.prohibitions)]
         return out + [f"dropped: {why}" for why in self.dropped]

@@ -78,7 +78,7 @@ def refuse(q: Question, denial: Denial, on: str | None, changed: Decision | None
                                        + (f": {why}" if why else ""), f"policy:{denial.rule}"), records=(record,), history=history)
     changes = f"{shown(q, changed)!r} ({changed.source}) -> {no[0]!r}" if changed is not None else ""
     decision = Decision(Verdict.ANSWER, text=no[0], choices=no[1], source=f"policy:{denial.rule}", denied=denial.rule, changed=changes)
-    return Ruled(decision, CHECK, (record,), ("policy_changed",) if changes else (), 
+    return Ruled(decision, CHECK, (record,), ("policy_changed",) if changes else (),
                  f"{' '.join((q.asked or q.text).split())[:80]}: {changes}" if changes else "", history)
 
 
@@ -96,7 +96,8 @@ def closer_look(q: Question, d: Decision, g: Ground) -> Ruled | None:
 def weigh_yes(q: Question, d: Decision, seen: weigh.Look, g: Ground) -> Ruled:
     """The yes matched against the floor, the user's rule and the compiled policy (decide/ruling.py): given, refused,
     or held for what it waits on (the policy compiled, the focused judgment)."""
-    if (floor := seen.floor or ruling.floor(seen.block, g.home, seen.acts)) is not None:
+    floor = None if "rm_outside" in g.allow else seen.floor or ruling.floor(seen.block, g.home, seen.acts)
+    if floor is not None:
         return refuse(q, seen.denial, "yes", d, f"the hard floor: {floor!r} is the home directory, '/', a system path, a block "
                                                  "device or outside the working tree; only a plan's allow: that names it lifts it")
     if g.policy is None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -112,6 +113,34 @@ def without_model(governing_prompt: str) -> Policy:
     return lexical(governing_prompt)
 
 
+def from_reply(governing_prompt: str, reply: Reply, compiler: str) -> Policy:
+    """The model's compile, checked against the prompt (compiled.from_model) and cached; a compile that failed or is
+    unreadable leaves the lexical reader's, said in its source."""
+    data = parsed(reply.raw if reply.raw is not None else reply.text)
+    if not isinstance(data, dict) or not {"grants", "prohibitions"} & set(data):
+        why = reply.reason or ("no JSON object in the reply" if data is None else "the reply is not a policy")
+        return replace(without_model(governing_prompt), source=f"lexical (the model's compile failed: {why})")
+    keep(governing_prompt, compiler, data)
+    return from_model(governing_prompt, data, reply.source)
+
+
+def compiler_of(provider: Provider) -> str:
+    return f"{provider.name}:{getattr(provider, 'model', '') or ''}"
+
+
+def compile_now(governing_prompt: str, provider: Provider, redact: Callable[[str], str]) -> Policy:
+    """The policy at once, for `cursor-pilot policy` and a dry run: the model asked here (blocking), where one is."""
+    if not provider.needs_prompt:
+        return without_model(governing_prompt)
+    found = cached(governing_prompt, compiler_of(provider))
+    if found is not None:
+        return found
+    system, user = request(redact(governing_prompt))
+    reply = provider.answer(AnswerRequest(governing_prompt=governing_prompt, kind="policy", rule_id="", prompt_block="", screen="",
+                                          history=(), system=system, user=user))
+    return from_reply(governing_prompt, reply, compiler_of(provider))
+
+
 class Compiling:
     """One run's policy: pinned, or compiled once when a yes first needs it (never before a rule's answer): read from
     the cache of an earlier compile of the same prompt by the same model, by the lexical reader where no model is
@@ -123,28 +152,19 @@ class Compiling:
     def request(self, provider: Provider, redacted: str, filer: PromptFiler, tx: Transcript) -> AnswerRequest | None:
         if self.policy is not None:
             return None
-        if not provider.needs_prompt:
-            return self._compiled(without_model(self.governing_prompt), tx)
-        self.compiler = f"{provider.name}:{getattr(provider, 'model', '') or ''}"
-        found = cached(self.governing_prompt, self.compiler)
+        self.compiler = compiler_of(provider)
+        found = without_model(self.governing_prompt) if not provider.needs_prompt else cached(self.governing_prompt, self.compiler)
         if found is not None:
-            return self._compiled(found, tx)
+            self._compiled(found, tx)
+            return None
         system, user = filer.fill_text(*request(redacted), "policy")
-        tx.write(R.ProviderRequest(provider=provider.name, kind="policy", rule_id=None, prompt="(the governing prompt)",
+        tx.write(R.ProviderRequest(provider=provider.name, kind="policy", rule_id="", prompt="(the governing prompt)",
                                    prompt_tokens_est=filer.last_tokens, prompt_file=filer.last_file))
-        return AnswerRequest(governing_prompt=self.governing_prompt, kind="policy", rule_id=None, prompt_block="", screen="",
+        return AnswerRequest(governing_prompt=self.governing_prompt, kind="policy", rule_id="", prompt_block="", screen="",
                              history=(), system=system, user=user)
 
     def received(self, reply: Reply, tx: Transcript) -> None:
-        """The model's compile, checked against the prompt (compiled.from_model), cached and recorded; a compile that
-        failed or is unreadable leaves the lexical reader's, said in the record."""
-        data = parsed(reply.raw if reply.raw is not None else reply.text)
-        if not isinstance(data, dict) or not {"grants", "prohibitions"} & set(data):
-            why = reply.reason or ("no JSON object in the reply" if data is None else "the reply is not a policy")
-            self._compiled(replace(without_model(self.governing_prompt), source=f"lexical (the model's compile failed: {why})"), tx)
-            return
-        keep(self.governing_prompt, self.compiler, data)
-        self._compiled(from_model(self.governing_prompt, data, reply.source), tx)
+        self._compiled(from_reply(self.governing_prompt, reply, self.compiler), tx)
 
     def _compiled(self, policy: Policy, tx: Transcript) -> None:
         self.policy = policy

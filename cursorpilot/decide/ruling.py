@@ -24,7 +24,6 @@ import re
 from dataclasses import dataclass
 
 from cursorpilot.decide.compiled import BY_RULE, Entry, Policy, terms
-from cursorpilot.decide.consent import FORBIDDEN
 from cursorpilot.decide.policy import QUESTION_RULES
 
 GRANTED, REFUSED, PERSON, JUDGE = "granted", "refused", "person", "judge"
@@ -66,8 +65,7 @@ def floor(block: str, home: str | None, acts: frozenset[str]) -> str | None:
 def rule_names(named: tuple[str, ...], acts: frozenset[str]) -> frozenset[str]:
     """The acts among `acts` a user's rule names in its own pattern's words (rules.spelled)."""
     words = " ".join(named)
-    return frozenset(a for a in acts if (a in QUESTION_RULES and QUESTION_RULES[a].search(words))
-                     or (a in FORBIDDEN and FORBIDDEN[a].search(words)))
+    return frozenset(a for a in acts if a in QUESTION_RULES and QUESTION_RULES[a].search(words))
 
 
 def rule(policy: Policy, acts: frozenset[str], block: str, by_rule: frozenset[str] = frozenset(), can_judge: bool = False) -> Ruling:

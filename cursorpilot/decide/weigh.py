@@ -1,14 +1,15 @@
 """A yes weighed by what the whole question does: a keyword calls for a closer look, and meaning decides. PURE.
 
 What a yes does is said anywhere in the block the program shows for the question: gdisk's "This option deletes all
-partitions" sits above `Proceed? (Y/N):`, parted's "… will be destroyed" above `Yes/No?`, apt's "0 to remove" above
+partitions" sits above `Proceed? (Y/N):`, parted's "… will be destroyed" above `Yes/No?`, apt's "2 to remove" above
 `[Y/n]`, a command in a box above `1. Yes`. So the block is read whole (`block`): the rows that lead up to the
 question, the rows that ask, a hint below, the options a yes picks; earlier questions already answered are not part of
-it. An act word anywhere in it (`trigger`) calls for a closer look; which row it sits on decides nothing. What decides is the user's words alone, compiled into a policy (decide/compiled.py) and matched in
-decide/ruling.py; the program's block only describes what the yes does. A model may add acts to a look, never remove
-them. The focused judge (`request`, `judgment`) is asked only where a grant of the act names its object in other
-words than the block's ("the build output" at `Remove target/?`): it may point at that grant and at the block's words
-that name its object, and both are checked.
+it. An act word anywhere in it (`trigger`) calls for a closer look; which row it sits on decides nothing. What decides
+is the user's words alone, compiled into a policy (decide/compiled.py) and matched in decide/ruling.py; the program's
+block only describes what the yes does. A model may add acts to a look, never remove them. The focused judge
+(`request`, `judgment`) is asked only where a grant of the act names its object in other words than the block's ("the
+build output" at `Remove target/?`): it may point at that grant and at the block's words that name its object, and
+both are checked.
 """
 
 from __future__ import annotations

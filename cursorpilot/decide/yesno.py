@@ -123,7 +123,15 @@ def said_no(q: Question, d: Decision) -> bool:
             return c.kind.startswith("reject") if c.kind else bool(NO_LABEL.match(c.label))
         return spelling(asked(q))[0] == "no"
     no = refusal(q)
-    return normal(text) in _NO_WORDS or (no is not None and not no[1] and normal(text) == normal(no[0])) or _letter_word(q, text) in _NO_WORDS
+    if normal(text) in _NO_WORDS or (no is not None and not no[1] and normal(text) == normal(no[0])) or _letter_word(q, text) in _NO_WORDS:
+        return True
+    picked = [c.label for c in q.choices if c.number is not None and str(c.number) == text] or \
+             [m.group("label") for m in _option_rows(q) if m.group("key").lower() == normal(text)]
+    return bool(picked) and all(NO_LABEL.match(label) for label in picked)
+
+
+def _option_rows(q: Question) -> list[re.Match[str]]:
+    return [m for line in f"{q.lead}\n{asked(q)}".splitlines() if (m := _OPTION_ROW.match(line))]
 
 
 def may_say_yes(q: Question, d: Decision) -> bool:
@@ -135,5 +143,4 @@ def may_say_yes(q: Question, d: Decision) -> bool:
     if said_yes(q, d) or q.choices or any(spelling(asked(q))):
         return True
     text = normal((d.text or "").strip())
-    rows = [m for line in f"{q.lead}\n{asked(q)}".splitlines() if (m := _OPTION_ROW.match(line))]
-    return any(m.group("key").lower() == text and not NO_LABEL.match(m.group("label")) for m in rows)
+    return any(m.group("key").lower() == text and not NO_LABEL.match(m.group("label")) for m in _option_rows(q))

@@ -72,7 +72,7 @@ def build(target: Path, caps: Caps | None = None) -> tuple[Report, str]:
         replay=_replay(joined, rows, steps), records=RecordStats(
             lines=d.stats.lines, records=d.stats.lines - d.stats.bad_lines - int(d.stats.torn_last), bad_lines=d.stats.bad_lines,
             torn_last=d.stats.torn_last, misfits=d.stats.misfits, unknown=d.stats.unknown),
-        notes=_notes(d, joined),
+        policy=d.policy, notes=_notes(d, joined),
     )
     return Report.model_validate(redactor.value(report.model_dump())), joined.text
 
@@ -147,7 +147,7 @@ def _verdict(d: Draft, steps: int) -> Verdict:
         outcome=outcome, headline=headline, exit_code=f.exit_code if f else None, reason=reason, finished=f is not None,  # type: ignore[arg-type]
         steps=max(steps, len(d.started.steps or []) if d.started else 0),
         steps_completed=sum(1 for s in d.steps.values() if s.status in ("completed", "previewed")), turns=d.turns.total,
-        answers=c["answers"], escalations=c["escalations"], denials=c["denials"], waits=c["waits"], llm_calls=c["llm_calls"],
+        answers=c["answers"], escalations=c["escalations"], denials=c["denials"], grants=c["grants"], waits=c["waits"], llm_calls=c["llm_calls"],
         tokens_in=c["tokens_in"], tokens_out=c["tokens_out"], tokens_cached=c["tokens_cached"],
         cost_usd=f.cost_usd if f and f.cost_usd is not None else d.cost_usd,
         wall_s=round((end - start).total_seconds(), 3) if start and end else None,

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from cursorpilot.decide.compiled import from_file
 from cursorpilot.records import models as R
 from cursorpilot.records.reading import ReadStats, read
 from cursorpilot.report.model import Row, RowOutcome, SourceKind, Step, Turn
@@ -139,7 +140,8 @@ class Draft:
     turns: HeadTail[Turn] = field(default_factory=lambda: HeadTail(0, 0))
     rows: HeadTail[tuple[Row, float, int]] = field(default_factory=lambda: HeadTail(0, 0))  # (row, mono, the step's attempt)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
-        ("answers", "escalations", "denials", "waits", "llm_calls", "tokens_in", "tokens_out", "tokens_cached"), 0))
+        ("answers", "escalations", "denials", "grants", "waits", "llm_calls", "tokens_in", "tokens_out", "tokens_cached"), 0))
+    policy: list[str] = field(default_factory=list)  # the compiled policy's lines, of the last policy_compiled
     cost_usd: float | None = None
     writes: list[R.FsWrite] = field(default_factory=list)  # ACP writes, when git can't tell
     prompts_shown: int = 0
@@ -272,6 +274,12 @@ class Builder:
         if calls:
             latency = u.get("latency_s")
             p.model_latency, p.tokens = (latency if isinstance(latency, (int, float)) else None), (tin, tout)
+
+    def _policy_granted(self, r: R.PolicyGranted) -> None:
+        self.d.counts["grants"] += 1
+
+    def _policy_compiled(self, r: R.PolicyCompiled) -> None:
+        self.d.policy = from_file(r.policy or {}, r.source or "unknown").lines()
 
     def _policy_denied(self, r: R.PolicyDenied) -> None:
         self.d.counts["denials"] += 1

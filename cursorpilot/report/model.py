@@ -36,6 +36,7 @@ class Verdict(_Model):
     answers: int
     escalations: int
     denials: int
+    grants: int = 0  # yeses the deny policy weighed and let through, by the user's words
     waits: int
     llm_calls: int
     tokens_in: int
@@ -186,4 +187,5 @@ class Report(_Model):
     changes: Changes
     replay: Replay
     records: RecordStats
+    policy: list[str] = Field(default_factory=list)  # the governing prompt compiled: its grants and prohibitions, as a person reads them
     notes: list[str] = Field(default_factory=list)  # what the reader must know: a crash, a torn line, what was cut

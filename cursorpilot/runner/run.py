@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import platform
 
+from cursorpilot.decide import policyfile
 from cursorpilot import __version__, resources
 from cursorpilot.channels import goalcheck, reaper
 from cursorpilot.channels import registry as channels
@@ -86,7 +87,7 @@ class Runner:
             tx=tx, redactor=redactor, clock=self.clock, log_dir=spec.log_dir, run_id=spec.run_id, provider=spec.provider,
             interactive=spec.interactive, cols=spec.cols, rows=spec.rows,
             context_tokens=spec.context_tokens, no_upload=spec.no_upload, keep_ci_env=spec.keep_ci_env, native_deny=spec.native_deny,
-            allow=frozenset(spec.plan.allow),
+            allow=frozenset(spec.plan.allow), policy=spec.policy,
             max_answers=spec.max_steps or spec.plan.defaults.max_steps, model_calls=spec.model_calls,
             deadline=t0 + spec.timeout if spec.timeout else None, dry_run=spec.dry_run, secrets=spec.secrets,
         )
@@ -97,6 +98,7 @@ class Runner:
             self._resume(session)
         if spec.dry_run and any(s.run is None for s in spec.plan.steps):
             self.sink.note(DRY_RUN_NOTE)
+            self._show_policy(session)
         self._wall_deadline = t0 + spec.max_wall if spec.max_wall else None
         session.on_turn = self._turn_recorded
         self._save(session)
@@ -108,6 +110,14 @@ class Runner:
             session.restore_signals()
             humans.close()
         return self._finish(session, code, reason)
+
+    def _show_policy(self, session: RunContext) -> None:
+        """A preview shows the deny policy the run would weigh a yes by: pinned, or the governing prompt compiled now."""
+        spec = self.spec
+        governing = "\n\n".join(p for p in (spec.governing_prompt, spec.plan.prompt) if p)
+        policy = spec.policy or policyfile.compile_now(governing, spec.provider, session.redactor.text)
+        session.tx.write(R.PolicyCompiled(source=policy.source, policy=policy.data(), dropped=list(policy.dropped)))
+        self.sink.note("the deny policy, your governing prompt compiled:\n" + "\n".join(policy.lines()))
 
     def _start(self, session: RunContext, redactor: Redactor, found: AtStart) -> None:
         spec = self.spec

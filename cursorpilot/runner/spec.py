@@ -8,6 +8,7 @@ from pathlib import Path
 
 from cursorpilot.clock import Clock, SystemClock
 from cursorpilot.human.humans import HumanConfig
+from cursorpilot.decide.compiled import Policy
 from cursorpilot.plan import Plan
 from cursorpilot.providers.base import Provider
 from cursorpilot.providers.rules import RuleEntry
@@ -38,6 +39,7 @@ class RunSpec:
     on_limit: str = "wait"  # --on-limit (decide/limits.py)
     stuck_after: float | None = None  # --stuck-after, seconds
     dry_run: bool = False
+    policy: Policy | None = None  # --policy: pinned, used instead of compiling the governing prompt
     interactive: bool = False
     context_tokens: int = 3000
     no_upload: bool = False
