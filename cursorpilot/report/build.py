@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from cursorpilot.decide.compiled import from_file
 from cursorpilot.records import models as R
 from cursorpilot.records.reading import ReadStats, read
 from cursorpilot.report.model import Row, RowOutcome, SourceKind, Step, Turn
@@ -141,7 +140,7 @@ class Draft:
     rows: HeadTail[tuple[Row, float, int]] = field(default_factory=lambda: HeadTail(0, 0))  # (row, mono, the step's attempt)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
         ("answers", "escalations", "denials", "grants", "waits", "llm_calls", "tokens_in", "tokens_out", "tokens_cached"), 0))
-    policy: list[str] = field(default_factory=list)  # the compiled policy's lines, of the last policy_compiled
+    compiled: R.PolicyCompiled | None = None  # the governing prompt compiled: the last policy_compiled (a resumed run's)
     cost_usd: float | None = None
     writes: list[R.FsWrite] = field(default_factory=list)  # ACP writes, when git can't tell
     prompts_shown: int = 0
@@ -275,11 +274,8 @@ class Builder:
             latency = u.get("latency_s")
             p.model_latency, p.tokens = (latency if isinstance(latency, (int, float)) else None), (tin, tout)
 
-    def _policy_granted(self, r: R.PolicyGranted) -> None:
-        self.d.counts["grants"] += 1
-
     def _policy_compiled(self, r: R.PolicyCompiled) -> None:
-        self.d.policy = from_file(r.policy or {}, r.source or "unknown").lines()
+        self.d.compiled = r
 
     def _policy_denied(self, r: R.PolicyDenied) -> None:
         self.d.counts["denials"] += 1
@@ -297,6 +293,7 @@ class Builder:
 
     def _answer(self, r: R.Answer) -> None:
         self.d.counts["answers"] += 1
+        self.d.counts["grants"] += bool(r.granted)  # a yes the deny policy weighed and let through (policy_granted says whose words)
         why = self.pending.human if source_kind(r.source) == "human" else None
         self.typing = self._row(r, "answered", question=r.prompt or "", answer=r.reply, source=r.source, kind=r.kind,
                                 secret=bool(r.secret), policy_rule=r.policy_rule, why=why, granted=r.granted)
@@ -306,8 +303,7 @@ class Builder:
         row.keys.extend(r.keys or [])
 
     def _escalation(self, r: R.Escalation) -> None:
-        """Who escalated: the loop breaker or the deny policy when they stopped an answer (the answerer that proposed
-        it is not who sent the question to a human), else the answerer that could not answer."""
+        """Who escalated: the loop breaker or the deny policy that stopped an answer (not its answerer), else the answerer."""
         self.d.counts["escalations"] += 1
         source = self.pending.source
         if (r.why or "").startswith("loop:"):
@@ -327,11 +323,11 @@ class Builder:
         self._row(r, "waited", question=r.words or "", answer=None, source=None, kind="usage_limit", why=f"usage limit: {read}; {how}")
 
     def _limit_waited(self, r: R.LimitWaited) -> None:
-        self._row(r, "waited", question="(the usage limit's wait)", answer=r.sent, source=None, kind="usage_limit",
-                  why=f"waited {r.waited_s:g}s, then {'the agent went on by itself' if r.how == 'went_on' else f'{r.how}: {r.sent!r}'}")
+        then = "the agent went on by itself" if r.how == "went_on" else f"{r.how}: {r.sent!r}"
+        self._row(r, "waited", question="(the usage limit's wait)", answer=r.sent, source=None, kind="usage_limit", why=f"waited {r.waited_s:g}s, then {then}")
 
     def _stuck(self, r: R.Stuck) -> None:
-        """A stuck agent interrupted, then told to continue (stuck again, the escalation that follows is the row)."""
+        """A stuck agent interrupted, then told to continue (stuck again: the escalation after it is the row)."""
         if r.action != "escalate":
             what = f"no progress sign for {r.still_s:g}s: interrupted" if r.action == "interrupt" else "interrupted: told to continue"
             self._row(r, "waited", question="(stuck)", answer=" ".join(r.keys or []) or None, source=None, kind="stuck", why=f"stuck: {what}")
