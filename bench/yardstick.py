@@ -7,7 +7,9 @@ against the same fake model.
 bench/yardstick/ is the shared yardstick (its README says how it works); bootstrap.sh is run when its venv is missing.
 --install puts this checkout into the yardstick's venv as a user would (a built wheel, no extras: the default), or
 editable. Prints the three-way table (wall time of each driver, the pilot's ratios to both, calls/expected, unmatched)
-and the targets: every scenario passes with calls = expected and 0 unmatched (--check: exit 1 otherwise), and its wall
+and the targets: every scenario passes with calls = expected and 0 unmatched (--check: exit 1 otherwise; the governing
+prompt's compile into a policy, one call the first time a yes needs it and cached per prompt after, is shown beside
+the questions' calls as "+1 policy", not counted in them), and its wall
 time is within the budget: ideal + 0.3 s + 30 ms per question (the pilot's fixed start-up and its reaction to each
 question; figures: printed, never an exit code). The budget is counted only where the ideal driver passed: a failed
 ideal run's time is no limit.
@@ -79,7 +81,12 @@ def run(driver: str, scenarios: list[str], label: str = "", template: str | None
     new = sorted(set((YARD / "results").glob("*.json")) - before)
     if not new:
         raise SystemExit(f"the {driver} {label} run wrote no results")
-    return {r["scenario"]: r for r in json.loads(new[-1].read_text())["results"]}
+    out = {r["scenario"]: r for r in json.loads(new[-1].read_text())["results"]}
+    for name, r in out.items():  # the policy's compile (once per governing prompt, cached), told apart from the questions' calls
+        log = new[-1].with_suffix("") / name / "oracle.jsonl"
+        kinds = [json.loads(line).get("kind") for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
+        r["policy_calls"] = kinds.count("policy")
+    return out
 
 
 def main() -> int:
@@ -109,13 +116,14 @@ def main() -> int:
     for name, p in pilot.items():
         i, n = ideal.get(name, {}), naive.get(name, {})
         pw, iw, nw = p.get("wall_s"), i.get("wall_s"), n.get("wall_s")
-        calls, expected, unmatched = p.get("llm_calls"), p.get("expected_questions"), p.get("unmatched")
+        compiles = p.get("policy_calls") or 0
+        calls, expected, unmatched = (p.get("llm_calls") or 0) - compiles, p.get("expected_questions"), p.get("unmatched")
         ri = pw / iw if pw and iw else None
         rn = pw / nw if pw and nw else None
         passed_ideal = iw is not None and i.get("result") == "PASS"
         budget = round(iw + BUDGET_FIXED + BUDGET_PER_QUESTION * (expected or 0), 2) if passed_ideal else None
         rows.append([name, iw, nw, pw, budget if budget is not None else "-", f"{ri:.2f}" if ri else "-", f"{rn:.2f}" if rn else "-",
-                     n.get("result", "-"), p.get("result"), f"{calls}/{expected}", unmatched])
+                     n.get("result", "-"), p.get("result"), f"{calls}/{expected}" + (f" +{compiles} policy" if compiles else ""), unmatched])
         if p.get("result") != "PASS" or calls != expected or unmatched:
             wrong.append(name)
         if pw is None or budget is None or p.get("result") != "PASS" or pw > budget:
