@@ -323,7 +323,7 @@ class Decider:
         if self.policy is None and not self.provider.needs_prompt:  # the lexical reader's, at no cost: nothing waits for a model
             self.compile_policy()
         return Ground(self.policy, self.cwd, self.ctx.allow, self.home, self.provider.needs_prompt,
-                      tuple(h.question for h in self.history))
+                      tuple(h.question for h in self.history), self.governing_prompt)
 
     def apply(self, q: Question, ruled: Ruled) -> Decision:
         """What the gate ruled, carried out (its records, counts, override, history line), then the checks after it."""

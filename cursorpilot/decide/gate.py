@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, replace
 
 from cursorpilot.decide import consent, ruling, turns, weigh
-from cursorpilot.decide.compiled import Policy
+from cursorpilot.decide.compiled import Policy, lexical
 from cursorpilot.decide.policy import Denial
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Closer, Decision, Kind, Question, Verdict
@@ -53,6 +53,7 @@ class Ground:
     home: str | None
     can_judge: bool
     answered: tuple[str, ...] = ()
+    prompt: str = ""  # the governing prompt: its lexical reading stands in where the policy is not compiled yet (a turn end)
 
 
 def approval(q: Question, g: Ground) -> Ruled | None:
@@ -148,9 +149,10 @@ def turn_message(q: Question, d: Decision, g: Ground) -> Ruled | None:
         seen = look(q.closing, bare, g)
         return None if seen is None else weigh_yes(q, d, seen, g)
     acts = consent.asked_for(d.text)
-    if not acts or g.policy is None:
+    if not acts:
         return None
-    p = next((p for p in g.policy.prohibitions if p.rules & acts and p.named_in(d.text)), None)
+    policy = g.policy or lexical(g.prompt)  # its prohibitions are among any compile's (compiled.from_model keeps them)
+    p = next((p for p in policy.prohibitions if p.rules & acts and p.named_in(d.text)), None)
     if p is None:
         return None
     seen = weigh.Look(d.text, acts, " ".join(d.text.split())[:200])
