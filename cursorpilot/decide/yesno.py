@@ -135,12 +135,17 @@ def _option_rows(q: Question) -> list[re.Match[str]]:
 
 
 def may_say_yes(q: Question, d: Decision) -> bool:
-    """An answer weighed as a yes (fail closed): a yes (`said_yes`), or anything but a known no where the question
-    offers a yes: a yes/no spelling, its options, or option rows in its block ("1. Yes" above a `Choice:` line, where
-    `1` is the yes)."""
+    """An answer weighed as a yes (fail closed): a yes (`said_yes`); an option the question offers that says yes or names
+    the act ("1. Yes" above a `Choice:` line, where `1` is the yes); anything else where the question offers a yes (a
+    yes/no spelling, options), but a known no or an offered option that is neither (unzip's `[r]ename`)."""
     if said_no(q, d):
         return False
-    if said_yes(q, d) or q.choices or any(spelling(asked(q))):
+    if said_yes(q, d):
         return True
-    text = normal((d.text or "").strip())
-    return any(m.group("key").lower() == text and not NO_LABEL.match(m.group("label")) for m in _option_rows(q))
+    text = (d.text or "").strip()
+    offered = [c.label for c in q.choices if c.number is not None and str(c.number) == text] or \
+              [m.group("label") for m in _option_rows(q) if m.group("key").lower() == normal(text)] or \
+              ([word] if (word := _letter_word(q, text)) else [])
+    if offered:
+        return any(YES_LABEL.match(label) or check_question(label) is not None for label in offered)
+    return bool(q.choices) or any(spelling(asked(q)))

@@ -232,3 +232,11 @@ def test_the_policy_s_lines_name_whose_words(tmp_path):
     lines = compiled.lexical("Delete build/. Never touch src/.").lines()
     assert "grants:" in lines and any("'Delete build/'" in line for line in lines) and any("'Never touch src/'" in line for line in lines)
     assert json.loads(json.dumps(Policy((Entry("delete", "x", "Delete x"),)).data()))["grants"][0]["quote"] == "Delete x"
+
+
+def test_an_offered_option_that_is_neither_yes_nor_the_act_is_not_weighed_and_its_mirror_is():
+    """unzip's `[r]ename` under a prohibition of overwriting README.md is not a yes; its `[A]ll` and `y` are."""
+    q = screen("replace app/README.md? [y]es, [n]o, [A]ll, [N]one, [r]ename: ")
+    said = lambda text: may_say_yes(q, Decision(Verdict.ANSWER, text=text, source="openai:m"))  # noqa: E731
+    assert not said("r") and not said("n") and not said("N")
+    assert said("y") and said("A") and said("whatever")  # unknown text at a question that offers a yes: weighed
