@@ -17,7 +17,7 @@ from collections.abc import Callable, Generator
 from concurrent.futures import Executor
 from dataclasses import replace
 
-from cursorpilot.decide import turns, weigh
+from cursorpilot.decide import hidden, turns, weigh
 from cursorpilot.decide.accepts import accepted
 from cursorpilot.decide.gate import Gate
 from cursorpilot.decide.gate import shown as shown_as
@@ -222,6 +222,9 @@ class Decider:
             decision = replace(decision, submit=reply.submit)
         if decision.verdict == Verdict.WAIT and not q.may_wait:
             return Decision.escalate("the answerer said WAIT, but a prompt the rules know is waiting for an answer", reply.source)
+        if self.provider.needs_prompt and (why := hidden.made_up(q, decision)) is not None:  # a model's own value, hidden
+            self.tx.write(R.MadeUpRefused(rule_id=q.source, prompt=q.text, chosen_by=reply.source, why=why))
+            return Decision.escalate(why, reply.source)
         return self.check(q, decision)
 
     def _received(self, reply: Reply, secret: bool) -> None:

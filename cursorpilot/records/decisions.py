@@ -35,6 +35,18 @@ class PolicyDenied(Rec):
     why: str | None = None
 
 
+@declare("made_up_refused")
+class MadeUpRefused(Rec):
+    """A model's answer at a prompt that hides what is typed was refused (decide/hidden.py): it was no secret the user
+    gave (`<secret:NAME>`), so a person decides (exit 3 when nobody is there). The answer itself is never kept: `why`
+    says what it was not, `chosen_by` who gave it."""
+
+    rule_id: str | None
+    prompt: str | None
+    chosen_by: str | None
+    why: str | None
+
+
 @declare("policy_granted")
 class PolicyGranted(Rec):
     """A yes to a question whose block names an act the deny policy weighs (`acts`; the first `policy_rule`, with the
