@@ -169,6 +169,16 @@ class EnterRetry(Rec):
     attempt: int | None
 
 
+@declare("enter_after_echo")
+class EnterAfterEcho(Rec):
+    """An answer typed without Enter stayed echoed on its question's line, nothing else changed, and the program waits on
+    its terminal again (it drew the echo itself): it was read, not taken, and Enter was sent once, the answer not typed
+    again (a confirm without auto-enter showing `(y/N) Yes`, a `:` command line). `echoed`: what the line gained."""
+
+    prompt_key: Any
+    echoed: str | None
+
+
 @declare("not_taken")
 class NotTaken(Rec):
     """After the answer (and `enter_retries` more Enters) the screen stayed exactly as it was and the program waits on

@@ -1,0 +1,107 @@
+"""A key that stays echoed on its question's line, with nothing else changed, was read, not taken: it wants Enter
+(issue 48). Two readings rest on it, each on a real program on a real pseudo-terminal:
+
+- a curses program's `:` command line (raw mode, it echoes what is typed, it runs the command on Enter) is read as a
+  pager's `:` (generic.pager: its keys, no Enter), and the model's command was typed without its Enter, then typed again
+  into the same line as a second answer. Now the command, echoed whole after the `:` and nothing else changed, gets one
+  Enter. less under git log still gets its q without Enter (test_pagers.py), since less never echoes its keys;
+- questionary's confirm with auto_enter=False shows `(y/N) Yes` after y and waits for Enter: answered once, with Enter.
+  Its default confirm (auto_enter=True) takes one key and no Enter leaks into the next question; a bash `read -n1`
+  (the terminal echoes its key, so an echo there is no sign it waits) takes one key.
+Answered by a model (the real openai SDK against the local fake) and by rules."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.fakes.llm_server import FakeLLM
+from tests.helpers import KEY, question_of, script, typed
+
+pytestmark = pytest.mark.timeout(180)
+
+COMMAND_LINE = """
+    import curses
+
+    def main(w):
+        curses.raw(); curses.noecho()
+        h, width = w.getmaxyx()
+        w.addstr(0, 0, " files: ~/project ".ljust(width - 1), curses.A_REVERSE)
+        for i, name in enumerate(["README.md", "notes.txt", "old.log", "src/"]):
+            w.addstr(2 + i, 2, name)
+        w.addstr(h - 2, 0, " Type a command at the ':' line (open FILE, rename A B), then Enter ".ljust(width - 1), curses.A_REVERSE)
+        w.addstr(h - 1, 0, ":")
+        w.refresh()
+        line = ""
+        while True:
+            key = w.getch()
+            if key in (10, 13):
+                break
+            line = line[:-1] if key in (127, 8, curses.KEY_BACKSPACE) else line + chr(key) if 32 <= key < 127 else line
+            w.move(h - 1, 0); w.clrtoeol(); w.addstr(h - 1, 0, ":" + line); w.refresh()
+        with open("out.txt", "a") as f:
+            f.write(line + "\\n")
+
+    curses.wrapper(main)
+"""
+
+
+def _model(pilot, command, reply):
+    asked: list[str] = []
+
+    def answer(prompt: str) -> str:
+        asked.append(question_of(prompt))
+        return reply(asked[-1])
+    with FakeLLM(answer=answer) as server:
+        r = pilot(command, "--provider", "openai", "--base-url", server.url + "/v1", env={"OPENAI_API_KEY": KEY})
+    return r, asked
+
+
+@pytest.mark.parametrize("answerer", ["model", "rules"])
+def test_a_curses_command_line_after_a_colon_gets_its_command_and_one_enter(pilot, tmp_path, answerer):
+    command = script(tmp_path, "files", COMMAND_LINE)
+    if answerer == "rules":
+        r = pilot(command, rules="- {id: cmd, match: '(?m)^:$', reply: 'open notes.txt'}\n")
+    else:  # (a fake server keeps no answer schema: the model's command is what a model that read the screen says)
+        r, asked = _model(pilot, command, lambda q: typed("open notes.txt"))
+        assert len(asked) == 1, asked
+    assert r.code == 0, r.stdout + r.stderr
+    assert (tmp_path / "out.txt").read_text() == "open notes.txt\n"  # typed once, then Enter: not typed again, not lost
+    assert [a["reply"] for a in r.of("answer")] == ["open notes.txt"]
+    (enter,) = r.of("enter_after_echo")
+    assert enter["echoed"] == "open notes.txt"
+
+
+CONFIRM = """
+    import questionary
+    go = questionary.confirm("Publish the package now?", default=False, auto_enter={auto}).ask()
+    name = questionary.text("Release name?", default="untitled").ask()
+    open("out.txt", "w").write(f"{{go}} {{name}}\\n")
+"""
+
+
+@pytest.mark.parametrize("answerer", ["model", "rules"])
+@pytest.mark.parametrize("auto", [False, True])
+def test_a_questionary_confirm_is_answered_once_with_or_without_auto_enter(pilot, tmp_path, auto, answerer):
+    command = script(tmp_path, "confirm", CONFIRM.format(auto=auto))
+    if answerer == "rules":
+        r = pilot(command, rules="- {match: 'Publish the package', reply: 'y'}\n- {match: 'Release name', reply: spring}\n")
+    else:
+        r, asked = _model(pilot, command, lambda q: typed("y") if "Publish" in q else typed("spring"))
+        assert len(asked) == 2, asked
+    assert r.code == 0, r.stdout + r.stderr
+    # one y; with auto-enter no Enter leaks into the next question (its default would be taken: 'True untitledspring')
+    assert (tmp_path / "out.txt").read_text() in ("True spring\n", "True untitledspring\n")
+    assert [a["reply"] for a in r.of("answer")] == ["y", "spring"] and r.of("escalation") == []
+    if auto:
+        assert (tmp_path / "out.txt").read_text() == "True untitledspring\n" or r.of("enter_skipped")
+
+
+def test_mirror_bash_read_n1_takes_one_key_and_its_echo_asks_for_no_enter(pilot, tmp_path):
+    """The terminal echoes read -n1's key itself: no sign the program waits for more. The next read gets its own answer."""
+    command = ["bash", "-c", "read -n1 -p 'Continue? [y/n] ' k; echo; read -p 'Tag name: ' t; echo \"$k,$t\" > out.txt"]
+    r, asked = _model(pilot, command, lambda q: typed("y") if "Continue" in q else typed("v2"))
+    assert r.code == 0, r.stdout + r.stderr
+    assert (tmp_path / "out.txt").read_text() == "y,v2\n"
+    assert r.of("enter_after_echo") == [] and len(asked) == 2, json.dumps(asked)
