@@ -5,7 +5,8 @@
   pager's `:` (generic.pager: its keys, no Enter), and the model's command was typed without its Enter, then typed again
   into the same line as a second answer. Now the command, echoed whole after the `:` and nothing else changed, gets one
   Enter. less under git log still gets its q without Enter (test_pagers.py), since less never echoes its keys;
-- questionary's confirm with auto_enter=False shows `(y/N) Yes` after y and waits for Enter: answered once, with Enter.
+- questionary's confirm with auto_enter=False shows `(y/N) Yes` after y and waits for Enter: answered once, with Enter;
+  read as a field (an instruction of its own) and answered y without Enter, it got y three more times (the loop breaker).
   Its default confirm (auto_enter=True) takes one key and no Enter leaks into the next question; a bash `read -n1`
   (the terminal echoes its key, so an echo there is no sign it waits) takes one key.
 Answered by a model (the real openai SDK against the local fake) and by rules."""
@@ -105,3 +106,20 @@ def test_mirror_bash_read_n1_takes_one_key_and_its_echo_asks_for_no_enter(pilot,
     assert r.code == 0, r.stdout + r.stderr
     assert (tmp_path / "out.txt").read_text() == "y,v2\n"
     assert r.of("enter_after_echo") == [] and len(asked) == 2, json.dumps(asked)
+
+
+def test_trap_a_confirm_without_auto_enter_read_as_a_field_gets_enter_after_its_echo_not_a_second_y(pilot, tmp_path):
+    """questionary's confirm without auto-enter, with an instruction of its own (no `(y/N)`: read as a field), answered by
+    a model that says its y needs no Enter: `Yes` showed after the y, the line changed, and y was typed three more times
+    (`... then Enter) Yes`) until the loop breaker ended the run (exit 3). The y stays echoed, nothing else changed: Enter."""
+    command = script(tmp_path, "confirm", """
+        import questionary
+        go = questionary.confirm("Publish the package now?", default=False, auto_enter=False,
+                                 instruction="(press y or n, then Enter) ").ask()
+        open("out.txt", "w").write(f"{go}\\n")
+    """)
+    r, asked = _model(pilot, command, lambda q: typed("y", submit=False))
+    assert r.code == 0, r.stdout + r.stderr
+    assert (tmp_path / "out.txt").read_text() == "True\n"
+    assert len(asked) == 1 and [a["reply"] for a in r.of("answer")] == ["y"]
+    assert r.of("enter_after_echo")[0]["echoed"] == "Yes"
