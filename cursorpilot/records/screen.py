@@ -179,6 +179,17 @@ class EnterAfterEcho(Rec):
     echoed: str | None
 
 
+@declare("read_as_line")
+class ReadAsLine(Rec):
+    """A key the prompt's rule names (a pager's q, typed without Enter) stayed echoed after the prompt, nothing else
+    changed: the prompt is a line to fill (a curses program's `:` command line), not a pager. The key was erased and
+    the question asked again as a line, its answer typed with Enter. `echoed`: the key."""
+
+    prompt_key: Any
+    rule_id: str | None
+    echoed: str | None
+
+
 @declare("not_taken")
 class NotTaken(Rec):
     """After the answer (and `enter_retries` more Enters) the screen stayed exactly as it was and the program waits on

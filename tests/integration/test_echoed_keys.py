@@ -74,6 +74,24 @@ def test_a_curses_command_line_after_a_colon_gets_its_command_and_one_enter(pilo
     assert enter["echoed"] == "open notes.txt"
 
 
+def test_a_model_held_to_the_pagers_keys_gets_asked_for_the_line_once_its_q_shows_after_the_colon(pilot, tmp_path):
+    """A model that keeps the answer schema can only say q or space at a pager's ':'. The command line shows the q after
+    its ':' and nothing else: no pager does that. The q is erased (sent with Enter it would have run `q`) and the
+    question is asked again as a line, without the pager's keys; the command goes with its Enter."""
+    def reply(q: str) -> str:
+        return typed("open notes.txt") if "not a pager" in q else typed("q")
+    with FakeLLM(answer=lambda prompt: reply(prompt)) as server:
+        r = pilot(script(tmp_path, "files", COMMAND_LINE), "--provider", "openai", "--base-url", server.url + "/v1",
+                  env={"OPENAI_API_KEY": KEY})
+    assert r.code == 0, r.stdout + r.stderr
+    assert (tmp_path / "out.txt").read_text() == "open notes.txt\n"
+    schemas = [json.dumps(q["json"].get("response_format") or {}) for q in server.requests]
+    assert len(schemas) == 2 and '"<space>"' in schemas[0] and '"<space>"' not in schemas[1]
+    (line,) = r.of("read_as_line")
+    assert (line["rule_id"], line["echoed"]) == ("generic.pager", "q")
+    assert [(a["rule_id"], a["reply"]) for a in r.of("answer")] == [("generic.pager", "q"), ("generic.pager.line", "open notes.txt")]
+
+
 CONFIRM = """
     import questionary
     go = questionary.confirm("Publish the package now?", default=False, auto_enter={auto}).ask()

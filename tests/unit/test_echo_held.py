@@ -88,3 +88,26 @@ def test_mirror_a_line_reader_whose_terminal_echoed_the_key_gets_its_enter():
     t.step(0.0, KeyView(_snap(("Continue? [y/n]",), 0, 16), 1, False, echo=True, keys=False))
     out = t.step(0.02, KeyView(_snap(("Continue? [y/n] y",), 0, 17), 2, False, echo=True, keys=False))
     assert [e.data for e in out if isinstance(e, Send)] == [b"\r"]
+
+
+def test_trap_a_pagers_q_left_echoed_after_the_colon_is_erased_and_the_line_asked_for():
+    """No pager shows its q after its ':': a command line does, and an Enter there would run `q`."""
+    p = pilot()
+    (ask,) = of(screen(p, 0.0, PAGER, seen(FILES + ":", 1)), Ask)
+    p.handle(0.1, Decided(ask.token, answer("q", source="openai:m"), 1, Modes(), PAGER))
+    p.handle(0.2, Typed(1))
+    echoed = Classification(state="input", rule_id="generic.waiting_input", block=":q", key="w@6::q", anchor_row=6)
+    out = screen(p, 1.1, echoed, seen(FILES + ":q", 2))
+    assert [w.data for t in of(out, Type) for w in t.writes] == [b"\x7f"]  # the q erased, no Enter
+    (again,) = of(out, Ask)
+    assert again.c.state == "input" and again.c.submit and again.c.rule_id == "generic.pager.line"
+    assert "not a pager" in again.notes[0] and records(out, "read_as_line")[0]["echoed"] == "q"
+
+
+def test_mirror_less_which_never_echoes_its_q_is_left_to_quit():
+    p = pilot()
+    (ask,) = of(screen(p, 0.0, PAGER, seen("commit 1\n:", 1)), Ask)
+    p.handle(0.1, Decided(ask.token, answer("q", source="openai:m"), 1, Modes(), PAGER))
+    p.handle(0.2, Typed(1))
+    out = screen(p, 1.1, Classification(state="unknown"), seen("commit 1\n", 2))  # less -X cleared its prompt row and left
+    assert records(out, "read_as_line") == [] and not of(out, Type)

@@ -11,7 +11,7 @@ history ends at) and the answer being watched; it reads the pilot through its Vi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cursorpilot.channels.pty.facts import Effect, ScreenFacts, Type
 from cursorpilot.channels.pty.held import Abort, AskAbout, Escalate, Go, Schedule, View, WakeBy, Want, Watch
@@ -68,6 +68,8 @@ class Answers:
         if held is not None:  # the key stays echoed on the question's line, nothing else changed: it wants Enter
             if now < w.due:
                 return [WakeBy(w.due)]  # (unless more changes by then: then the program went on with it)
+            if w.answer in _rule_keys(view, w.c):
+                return self._a_line(w, held)
             w.submit, enter = True, (Write(b"\r", 0.0, "<enter>"),)
             return [Record(R.EnterAfterEcho(prompt_key=w.c.key, echoed=held)), Schedule(enter), Go(Event.REPLY, w.c), Type(enter)]
         if _reacted(c, facts, w) or facts.tty == "busy":  # (busy: it read what was typed and works on it)
@@ -89,6 +91,19 @@ class Answers:
             shown = judged
         kind = Kind.UNDECIDED.value if shown.state == ScreenKind.UNKNOWN else None
         return [not_taken, AskAbout(shown, kind, not_taken_note(w.typed), w.answer)]
+
+    def _a_line(self, w: Watch, held: str) -> list[Effect | Want]:
+        """A key the rule names (a pager's q) stayed echoed after the prompt: no pager takes its keys so, a command line
+        does. The key is erased, and the question asked again as the line it is (same identity, so the answer chosen
+        while the erase shows counts), its answer typed with Enter: a q sent with Enter there would have run `q`."""
+        self.watch = None
+        erase = (Write(b"\x7f" * len(held), 0.0, f"<backspace>x{len(held)}"),)
+        line = replace(w.c, state=ScreenKind.INPUT, submit=True, rule_id=f"{w.c.rule_id}.line")
+        note = (f"{held!r} was typed here as a pager's key, and the program showed it after the prompt and nothing else: "
+                "this is a command line, not a pager. It was erased. Type the line this prompt asks for (Enter follows), "
+                "or ask for a human.",)
+        return [Record(R.ReadAsLine(prompt_key=w.c.key, rule_id=w.c.rule_id, echoed=held)), Schedule(erase), Type(erase),
+                AskAbout(line, Kind.INPUT.value, note)]
 
     def _held(self, w: Watch, facts: ScreenFacts) -> str | None:
         """What an answer typed without Enter left on its question's line, when that is all that changed and the program,
@@ -165,6 +180,12 @@ def _reacted(c: Classification, facts: ScreenFacts, w: Watch) -> bool:
     if facts.content == w.content:
         return False
     return c.key != w.c.key or (c.menu is not None and w.c.menu is not None and c.menu.highlighted != w.c.menu.highlighted)
+
+
+def _rule_keys(view: View, c: Classification) -> tuple[str, ...]:
+    """The keys the prompt's rule says it acts on, where the screen spells none (a pager's q, <space>)."""
+    rule = next((r for r in view.profile.rules if r.id == c.rule_id), None)
+    return tuple(rule.keys) if rule is not None else ()
 
 
 def echo_held(before: str, after: str, typed: str) -> str | None:
