@@ -55,6 +55,7 @@ def _own_state_home(tmp_path_factory, monkeypatch):
     """Every test (and every cursor-pilot it starts) keeps its runs and the runs index in a folder of its own, never
     in the user's ~/.local/state (cursorpilot/records/pastruns.py)."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))  # compiled policies are cached per prompt
     monkeypatch.delenv("CURSORPILOT_RUNS", raising=False)
     monkeypatch.setenv("CURSORPILOT_PAGE_AFTERLIFE", "30")  # an ended run's page answers 410 this long (human/ended.py), not an hour
 

@@ -42,10 +42,22 @@ def is_weigh(prompt: str) -> bool:
     return "# The answer about to be given" in prompt
 
 
-def judged(decision: str, quote: str = "", why: str = "", act: str | None = None) -> str:
-    """The judge's structured reply on a yes (WEIGH_SCHEMA): allow (quoting the governing prompt, and saying which act its
-    words ask for: delete, overwrite, format, drop, reset, force-push, none) or refuse."""
-    return json.dumps({"decision": decision, "quote": quote, "why": why or f"judged {decision}", **({"act": act} if act else {})})
+def judged(decision: str, quote: str = "", why: str = "", act: str | None = None, names: str | None = None) -> str:
+    """The judge's structured reply on a yes (WEIGH_SCHEMA): allow (quoting a grant of the compiled policy, its act, and
+    the question's words that name its object) or refuse."""
+    return json.dumps({"decision": decision, "quote": quote, "why": why or f"judged {decision}", **({"act": act} if act else {}),
+                       **({"names": names} if names is not None else {})})
+
+
+def is_policy(prompt: str) -> bool:
+    """The pilot asks the model to compile the governing prompt into a policy (decide/policyfile.py)."""
+    return "Compile them into the policy." in prompt
+
+
+def policy(grants: list[tuple[str, str, str]] = (), prohibitions: list[tuple[str, str, str]] = ()) -> str:
+    """A model's compile (POLICY_SCHEMA): (act, object, quote) entries."""
+    entry = lambda e: {"act": e[0], "object": e[1], "quote": e[2]}  # noqa: E731
+    return json.dumps({"grants": [entry(e) for e in grants], "prohibitions": [entry(e) for e in prohibitions]})
 
 
 def script(tmp_path, name: str, body: str) -> list[str]:

@@ -29,10 +29,10 @@ from cursorpilot.decide.policy import QUESTION_RULES, sentences
 # the trigger's (a prohibition missed lets a judge's grant through; a grant missed only costs a judge's look)
 _FORBID_WORDS = {
     "delete": r"delet\w*|remov\w*|eras\w*|purg\w*|destroy\w*|discard\w*|unlink\w*|wip(e|es|ed|ing)|prun\w*|clean\w*|clear\w*"
-              r"|rm|rmdir|trash\w*|get rid|throw away",
+              r"|rm|rmdir|trash\w*|get rid|throw away|uninstall\w*|deinstall\w*|dispos\w*",
     "overwrite": r"overwr\w*|clobber\w*|replac\w*|rewrit\w*|write over|writ(e|es|ing) to",
     "mkfs": r"(re)?format\w*|mkfs\S*|repartition\w*|relabel\w*|wip(e|es|ed|ing)|partition tables?|disk ?labels?",
-    "sql_drop": r"drop\w*|truncat\w*",
+    "sql_drop": r"drop\w*|truncat\w*|delet\w*|remov\w*|purg\w*|wip(e|es|ed|ing)",
     "reset_hard": r"reset\w*|revert\w*|discard\w*|rewind\w*",
     "force_push": r"push\w*|force[- ]?push\w*",
 }
@@ -44,6 +44,10 @@ _PRESERVE = re.compile(r"(?i)\b(keep\w*|kept|preserv\w*|protect\w*|spar(e|es|ed|
                        r"|off[- ]limits?|read[- ]only|as it is|in place|stay\w*|remain\w*)\b")
 _NEGATION = re.compile(r"(?i)(\b(never|not|no|nothing|none|nor|cannot|without|avoid\w*|refus\w*|declin\w*|forbid\w*|prohibit\w*"
                        r"|disallow\w*|neither)\b|n't\b|\bno\s*one\b)")
+# words that say a thing is worth keeping without a verb that keeps it ("I still need notes.txt tomorrow", "the only copy",
+# "production data", "unmerged work"): a prohibition of every act that destroys, where the clause asks for none
+_VALUED = re.compile(r"(?i)\b(still need\w*|need (it|them|this|that|these|those)\b|only cop(y|ies)|production|irreplaceabl\w*|precious"
+                     r"|unmerged|uncommitted|unsaved|unpushed|not backed up|no backup|can'?t be (re)?(created|recovered|restored))")
 _INSTRUMENT = re.compile(r"(?i)\b(protect|secur)\w*\b.*\bwith\b")  # "protect the key with a passphrase": not a prohibition
 _CONDITION = re.compile(r"(?i)^\s*(if|when|whenever|whether|once|before|after|in case|unless|except|until)\b")
 _EXCEPTION = re.compile(r"(?i)\b(unless|except)\b")
@@ -63,7 +67,8 @@ should some such sure their until upon very were while will would shall want wan
 something whatever every first last next time times ever once files file thing things stuff the and for are was not you all
 any can but off limit limits place alone intact where how who why its has had him her his she our out own way don doesn
 won shouldn mustn isn aren wasn didn is it to of in on at by or an as be do go me my no so up us we he if
-existing current present original previous other others old new local remaining""".split())
+existing current present original previous others local remaining need needs needed still holds hold tomorrow
+later today copy copies only production unmerged uncommitted work""".split())
 _BARE_FILLER = re.compile(r"(?i)\b(it|that|this|them|so|just|please|always|simply|say|answer|reply|choose|pick|select|type|do|be|the"
                           r"|question|prompt|one|a|an|to|you|should|must|instead|then|and|or)\b")
 
@@ -124,8 +129,8 @@ def read(text: str) -> list[Clause]:
         refusal = any(_NEGATION.search(p) and _bare(p) for p in parts)  # "…, refuse.": the sentence's acts are refused
         for part in parts:
             negated = bool(_NEGATION.search(part))
-            preserving = bool(_PRESERVE.search(part)) and not _INSTRUMENT.search(part)
             named = _acts_named(part)
+            preserving = (bool(_PRESERVE.search(part)) or (bool(_VALUED.search(part)) and not named)) and not _INSTRUMENT.search(part)
             if negated and preserving:  # "nothing of it should survive", "don't keep the old ones": not a prohibition
                 forbids: frozenset[str] = frozenset()
             elif preserving or (negated and _ANY_HARM.search(part)):
@@ -193,3 +198,23 @@ def clause_of(text: str, quote: str) -> Clause | None:
 def named_acts(text: str) -> frozenset[str]:
     """The act classes a text names in the trigger's words (what a judge's quote asks for, when it does not say)."""
     return frozenset(act for act, rx in QUESTION_RULES.items() if rx.search(text))
+
+
+TOKEN = _TOKEN  # a named thing: a path, a file name, quoted words
+NEGATION = _NEGATION
+ELSE = re.compile(r"(?i)\b(else|other(s| ones)?|the rest)\b")  # "keep everything else": all but what the prompt asks for
+EXCEPT = re.compile(r"(?i)\b(?:except(?: for)?|other than|apart from|besides|but not|save for)\s+")
+
+
+def content_word(word: str) -> bool:
+    """A word that says what a thing is (not a stop word, an act, a negation, a harm, a keeping word)."""
+    w = word.lower()
+    return (w not in _STOP and not _acts_named(w) and not _PRESERVE.fullmatch(w) and not _NEGATION.fullmatch(w)
+            and not _ANY_HARM.fullmatch(w) and not _VALUED.fullmatch(w))
+
+
+def excepted(text: str) -> tuple[str, ...]:
+    """What a clause leaves out ("never delete anything except build/": build/)."""
+    parts = EXCEPT.split(text, maxsplit=1)
+    rest = parts[1] if len(parts) > 1 else ""
+    return tuple(p.strip() for p in re.split(r"\s*(?:,|\band\b|\bor\b)\s*", rest) if p.strip())

@@ -17,9 +17,12 @@ from collections.abc import Callable, Generator
 from concurrent.futures import Executor
 from dataclasses import replace
 
-from cursorpilot.decide import hidden, turns, weigh
+import os
+
+from cursorpilot.decide import gate, hidden, policyfile, turns, weigh
 from cursorpilot.decide.accepts import accepted
-from cursorpilot.decide.gate import Gate
+from cursorpilot.decide.compiled import Policy
+from cursorpilot.decide.gate import Ground, Ruled
 from cursorpilot.decide.gate import shown as shown_as
 from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.choices import Offered, find
@@ -27,7 +30,7 @@ from cursorpilot.decide.echo import echoed, own_lines, screen_rows, unlabelled
 from cursorpilot.decide.guards import Guards
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
-from cursorpilot.decide.yesno import said_yes
+from cursorpilot.decide.yesno import may_say_yes
 from cursorpilot.keys import needs_human, only_keys
 from cursorpilot.providers.base import QA, AnswerRequest, Attempt, Provider, Reply, Usage
 from cursorpilot.records.secret import is_masked, masked
@@ -50,7 +53,8 @@ def interpret(text: str) -> tuple[Verdict, str]:
 
 
 class Decider:
-    def __init__(self, ctx: RunContext, governing_prompt: str, cwd: str | None, rules: Provider | None, filer: PromptFiler):
+    def __init__(self, ctx: RunContext, governing_prompt: str, cwd: str | None, rules: Provider | None, filer: PromptFiler,
+                 policy: Policy | None = None):
         self.ctx = ctx
         self.tx = ctx.tx
         self.governing_prompt = governing_prompt
@@ -60,7 +64,8 @@ class Decider:
         self.guards = Guards()
         self.history: deque[QA] = deque(maxlen=10)
         self.previous = ""  # who chose the last answer delivered (a rule's after: reads it)
-        self.gate = Gate(ctx, governing_prompt, cwd, self.history, self.check, self._counted)  # the deny policy's word (gate.py)
+        self.compiling = policyfile.Compiling(governing_prompt, policy)  # pinned (--policy), else compiled when a yes needs it
+        self.home = os.path.expanduser("~")  # the hard floor's home directory
         self._asked: Counter[str] = Counter()  # model calls per question, for --max-model-calls
         self._offered: tuple[str, str, str, str] | None = None  # (prompt, text, source, as counted) of the last answer handed out
 
@@ -73,9 +78,9 @@ class Decider:
         """The deny policy on what is being approved, then the rules. None: the provider must be asked."""
         if q.kind == Kind.TURN_END:
             return self._turn_first(q)
-        denied = self.gate.policy(q)
+        denied = gate.approval(q, self.ground())
         if denied is not None:
-            return denied
+            return self.apply(q, denied)
         judging = q.kind == Kind.UNDECIDED  # a screen no detector rule explains: the user's rules may still know its words
         if self.rules is not None:
             reply = self.rules.answer(self._bare_request(q))
@@ -143,7 +148,7 @@ class Decider:
         A reply that starts with the question's own label has it taken off; one that only repeats the question or our
         prompt is asked again once, in a short prompt that says so, then left to a human (decide/echo.py). Blocking:
         channels run it off their read loop."""
-        if request.kind in (Kind.TURN_END, "weigh"):  # a verdict, a judgment: they quote what they were shown, on purpose
+        if request.kind in (Kind.TURN_END, "weigh", "policy"):  # a verdict, a judgment, a compile: they quote, on purpose
             return self._answer(request)
         reply = self._unlabelled(request, self._answer(request))
         why = self._echo(request, reply)
@@ -222,10 +227,7 @@ class Decider:
             decision = replace(decision, submit=reply.submit)
         if decision.verdict == Verdict.WAIT and not q.may_wait:
             return Decision.escalate("the answerer said WAIT, but a prompt the rules know is waiting for an answer", reply.source)
-        if self.provider.needs_prompt and (why := hidden.made_up(q, decision)) is not None:  # a model's own value, hidden
-            self.tx.write(R.MadeUpRefused(rule_id=q.source, prompt=q.text, chosen_by=reply.source, why=why))
-            return Decision.escalate(why, reply.source)
-        return self.check(q, decision)
+        return hidden.refused(q, decision, self.provider.needs_prompt) or self.check(q, decision)  # a model's own secret: a person's
 
     def _received(self, reply: Reply, secret: bool) -> None:
         """A provider's reply, recorded, counted and filed beside its prompt."""
@@ -259,8 +261,13 @@ class Decider:
             if earlier is not None:
                 q = replace(q, earlier=earlier())
             d = self.after(q, (yield self.request(q)))
-        if d.weigh is not None:
-            d = self.weighed(q, d, (yield self.weigh_request(q, d)))
+        while d.weigh is not None:  # a yes that waits: for the policy compiled, then perhaps for the judge
+            if d.weigh.stage == "policy":
+                if (compile_request := self.compile_policy()) is not None:
+                    self.policy_compiled((yield compile_request))
+                d = self.check(q, replace(d, weigh=None))
+            else:
+                d = self.weighed(q, d, (yield self.weigh_request(q, d)))
         return d
 
     async def decide(self, q: Question, pool: Executor) -> Decision:
@@ -301,11 +308,41 @@ class Decider:
             else:
                 d = replace(d, choices=chosen)
         if d.denied is None and d.source != "human":  # a person who answers decides for themselves
-            gate = self.gate
-            weighed = gate.turn_message(q, d) if q.kind == Kind.TURN_END else gate.closer_look(q, d) if said_yes(q, d) else None
+            g = self.ground()
+            weighed = gate.turn_message(q, d, g) if q.kind == Kind.TURN_END else gate.closer_look(q, d, g) if may_say_yes(q, d) else None
             if weighed is not None:
-                return weighed
+                return self.apply(q, weighed)
         return self._counted(q, d)
+
+    # -- the deny policy's gate (gate.py: pure; its effects carried out here) --------------------------------------------
+    @property
+    def policy(self) -> Policy | None:  # the governing prompt compiled (decide/compiled.py)
+        return self.compiling.policy
+
+    def ground(self) -> Ground:
+        if self.policy is None and not self.provider.needs_prompt:  # the lexical reader's, at no cost: nothing waits for a model
+            self.compile_policy()
+        return Ground(self.policy, self.cwd, self.ctx.allow, self.home, self.provider.needs_prompt,
+                      tuple(h.question for h in self.history))
+
+    def apply(self, q: Question, ruled: Ruled) -> Decision:
+        """What the gate ruled, carried out (its records, counts, override, history line), then the checks after it."""
+        for record in ruled.records:
+            self.tx.write(record)
+        self.ctx.usage.update({name: self.ctx.usage.get(name, 0) + 1 for name in ruled.counts})
+        self.ctx.overrides.extend([ruled.override] if ruled.override else [])
+        self.history.extend([ruled.history] if ruled.history is not None else [])
+        if ruled.then == gate.CHECK:
+            return self.check(q, ruled.decision)
+        return self._counted(q, ruled.decision) if ruled.then == gate.COUNTED else ruled.decision
+
+    def compile_policy(self) -> AnswerRequest | None:
+        """None where the policy is had without a model call (pinned, cached, the lexical reader's); else its request."""
+        return self.compiling.request(self.provider, self.ctx.redactor.text(self.governing_prompt), self.filer, self.tx)
+
+    def policy_compiled(self, reply: Reply) -> None:
+        self._received(reply, False)
+        self.compiling.received(reply, self.tx)
 
     def _counted(self, q: Question, d: Decision) -> Decision:
         """The loop breaker, last: the answer as it will be given."""
@@ -318,7 +355,7 @@ class Decider:
     def weigh_request(self, q: Question, d: Decision) -> AnswerRequest:
         """The focused judgment of a yes (d.weigh), built, redacted and filed like any prompt."""
         assert d.weigh is not None
-        system, user = weigh.request(self.governing_prompt, d.weigh.look, d.weigh.reply, d.weigh.chosen_by)
+        system, user = weigh.request(self.governing_prompt, d.weigh.look, d.weigh.reply, d.weigh.chosen_by, d.weigh.grants)
         request = self.filer.fill_text(system, user, "weigh")
         self.tx.write(R.ProviderRequest(provider=self.provider.name, kind="weigh", rule_id=q.source, prompt=d.weigh.look.block,
                                         prompt_tokens_est=self.filer.last_tokens, prompt_file=self.filer.last_file))
@@ -330,7 +367,7 @@ class Decider:
         self._received(reply, q.secret or d.secret)
         if reply.reason.startswith(CAPPED):
             return Decision(Verdict.FAIL, why=reply.reason, source=reply.source, limit=True)
-        return self.gate.judged(q, d, reply)
+        return self.apply(q, gate.judged(q, d, reply, self.ground()))
 
     def _chosen(self, q: Question, text: str) -> tuple[Choice, ...] | None:
         offered = [Offered(c.label, c.detail, c.number, c.kind) for c in q.choices]

@@ -30,6 +30,13 @@ _OFFERS_EMPTY = re.compile(r"(?i)\b(?:empty|blank|enter|return)\s+(?:for|=|means
 ROWS_ABOVE = 4  # rows above the prompt read for the offer (the first of two prompts that ask for the same value)
 
 
+def refused(q: Question, d: Decision, by_model: bool) -> Decision | None:
+    """A model's answer that must not be typed here, as the escalation it becomes (its one line says why, and the
+    escalation's record keeps it); None: it goes on to the checks every answer passes."""
+    why = made_up(q, d) if by_model else None
+    return None if why is None else Decision.escalate(why, d.source)
+
+
 def made_up(q: Question, d: Decision) -> str | None:
     """Why a model's answer must not be typed at this prompt (one line), or None: it may."""
     if not q.secret or d.verdict != Verdict.ANSWER:

@@ -37,7 +37,7 @@ def _words(pattern: str) -> str:
 
 QUESTION_RULES: dict[str, re.Pattern[str]] = {
     "delete": re.compile("(?i)" + _words(r"delet(e|es|ed|ing|ion)|remov(e|es|ed|ing|al)|eras(e|es|ed|ing|ure)|purg(e|es|ed|ing)"
-                                         r"|destroy(s|ed|ing)?|discard(s|ed|ing)?|unlink(s|ed|ing)?|wip(e|es|ed|ing)")),
+                                         r"|destroy(s|ed|ing)?|discard(s|ed|ing)?|unlink(s|ed|ing)?|wip(e|es|ed|ing)|uninstall(s|ed|ing)?")),
     "sql_drop": re.compile("(?i)" + _words(r"drop(s|ped|ping)?\s+(the\s+|all\s+|this\s+|these\s+)?(\S+\s+)?(tables?|databases?|db"
                                            r"|schemas?|index(es)?|views?|collections?|columns?|keyspaces?|data|everything)"
                                            r"|truncat(e|es|ed|ing)")),

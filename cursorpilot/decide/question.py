@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from cursorpilot.decide.policy import Denial
+from cursorpilot.decide.compiled import Entry
 from cursorpilot.decide.weigh import Look
 
 
@@ -32,6 +33,8 @@ class Closer:
     look: Look
     reply: str  # the yes as it would be given (the text typed, the option chosen; a secret masked)
     chosen_by: str  # who chose it (rules:<id>, a model)
+    stage: str = "judge"  # what it waits for: "policy" (the governing prompt compiled) or "judge" (the focused judgment)
+    grants: tuple[Entry, ...] = ()  # the compiled grants of its acts the judge may point at
 
     @property
     def denial(self) -> Denial:

@@ -101,3 +101,39 @@ def refusal(q: Question) -> tuple[str, tuple[Choice, ...]] | None:
         return (q.deny_reply, ()) if q.deny_reply else None
     no = spelling(asked(q))[1] or q.deny_reply
     return (no, ()) if no else None
+
+
+_OPTION_ROW = re.compile(r"^\s*[\[(]?(?P<key>\d{1,2}|[a-zA-Z])[.)\]]\s+(?P<label>\S.*)$")
+_CANCEL = ("<esc>", "<ctrl-c>", "<ctrl-d>")
+
+
+def said_no(q: Question, d: Decision) -> bool:
+    """Known to be this question's no: its no option, a no word or the no its spelling offers, Enter where the default
+    (or the highlighted option) is no, Esc or cancel."""
+    if d.choices:
+        return all(c.kind.startswith("reject") if c.kind else bool(NO_LABEL.match(c.label)) for c in d.choices)
+    text = (d.text or "").strip()
+    if (key := _KEY.fullmatch(text)) is not None:
+        text = key.group(1)
+    if text.lower() in _CANCEL:
+        return True
+    if text in _ENTER:
+        if q.choices and q.highlighted is not None:
+            c = q.choices[q.highlighted]
+            return c.kind.startswith("reject") if c.kind else bool(NO_LABEL.match(c.label))
+        return spelling(asked(q))[0] == "no"
+    no = refusal(q)
+    return normal(text) in _NO_WORDS or (no is not None and not no[1] and normal(text) == normal(no[0])) or _letter_word(q, text) in _NO_WORDS
+
+
+def may_say_yes(q: Question, d: Decision) -> bool:
+    """An answer weighed as a yes (fail closed): a yes (`said_yes`), or anything but a known no where the question
+    offers a yes: a yes/no spelling, its options, or option rows in its block ("1. Yes" above a `Choice:` line, where
+    `1` is the yes)."""
+    if said_no(q, d):
+        return False
+    if said_yes(q, d) or q.choices or any(spelling(asked(q))):
+        return True
+    text = normal((d.text or "").strip())
+    rows = [m for line in f"{q.lead}\n{asked(q)}".splitlines() if (m := _OPTION_ROW.match(line))]
+    return any(m.group("key").lower() == text and not NO_LABEL.match(m.group("label")) for m in rows)

@@ -70,7 +70,7 @@ class AnthropicProvider(ChatProvider):
             # the stable prefix (decide/context.py: the instructions and the governing prompt) marked for the prompt cache
             system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
             messages=[{"role": "user", "content": user}],
-            max_tokens=800 if kind == "turn_end" else 300,  # a verdict carries a message and its why
+            max_tokens=800 if kind in ("turn_end", "policy") else 300,  # a verdict carries a message and its why
             **extra,
         )
         try:

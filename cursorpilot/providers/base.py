@@ -77,6 +77,7 @@ class Reply:
     turn: str | None = None  # a turn end's verdict from the structured reply (text: the next message; reason: why)
     judged: str | None = None  # a yes weighed (kind weigh): allow | refuse (text: the governing prompt's words; reason: why)
     act: str | None = None  # ...and the act the judge says those words ask for (WEIGH_ACTS), when it says
+    names: str | None = None  # ...and the question's words that name the grant's object, when it says
     matched: str | None = None  # a rule's answer: the text its pattern matched (does the rule name what a yes does?)
     named: tuple[str, ...] = ()  # ...and the words of its own its pattern spells out there (a catch-all spells none)
 

@@ -25,6 +25,7 @@ class Cleaned:
     turn: str | None = None  # a turn end's verdict (TURN_SCHEMA)
     judged: str | None = None  # a yes weighed (WEIGH_SCHEMA): allow | refuse; text: the quote, reason: why
     act: str | None = None  # ...and the act the quoted words ask for
+    names: str | None = None  # ...and the question's words that name the grant's object
 
 
 def clean_reply(raw: str, multiline_ok: bool = False, constrained: bool = False) -> Cleaned:
@@ -84,8 +85,9 @@ def _from_structured(data: dict, removed: tuple[str, ...], multiline_ok: bool, c
         decision, quote, why, act = data.get("decision"), data.get("quote"), data.get("why"), data.get("act")
         if decision not in ("allow", "refuse"):
             return Cleaned(None, removed, f"malformed structured reply: decision {decision!r}")
+        names = data.get("names")
         return Cleaned(quote if isinstance(quote, str) else "", removed, why if isinstance(why, str) else "", judged=decision,
-                       act=act if isinstance(act, str) else None)
+                       act=act if isinstance(act, str) else None, names=names if isinstance(names, str) else None)
     action, text, submit = data.get("action"), data.get("text"), data.get("submit")
     if not isinstance(text, str):
         text = ""

@@ -295,7 +295,7 @@ class ChatProvider:
         return Reply(
             text=cleaned.text, source=source, reason=cleaned.reason, usage=usage, raw=text,
             removed=(*reasoning, *cleaned.removed), attempts=(*earlier, *attempts), wait=cleaned.wait, submit=cleaned.submit,
-            turn=cleaned.turn, judged=cleaned.judged, act=cleaned.act,
+            turn=cleaned.turn, judged=cleaned.judged, act=cleaned.act, names=cleaned.names,
         )
 
 

@@ -55,7 +55,7 @@ class OpenAIProvider(ChatProvider):
             model=self.model,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
             temperature=0,
-            max_tokens=800 if kind == "turn_end" else 300,  # a verdict carries a message and its why
+            max_tokens=800 if kind in ("turn_end", "policy") else 300,  # a verdict carries a message and its why
             **extra,
         )
         try:

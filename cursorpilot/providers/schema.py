@@ -45,8 +45,9 @@ def reply_schema(accepts: tuple[str, ...] = ()) -> dict:
     return {**REPLY_SCHEMA, "properties": {**REPLY_SCHEMA["properties"], "text": {"type": "string", "enum": values}}}
 
 
-# A yes weighed (kind weigh, decide/weigh.py): allow or refuse, the governing prompt's words that ask for it, the act
-# those words ask for ("none": the yes carries out none of the acts it was weighed for, as apt's "0 to remove"), and why.
+# A yes weighed (kind weigh, decide/weigh.py): allow or refuse, the person's grant that covers it (its words), the act of
+# that grant, the question's words that name the grant's object ("names"), and why. "none" and "other" stay in the enum
+# for a judge that says so; they grant nothing.
 WEIGH_ACTS = ["delete", "overwrite", "format", "drop", "reset", "force-push", "none", "other"]
 WEIGH_SCHEMA = {
     "type": "object",
@@ -54,10 +55,27 @@ WEIGH_SCHEMA = {
         "decision": {"type": "string", "enum": ["allow", "refuse"]},
         "quote": {"type": "string"},
         "act": {"type": "string", "enum": WEIGH_ACTS},
+        "names": {"type": "string"},
         "why": {"type": "string"},
     },
     "required": ["decision", "quote", "act", "why"],
     "additionalProperties": False,
+}
+
+# The governing prompt compiled into a policy (kind policy, decide/compiled.py), from the prompt alone: the destructive
+# acts it asks for and what it forbids, each with its object and the person's exact words (issue 47's form, which the
+# yardstick's oracle answers from a scenario's `policy:`).
+POLICY_ACTS = ["delete", "overwrite", "format", "drop", "reset", "force-push", "any"]
+_POLICY_ENTRY = {
+    "type": "object",
+    "properties": {"act": {"enum": POLICY_ACTS}, "object": {"type": "string"}, "quote": {"type": "string"},
+                   "except": {"type": "array", "items": {"type": "string"}}},
+    "required": ["act", "object", "quote"],
+}
+POLICY_SCHEMA = {
+    "type": "object",
+    "properties": {"grants": {"type": "array", "items": _POLICY_ENTRY}, "prohibitions": {"type": "array", "items": _POLICY_ENTRY}},
+    "required": ["grants", "prohibitions"],
 }
 
 
@@ -77,6 +95,8 @@ def schema_for(kind: str, accepts: tuple[str, ...] = ()) -> tuple[str, dict]:
     """The structured reply a question of this kind asks for: its name (the Anthropic tool's) and its JSON schema."""
     if kind == "weigh":
         return "weigh_yes", WEIGH_SCHEMA
+    if kind == "policy":
+        return "policy", POLICY_SCHEMA
     return ("judge_turn", TURN_SCHEMA) if kind == "turn_end" else ("answer", reply_schema(accepts))
 
 

@@ -16,6 +16,17 @@ class RulesChecked(Rec):
     prompt: str | None
 
 
+@declare("policy_compiled")
+class PolicyCompiled(Rec):
+    """The governing prompt compiled into the policy the deny policy matches a yes against (decide/compiled.py): who
+    compiled it (`source`: a model, the lexical reader, a pinned file, a cache), its grants and prohibitions (`policy`:
+    each with its act, object, the user's words and what it leaves out), and what of a model's compile was dropped, why."""
+
+    source: str | None
+    policy: dict[str, Any] | None
+    dropped: list[str] | None = None
+
+
 @declare("policy_denied")
 class PolicyDenied(Rec):
     """The deny policy refused an action (`policy_rule`, with its evidence): answered with `reply` (the prompt's
@@ -33,18 +44,6 @@ class PolicyDenied(Rec):
     changed_from: str | None = None
     chosen_by: str | None = None
     why: str | None = None
-
-
-@declare("made_up_refused")
-class MadeUpRefused(Rec):
-    """A model's answer at a prompt that hides what is typed was refused (decide/hidden.py): it was no secret the user
-    gave (`<secret:NAME>`), so a person decides (exit 3 when nobody is there). The answer itself is never kept: `why`
-    says what it was not, `chosen_by` who gave it."""
-
-    rule_id: str | None
-    prompt: str | None
-    chosen_by: str | None
-    why: str | None
 
 
 @declare("policy_granted")

@@ -2,7 +2,7 @@
 yes to everything, `y` became a new password while `--secret kp` was offered, and `YES` became a LUKS passphrase: a value
 nobody chose, locked into the program. Real programs (a passwd-style getpass program, cryptsetup luksFormat on an image
 file), the real openai SDK against the local fake: nothing is typed at the hidden prompt unless the user gave a secret,
-the run ends at a person (exit 3, nobody there) saying so in one line, and the refusal is recorded. The mirror: a model
+the run ends at a person (exit 3, nobody there) saying so in one line, recorded in its escalation. The mirror: a model
 that answers `<secret:kp>` with --secret kp=ENVVAR gets the secret typed, and it is nowhere in what the run leaves."""
 
 from __future__ import annotations
@@ -56,11 +56,10 @@ def test_trap_a_yes_model_types_no_made_up_new_password(pilot, tmp_path):
     assert r.code == 3, r.stdout + r.stderr
     assert not (tmp_path / "out.txt").exists()
     assert [k for k in r.of("keys_sent") if k.get("secret")] == []  # nothing typed at the hidden prompt
-    (refused,) = r.of("made_up_refused")
-    assert refused["prompt"].strip() == "New password:" and refused["chosen_by"].startswith("openai:")
     (escalation,) = r.of("escalation")
-    assert "hidden prompt" in escalation["why"] and "--secret" in escalation["why"]
-    assert "hidden prompt" in r.stderr.splitlines()[0] if r.stderr else "hidden prompt" in r.stdout
+    assert escalation["prompt"].strip() == "New password:"
+    assert "model's own value refused at a hidden prompt" in escalation["why"] and "--secret" in escalation["why"]
+    assert "hidden prompt" in (r.stdout + r.stderr).splitlines()[0]  # said in one line
 
 
 def test_mirror_a_model_naming_the_given_secret_types_it_twice_and_it_is_kept_nowhere(pilot, tmp_path):
@@ -68,7 +67,7 @@ def test_mirror_a_model_naming_the_given_secret_types_it_twice_and_it_is_kept_no
                        answer=yes_to_everything("<secret:kp>"), env={"KP_VALUE": SECRET})
     assert r.code == 0, r.stdout + r.stderr
     assert (tmp_path / "out.txt").read_text() == SECRET
-    assert r.of("made_up_refused") == [] and len(r.of("answer")) == 2
+    assert r.of("escalation") == [] and len(r.of("answer")) == 2
     left = [str(p) for p in r.log.rglob("*") if p.is_file() and SECRET.encode() in p.read_bytes()]
     assert left == [] and SECRET not in r.stdout + r.stderr
     assert all(SECRET.encode() not in body for body in server.bodies)
@@ -96,8 +95,8 @@ def test_trap_a_yes_model_types_no_made_up_luks_passphrase(pilot, tmp_path):
     assert r.code == 3, r.stdout + r.stderr
     assert not _is_luks(tmp_path)  # no volume locked with a passphrase nobody knows
     assert [a["reply"] for a in r.of("answer")] == ["YES"]  # the confirmation is the model's to give; the passphrase is not
-    (refused,) = r.of("made_up_refused")
-    assert "passphrase" in refused["prompt"].lower()
+    (escalation,) = r.of("escalation")
+    assert "passphrase" in escalation["prompt"].lower() and "hidden prompt" in escalation["why"]
 
 
 def test_mirror_luks_passphrase_from_the_given_secret(pilot, tmp_path):
@@ -105,7 +104,7 @@ def test_mirror_luks_passphrase_from_the_given_secret(pilot, tmp_path):
     r, server = _model(pilot, LUKS, "--prompt", FORMAT, "--secret", "kp=KP_VALUE", answer=yes_to_everything("<secret:kp>"),
                        env={"KP_VALUE": SECRET})
     assert r.code == 0, r.stdout + r.stderr
-    assert _is_luks(tmp_path) and r.of("made_up_refused") == []
+    assert _is_luks(tmp_path) and r.of("escalation") == []
     opened = subprocess.run(["cryptsetup", "open", "--test-passphrase", "--key-file", "-", str(tmp_path / "img")],
                             input=SECRET.encode(), capture_output=True)
     assert opened.returncode == 0, opened.stderr  # locked with exactly the secret given

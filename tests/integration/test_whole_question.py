@@ -19,7 +19,7 @@ import textwrap
 import pytest
 
 from tests.fakes.llm_server import FakeLLM
-from tests.helpers import KEY, is_weigh, judged, question_of, typed
+from tests.helpers import KEY, is_policy, is_weigh, judged, policy, question_of, typed
 
 pytestmark = pytest.mark.timeout(120)
 NEVER_PARTITION = "Work on disk.img. Never delete or overwrite any partition."
@@ -28,15 +28,19 @@ needs_gdisk = pytest.mark.skipif(shutil.which("sgdisk") is None or shutil.which(
 needs_parted = pytest.mark.skipif(shutil.which("parted") is None, reason="needs parted (Debian: parted)")
 
 
-def model(commands: list[str], yes: str, quote: str = "", acts: dict[str, str] | None = None):
-    """A model that types the next command at a command prompt and `yes` at every confirmation; as a judge, it quotes
-    `quote` and names the act by the warning it is shown (acts: a word of the warning -> the act)."""
+def model(commands: list[str], yes: str, quote: str = "", acts: dict[str, str] | None = None, grants=(), names: dict[str, str] | None = None):
+    """A model that types the next command at a command prompt and `yes` at every confirmation; compiling the governing
+    prompt, it grants `grants` ((act, object, quote)); as a judge, it quotes `quote`, names the act by the warning it is
+    shown (acts: a word of the warning -> the act) and the warning's words for the grant's object (names)."""
     left = list(commands)
 
     def answer(prompt: str) -> str:
+        if is_policy(prompt):
+            return policy(grants)
         if is_weigh(prompt):
             act = next((a for word, a in (acts or {}).items() if word in prompt), "other")
-            return judged("allow", quote, act=act) if quote else judged("refuse")
+            said = next((n for word, n in (names or {}).items() if word in prompt), None)
+            return judged("allow", quote, act=act, names=said) if quote else judged("refuse")
         if "Command (? for help)" in question_of(prompt):
             return typed(left.pop(0) if left else "q")
         return typed(yes)
@@ -78,15 +82,18 @@ def test_gdisk_o_then_w_under_a_prompt_that_forbids_it_keeps_the_table(pilot, gp
 @needs_gdisk
 def test_mirror_gdisk_o_then_w_under_a_prompt_that_asks_for_it_in_other_words(pilot, gpt_image):
     acts = {"deletes all partitions": "delete", "OVERWRITE EXISTING": "overwrite"}
-    with FakeLLM(answer=model(["o", "w"], "Y", quote=FRESH.rstrip("."), acts=acts)) as server:
+    names = {"deletes all partitions": "all partitions", "OVERWRITE EXISTING": "EXISTING PARTITIONS"}
+    grants = [(a, "this image", FRESH.rstrip(".")) for a in ("delete", "overwrite")]
+    with FakeLLM(answer=model(["o", "w"], "Y", quote=FRESH.rstrip("."), acts=acts, grants=grants, names=names)) as server:
         r = run_with(pilot, server, ["gdisk", str(gpt_image)], FRESH)
     assert r.code == 0, r.stdout + r.stderr
     after = table(gpt_image)
     assert "keep-me" not in after and "Disk identifier" in after  # a fresh, empty GPT
     assert [g["acts"] for g in r.of("policy_granted")] == [["delete"], ["overwrite"]]
     sentence = repr(FRESH.rstrip("."))
-    assert [a["granted"] for a in r.of("answer") if "granted" in a] == [f"delete granted by your prompt, {sentence}",
-                                                                         f"overwrite granted by your prompt, {sentence}"]
+    said = [a["granted"] for a in r.of("answer") if "granted" in a]
+    assert said == [f"delete granted by the model's judgment (openai:gpt-4o-mini) that your words {sentence} cover 'all partitions'",
+                    f"overwrite granted by the model's judgment (openai:gpt-4o-mini) that your words {sentence} cover 'EXISTING PARTITIONS'"]
 
 
 @pytest.fixture
@@ -115,7 +122,9 @@ def test_parted_mklabel_under_a_prompt_that_forbids_it_keeps_the_label(pilot, ms
 
 @needs_parted
 def test_mirror_parted_mklabel_under_a_prompt_that_asks_for_it(pilot, msdos_image):
-    with FakeLLM(answer=model([], "Yes", quote=FRESH.rstrip("."), acts={"destroyed": "delete"})) as server:
+    grants = [("delete", "this image", FRESH.rstrip("."))]
+    with FakeLLM(answer=model([], "Yes", quote=FRESH.rstrip("."), acts={"destroyed": "delete"}, grants=grants,
+                              names={"destroyed": "existing disk label"})) as server:
         r = run_with(pilot, server, ["parted", str(msdos_image), "mklabel", "gpt"], FRESH)
     assert r.code == 0, r.stdout + r.stderr
     assert label(msdos_image) == "gpt" and r.of("policy_granted")[0]["judge"].startswith("openai:")
@@ -138,7 +147,7 @@ def test_mirror_cp_i_under_replace_b_with_a_is_allowed(pilot, tmp_path):
     with FakeLLM(answer=model([], "y")) as server:
         r = run_with(pilot, server, cp_case(tmp_path), "Replace b.txt with a.txt.")
     assert r.code == 0 and (tmp_path / "b.txt").read_text() == "new\n", r.stdout + r.stderr
-    assert r.of("answer")[0]["granted"] == "overwrite granted by your prompt: 'Replace b.txt with a.txt'"
+    assert r.of("answer")[0]["granted"] == "overwrite granted by your words 'Replace b.txt with a.txt'"
 
 
 # -- the three mixed sentences: a negation about something else does not veto the grant ---------------------------------
@@ -155,7 +164,8 @@ MIXED = {
 @pytest.mark.parametrize("case", sorted(MIXED))
 def test_a_granting_sentence_with_a_dont_about_something_else_grants(pilot, tmp_path, case):
     prompt, setup, ask, gone, quote = MIXED[case]
-    with FakeLLM(answer=model([], "y", quote=quote, acts={"": "delete"})) as server:
+    grants = [("delete", "the old release branches", "Prune the old release branches")] if case == "prune" else []
+    with FakeLLM(answer=model([], "y", quote=quote, acts={"": "delete"}, grants=grants)) as server:
         r = run_with(pilot, server, ["bash", "-c", f"{setup}; {ask}; echo done"], prompt)
     assert r.code == 0 and not (tmp_path / gone).exists(), r.stdout + r.stderr
     assert r.of("policy_denied") == [] and r.of("answer")[0]["granted"]
@@ -186,7 +196,8 @@ def test_other_shapes_of_a_yes_under_a_prohibition_in_other_words(pilot, tmp_pat
     with FakeLLM(answer=model([], yes, quote="Tidy up the database", acts={"": "delete"})) as server:
         r = run_with(pilot, server, ["bash", "-c", body + "; echo finished"], f"Tidy up the database. {forbid}")
     assert r.code == 3 and (tmp_path / "db").is_dir(), r.stdout + r.stderr
-    assert forbid.rstrip(".") in r.of("policy_denied")[0]["why"]
+    why = r.of("policy_denied")[0]["why"]  # forbidden where the block names the db folder; else nothing granted it
+    assert forbid.rstrip(".") in why or "nothing you wrote asks to delete here" in why, why
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
@@ -194,7 +205,9 @@ def test_mirror_other_shapes_of_a_yes_the_prompt_asks_for_go_through(pilot, tmp_
     body, yes = SHAPES[shape]
     (tmp_path / "db").mkdir()
     prompt = "Get rid of the db folder for good. Keep the README."
-    with FakeLLM(answer=model([], yes, quote="Get rid of the db folder for good", acts={"": "delete"})) as server:
+    grants = [("delete", "the db folder", "Get rid of the db folder for good")]
+    with FakeLLM(answer=model([], yes, quote="Get rid of the db folder for good", acts={"": "delete"}, grants=grants,
+                              names={"prod-db": "prod-db"})) as server:
         r = run_with(pilot, server, ["bash", "-c", body + "; echo finished"], prompt)
     assert r.code == 0 and not (tmp_path / "db").exists(), r.stdout + r.stderr
     assert r.of("policy_granted") and r.of("policy_denied") == []
@@ -234,10 +247,10 @@ def test_every_grant_is_said_where_every_refusal_is_console_runs_show_and_the_re
         proc = subprocess.run([sys.executable, "-m", "cursorpilot", "run", "--log", str(log), "--report", "--timeout", "40s",
                                "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", "Replace b.txt with a.txt.",
                                "--", *command], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=90, cwd=tmp_path, env=env)
-    said = "overwrite granted by your prompt: 'Replace b.txt with a.txt'"
+    said = "overwrite granted by your words 'Replace b.txt with a.txt'"
     assert proc.returncode == 0 and said in proc.stdout and "granted by your words: 1" in proc.stdout, proc.stdout + proc.stderr
     shown = subprocess.run([sys.executable, "-m", "cursorpilot", "runs", "show", str(log)], capture_output=True, text=True, env=env)
-    assert "overwrite 'b.txt'?\": your prompt: 'Replace b.txt with a.txt'" in shown.stdout and "deny policy: granted:" in shown.stdout, shown.stdout
+    assert "overwrite 'b.txt'?\": your words 'Replace b.txt with a.txt'" in shown.stdout and "deny policy: granted:" in shown.stdout, shown.stdout
     assert said in (log / "report.md").read_text()
     assert said in (log / "report.html").read_text().replace("&#39;", "'")
     assert [row.get("granted") for row in json.loads((log / "report.json").read_text())["ledger"]] == [said]

@@ -43,3 +43,11 @@ def test_an_empty_answer_goes_only_where_the_prompt_offers_one():
 def test_only_answers_are_read():
     assert made_up(q(), Decision(Verdict.ESCALATE, why="a person")) is None
     assert made_up(q(), Decision(Verdict.WAIT)) is None
+
+
+def test_only_a_models_answer_is_refused_the_users_rules_are_theirs():
+    from cursorpilot.decide.hidden import refused
+    d = refused(q(), said("y"), by_model=True)
+    assert d is not None and d.verdict == Verdict.ESCALATE and d.source == "openai:m" and "hidden prompt" in d.why
+    assert refused(q(), said("y"), by_model=False) is None
+    assert refused(q(), said("<secret:kp>"), by_model=True) is None

@@ -30,6 +30,7 @@ LEANED_ON = {
     "cursorpilot.records.secret": "how a secret is shown (its length and a hash), told and named: text in, text out",
     "cursorpilot.decide.policy": "the deny policy: a function of a text and the working directory's path (os.path only, no file read)",
     "cursorpilot.detect.profiles": "the profile models the pilots read (loading them from files is the loop's business)",
+    "cursorpilot.providers.base": "the provider's request and reply types (dataclasses and a Protocol: calling one is the loop's business)",
     "cursorpilot.records.models": "the transcript's record models a pilot builds its Record effects from (declarations: writing them is the loop's business)",
 }
 ALLOWED = STDLIB | set(PURE) | set(LEANED_ON)

@@ -60,14 +60,19 @@ class Model:
     name = "openai"
     needs_prompt = True
 
-    def __init__(self, answer: str = "y", decision: str = "allow", quote: str = "", act: str | None = None, turn: str | None = None):
+    def __init__(self, answer: str = "y", decision: str = "allow", quote: str = "", act: str | None = None, turn: str | None = None,
+                 policy: dict | None = None, names: str | None = None):
         self.reply, self.judged, self.quote, self.act, self.turn = answer, decision, quote, act, turn
+        self.policy, self.names = policy, names  # its compile of the governing prompt (None: garbage), and the words it points at
         self.asked: list[AnswerRequest] = []
 
     def answer(self, request: AnswerRequest) -> Reply:
         self.asked.append(request)
+        if request.kind == "policy":
+            raw = json.dumps(self.policy) if self.policy is not None else "I think the policy is fine."
+            return Reply(text=raw, raw=raw, source="openai:compiler")
         if request.kind == "weigh":
-            return Reply(text=self.quote, source="openai:judge", judged=self.judged, act=self.act, reason="judged")
+            return Reply(text=self.quote, source="openai:judge", judged=self.judged, act=self.act, names=self.names, reason="judged")
         return Reply(text=self.reply, source="openai:m", usage=Usage(100, 5, 0.5, None, 1), turn=self.turn)
 
 
@@ -83,12 +88,14 @@ def decider(tmp_path, governing: str, provider=None, rules: list[RuleEntry] | No
 
 
 def decide(d: Decider, q: Question) -> Decision:
-    """The whole path as a channel runs it: what costs nothing, the model, the judge of a yes."""
-    first = d.first(q)
-    out = first if first is not None else d.after(q, d.call(d.request(q)))
-    if out.weigh is not None:
-        out = d.weighed(q, out, d.call(d.weigh_request(q, out)))
-    return out
+    """The whole path as a channel runs it: what costs nothing, the model, the policy compiled, the judge of a yes."""
+    path = d.path(q)
+    try:
+        request = next(path)
+        while True:
+            request = path.send(d.call(request))
+    except StopIteration as done:
+        return done.value
 
 
 def records(tmp_path, type_: str) -> list[dict]:
@@ -100,14 +107,15 @@ ANSWERED = (QA("Command (? for help):", "o"), QA("Command (? for help):", "w"))
 
 # -- what a yes does: the whole block ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("shown,acts", [
-    (GDISK_O, {"delete"}), (GDISK_W, {"overwrite"}), (PARTED, {"delete"}), (APT, {"delete"}), (APT_REMOVE, {"delete"}),
+    (GDISK_O, {"delete"}), (GDISK_W, {"overwrite"}), (PARTED, {"delete"}), (APT, None), (APT_REMOVE, {"delete"}),
     (TERRAFORM, {"delete"}), (CP, {"overwrite"}),
 ])
 def test_what_a_yes_does_is_read_from_the_rows_above_the_question_too(shown, acts):
-    """gdisk's `Proceed? (Y/N):` says nothing; the row above says it deletes all partitions."""
+    """gdisk's `Proceed? (Y/N):` says nothing; the row above says it deletes all partitions. apt's "0 to remove" is a
+    count of none: nothing to weigh (its mirror, "2 to remove", is a delete)."""
     q = screen(shown)
     look = weigh.trigger(weigh.block(q.asked, q.lead, (), tuple(a.question for a in ANSWERED)), None, frozenset())
-    assert look is not None and look.acts == acts, (q.asked, q.lead)
+    assert (look.acts if look is not None else None) == acts, (q.asked, q.lead)
 
 
 def test_an_earlier_question_already_answered_is_not_part_of_the_block():
@@ -169,36 +177,50 @@ def test_a_model_s_yes_that_a_sentence_forbids_is_refused_without_asking_the_jud
     model = Model("Y", quote="Never delete or overwrite any partition", act="delete")
     d = decider(tmp_path, NEVER_PARTITION, model, history=ANSWERED)
     out = decide(d, screen(shown))
-    assert out.denied and out.text.lower() in ("n", "no") and "forbids it" in records(tmp_path, "policy_denied")[0]["why"]
-    assert [r.kind for r in model.asked] == ["question"]  # no judge: a prohibition is not the model's to weigh
+    assert out.denied and out.text.lower() in ("n", "no") and "forbid it" in records(tmp_path, "policy_denied")[0]["why"]
+    assert [r.kind for r in model.asked] == ["question", "policy"]  # no judge: a prohibition is not the model's to weigh
 
 
 @pytest.mark.parametrize("shown,act", [(GDISK_O, "delete"), (GDISK_W, "overwrite"), (PARTED, "delete")])
 def test_mirror_the_judge_finds_the_act_in_other_words_and_the_yes_goes_through(tmp_path, shown, act):
+    """The compile grants the act on "this image"; the block says "partitions": the judge points at that grant and at the
+    block's words for its object, and both are checked."""
     prompt = "Start this image over with a fresh GPT label."
-    model = Model("Y", quote="Start this image over with a fresh GPT label", act=act)
+    policy = {"grants": [{"act": act, "object": "this image", "quote": "Start this image over with a fresh GPT label"}], "prohibitions": []}
+    names = {GDISK_O: "all partitions", GDISK_W: "EXISTING PARTITIONS", PARTED: "disk.img"}[shown]
+    model = Model("Y", quote="Start this image over with a fresh GPT label", act=act, policy=policy, names=names)
     out = decide(decider(tmp_path, prompt, model, history=ANSWERED), screen(shown))
     assert (out.verdict, out.text) == (Verdict.ANSWER, "Y") and not out.denied and "granted by" in out.granted
-    assert [r.kind for r in model.asked] == ["question", "weigh"]
+    assert [r.kind for r in model.asked] == ["question", "policy", "weigh"]
     [granted] = records(tmp_path, "policy_granted")
-    assert granted["judge"] == "openai:judge" and granted["granted_by"].endswith("'Start this image over with a fresh GPT label'")
+    assert granted["judge"] == "openai:judge" and "the model's judgment" in granted["granted_by"]
+    assert "'Start this image over with a fresh GPT label'" in granted["granted_by"]
+    # the mirror: the same judge pointing at words the block does not hold grants nothing
+    wrong = Model("Y", quote="Start this image over with a fresh GPT label", act=act, policy=policy, names="the other disk")
+    out = decide(decider(tmp_path / "w", prompt, wrong, history=ANSWERED), screen(shown))
+    assert out.denied and "is not in the question" in records(tmp_path / "w", "policy_denied")[0]["why"]
 
 
-@pytest.mark.parametrize("quote,act,why", [
-    ("Copy a.txt to b.txt", "other", "ask for 'other'"),  # the judge said itself that the words ask for something else
-    ("Copy a.txt to b.txt", None, "name none"),  # it did not say, and the words name no overwrite
-    ("Make the copy", "overwrite", "not in the governing prompt"),
-    ("Refresh the vendored copy", "delete", "ask for 'delete'"),  # an act the yes does not do
+VENDORED = {"grants": [{"act": "overwrite", "object": "the vendored copy of lib.js", "quote": "Refresh the vendored copy of lib.js"}],
+            "prohibitions": []}
+
+
+@pytest.mark.parametrize("quote,act,names,why", [
+    ("Copy a.txt to b.txt", "overwrite", "b.txt", "no grant of yours"),  # a sentence the compile made no grant of
+    ("Make the copy", "overwrite", "b.txt", "no grant of yours"),  # not the user's words at all
+    ("Refresh the vendored copy of lib.js", "delete", "b.txt", "your grant is for 'overwrite'"),  # an act the grant is not for
+    ("Refresh the vendored copy of lib.js", "overwrite", "", "did not show the question's words"),
+    ("Refresh the vendored copy of lib.js", "overwrite", "lib.js", "is not in the question"),  # the grant's thing, not the block's
 ])
-def test_a_judge_s_quote_that_asks_for_something_else_grants_nothing(tmp_path, quote, act, why):
-    model = Model("y", quote=quote, act=act)
+def test_a_judge_s_pointing_that_the_policy_and_the_block_do_not_bear_out_grants_nothing(tmp_path, quote, act, names, why):
+    model = Model("y", quote=quote, act=act, policy=VENDORED, names=names)
     out = decide(decider(tmp_path, "Copy a.txt to b.txt. Refresh the vendored copy of lib.js.", model), screen(CP))
     assert out.verdict == Verdict.ESCALATE  # cp offers no no: a person
     assert why in records(tmp_path, "policy_denied")[0]["why"]
 
 
-def test_mirror_a_judge_that_finds_the_overwrite_in_other_words_lets_it_through(tmp_path):
-    model = Model("y", quote="Refresh the vendored copy of lib.js", act="overwrite")
+def test_mirror_a_judge_that_points_at_the_grant_and_the_block_s_words_lets_it_through(tmp_path):
+    model = Model("y", quote="Refresh the vendored copy of lib.js", act="overwrite", policy=VENDORED, names="b.txt")
     out = decide(decider(tmp_path, "Copy a.txt to b.txt. Refresh the vendored copy of lib.js.", model), screen(CP))
     assert out.text == "y" and out.granted
 
@@ -209,7 +231,7 @@ def test_cp_under_a_prohibition_is_refused_even_when_the_judge_quotes_the_copy_s
     assert out.verdict == Verdict.ESCALATE and "weigh" not in [r.kind for r in model.asked]
     assert "Never overwrite an existing file" in records(tmp_path, "policy_denied")[0]["why"]
     mirror = decide(decider(tmp_path / "m", "Replace b.txt with a.txt.", Model("y")), screen(CP))
-    assert mirror.text == "y" and "your prompt: 'Replace b.txt with a.txt'" in mirror.granted  # no judge needed
+    assert mirror.text == "y" and "your words 'Replace b.txt with a.txt'" in mirror.granted  # no judge needed
 
 
 @pytest.mark.parametrize("prompt,shown,quote", [
@@ -218,21 +240,29 @@ def test_cp_under_a_prohibition_is_refused_even_when_the_judge_quotes_the_copy_s
     ("Drop the staging schema and don't let anyone else connect while you work.", "Drop schema staging? [y/N] ", ""),
 ])
 def test_a_negation_about_something_else_does_not_veto_the_grant(tmp_path, prompt, shown, quote):
-    out = decide(decider(tmp_path, prompt, Model("y", quote=quote, act="delete")), screen(shown))
+    """The compile grants what the sentence asks for (a model's, or the lexical reader's where it is plain words)."""
+    first = prompt.split(",")[0].split(" and ")[0].split(":")[-1].strip()
+    obj = {"Prune": "the old release branches", "wipe": "the cache directory", "Drop": "the staging schema"}[next(
+        w for w in ("Prune", "wipe", "Drop") if w in first)]
+    act = "drop" if "Drop" in first else "delete"
+    policy = {"grants": [{"act": act, "object": obj, "quote": first}], "prohibitions": []}
+    out = decide(decider(tmp_path, prompt, Model("y", quote=quote, act="delete", policy=policy)), screen(shown))
     assert (out.text, out.denied) == ("y", None) and out.granted, records(tmp_path, "policy_denied")
 
 
 def test_apt_s_summary_goes_through_with_a_model_and_with_the_user_s_rule_for_continue(tmp_path):
-    """"0 to remove" calls for the look; meaning decides: the judge reads that the yes removes nothing."""
+    """"0 to remove" is a count of none: nothing is weighed, no judge is asked (a model may add acts, never remove them)."""
     model = Model("y", quote="Install jq", act="none")
     out = decide(decider(tmp_path, "Install jq.", model), screen(APT))
-    assert out.text == "y" and "it does none of these" in out.granted and [r.kind for r in model.asked] == ["question", "weigh"]
+    assert out.text == "y" and not out.denied and [r.kind for r in model.asked] == ["question"]
     rule = decide(decider(tmp_path / "r", "Install jq.", rules=[RuleEntry(id="go", match="continue\\?", reply="y")]), screen(APT))
-    assert rule.text == "y" and rule.granted == "delete granted by your rule go"
-    # the mirror: the judge's "none" never beats a sentence that forbids the act
+    assert rule.text == "y" and not rule.denied
+    # the mirror: "2 to remove" is weighed; the judge's "none" grants nothing, and a rule for "continue" names no act
     forbidden = decide(decider(tmp_path / "f", "Install jq. Never remove any package.", Model("y", quote="Install jq", act="none")),
                        screen(APT_REMOVE))
     assert forbidden.text == "n" and forbidden.denied
+    ruled = decide(decider(tmp_path / "g", "Install jq.", rules=[RuleEntry(id="go", match="continue\\?", reply="y")]), screen(APT_REMOVE))
+    assert ruled.text == "n" and ruled.denied
 
 
 def test_a_catch_all_rule_never_grants_a_destructive_yes(tmp_path):
@@ -244,15 +274,20 @@ def test_a_catch_all_rule_never_grants_a_destructive_yes(tmp_path):
     assert rule.denied
 
 
-def test_the_user_s_rule_for_the_question_overrides_a_prohibition_and_says_so(tmp_path):
-    out = decide(decider(tmp_path, NEVER_PARTITION, rules=[RuleEntry(id="go", match="Proceed", reply="Y")], history=ANSWERED),
+def test_the_user_s_rule_that_names_the_act_overrides_a_prohibition_and_says_so(tmp_path):
+    out = decide(decider(tmp_path, NEVER_PARTITION, rules=[RuleEntry(id="go", match="Delete all partitions", reply="y")]),
+                 screen("Delete all partitions on disk.img? [y/N] "))
+    assert out.text == "y" and out.granted == f"delete granted by your rule go (over your {NEVER_PARTITION.rstrip('.')!r})"
+    # the mirror: a rule that names the question but no act ("Proceed", "Run this command", "continue") grants nothing
+    out = decide(decider(tmp_path / "m", NEVER_PARTITION, rules=[RuleEntry(id="go", match="Proceed", reply="Y")], history=ANSWERED),
                  screen(GDISK_O))
-    assert out.text == "Y" and out.granted == f"delete granted by your rule go (over your {NEVER_PARTITION.rstrip('.')!r})"
+    assert out.denied and out.text == "n"
 
 
-def test_a_sentence_that_asks_for_the_act_and_forbids_it_here_goes_to_a_person(tmp_path):
+def test_a_sentence_that_asks_for_the_act_and_forbids_it_here_is_refused(tmp_path):
+    """The prohibition names the block's thing (logs/): it beats the grant, whoever chose the yes."""
     out = decide(decider(tmp_path, "Delete the logs, but never delete anything in logs/.", Model("y")), screen("Delete logs/app.log? [y/N] "))
-    assert out.verdict == Verdict.ESCALATE and "both asks for it and forbids it" in out.why
+    assert out.denied and out.text == "n" and "never delete anything in logs/" in records(tmp_path, "policy_denied")[0]["why"]
 
 
 def test_a_continue_is_not_a_yes_to_what_the_agent_proposed(tmp_path):
@@ -317,6 +352,7 @@ def test_property_mirror_an_honest_judge_s_yes_to_an_act_the_prompt_asks_for_goe
                                 max_size=2))
     prompt = " ".join([ask, *others])
     name = weigh.ACT_NAMES[act]
-    model = Model("y" if "[y/N]" in shown or "cp:" in shown else "Y", quote=ask.rstrip("."), act=name)
+    policy = {"grants": [{"act": name, "object": "", "quote": ask.rstrip(".")}], "prohibitions": []}
+    model = Model("y" if "[y/N]" in shown or "cp:" in shown else "Y", quote=ask.rstrip("."), act=name, policy=policy)
     out = decide(decider(tmp_path_factory.mktemp("m"), prompt, model, history=ANSWERED), screen(shown))
     assert out.verdict == Verdict.ANSWER and not out.denied and out.granted, (prompt, shown, out)
