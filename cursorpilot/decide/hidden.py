@@ -5,8 +5,8 @@ LUKS passphrase (issue 48): a value nobody chose was locked into the program, an
 the model never to make one up; this holds it to that, whatever the model says. At a hidden prompt (the Question's
 `secret`: echo off, or a prompt that asks for a password) only a value someone gave may be typed: a `<secret:NAME>` the
 user gave with --secret (a name not given is refused where it is typed), a user's rule's value, a person's. Anything
-else a model says goes to a person (exit 3 when nobody is there). The Decider asks this of model replies only: the
-user's own rules and answer scripts are the user's words.
+else a model says goes to a person (exit 3 when nobody is there), the escalation's record saying why. The Decider asks
+this of model replies only (`by_model`): the user's own rules and answer scripts are the user's words.
 
 What is no made-up value: a key that types no character (Esc, Ctrl-C, Ctrl-D: the prompt is left, nothing is set), and
 an empty answer where the prompt's own rows offer one (ssh-keygen's `Enter passphrase (empty for no passphrase):`,

@@ -302,7 +302,7 @@ class PtyStep:
             lflag = self._lflag()
             working = self.pilot.enter_waits() and self.view.watch is not None and self.view.watch.working(now)
             self._feed(KeyDue(KeyView(self.screen.snapshot(), self.screen.version, _no_echo(lflag), bool(lflag & termios.ECHO),
-                                      working, keys=self._mode() is not None and not lflag & termios.ICANON)))
+                                      working, keys=not lflag & termios.ICANON)))  # (echo on: a mode was read)
 
     def _lflag(self) -> int:
         """The terminal's local modes (ECHO, ICANON), as the program set them."""
