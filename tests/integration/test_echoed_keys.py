@@ -1,7 +1,7 @@
 """A key that stays echoed on its question's line, with nothing else changed, was read, not taken: it wants Enter
 (issue 48). Two readings rest on it, each on a real program on a real pseudo-terminal:
 
-- a curses program's `:` command line (raw mode, it echoes what is typed, it runs the command on Enter) is read as a
+- a curses program's `:` command line (raw mode, it echoes what is typed, it runs the command on Enter; vim's too) is read as a
   pager's `:` (generic.pager: its keys, no Enter), and the model's command was typed without its Enter, then typed again
   into the same line as a second answer. Now the command, echoed whole after the `:` and nothing else changed, gets one
   Enter. less under git log still gets its q without Enter (test_pagers.py), since less never echoes its keys;
@@ -14,6 +14,7 @@ Answered by a model (the real openai SDK against the local fake) and by rules.""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -90,6 +91,20 @@ def test_a_model_held_to_the_pagers_keys_gets_asked_for_the_line_once_its_q_show
     (line,) = r.of("read_as_line")
     assert (line["rule_id"], line["echoed"]) == ("generic.pager", "q")
     assert [(a["rule_id"], a["reply"]) for a in r.of("answer")] == [("generic.pager", "q"), ("generic.pager.line", "open notes.txt")]
+
+
+@pytest.mark.skipif(shutil.which("vim") is None, reason="needs vim")
+def test_vims_command_line_gets_the_command_a_model_held_to_a_pagers_keys_could_not_give(pilot, tmp_path):
+    """vim in command-line mode (`:` typed by feedkeys, as a person would) shows what less shows: a ':' in raw mode on
+    the last row. The model's q shows after it: asked again as a line, it saves and quits with `wq` and its Enter."""
+    (tmp_path / "notes.txt").write_text("draft notes\n")
+    vim = ["vim", "-u", "NONE", "-N", "-i", "NONE", "-n", "-c", "normal! Gofinal line", "-c", 'call feedkeys(":")', "notes.txt"]
+    with FakeLLM(answer=lambda prompt: typed("wq") if "not a pager" in prompt else typed("q")) as server:
+        r = pilot(vim, "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", "Save the notes and leave the editor.",
+                  env={"OPENAI_API_KEY": KEY})
+    assert r.code == 0, r.stdout + r.stderr
+    assert (tmp_path / "notes.txt").read_text() == "draft notes\nfinal line\n"
+    assert [a["reply"] for a in r.of("answer")] == ["q", "wq"] and len(r.of("read_as_line")) == 1
 
 
 CONFIRM = """
