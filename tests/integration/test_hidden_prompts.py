@@ -111,3 +111,16 @@ def test_mirror_luks_passphrase_from_the_given_secret(pilot, tmp_path):
     left = [str(p) for p in r.log.rglob("*") if p.is_file() and SECRET.encode() in p.read_bytes()]
     assert left == [] and SECRET not in r.stdout + r.stderr
     assert all(SECRET.encode() not in body for body in server.bodies)
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs ssh-keygen (Debian: openssh-client)")
+def test_mirror_an_empty_answer_goes_where_the_prompt_offers_one_and_nowhere_else(pilot, tmp_path):
+    """ssh-keygen names 'no passphrase' as an answer ('(empty for no passphrase)', still above its second prompt): a
+    model's empty answer is no made-up value there. At passwd's 'New password:' it is a choice a person makes."""
+    keygen = ["ssh-keygen", "-q", "-t", "ed25519", "-C", "pilot", "-f", str(tmp_path / "key")]
+    r, _ = _model(pilot, keygen, answer=lambda prompt: typed(""))
+    assert r.code == 0, r.stdout + r.stderr
+    assert (tmp_path / "key").exists() and len(r.of("answer")) == 2 and r.of("escalation") == []
+    r, _ = _model(pilot, script(tmp_path, "passwd", PASSWD), answer=lambda prompt: typed(""))
+    assert r.code == 3 and not (tmp_path / "out.txt").exists(), r.stdout + r.stderr
+    assert "empty answer refused at a hidden prompt" in r.of("escalation")[0]["why"]
