@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from cursorpilot.detect.facts import menu_facts, prompt_ended, screen_facts
+from cursorpilot.detect.facts import BY_FAINT, BY_STYLE, menu_facts, prompt_ended, screen_facts
 from cursorpilot.detect.menu import Menu, numbered
 from cursorpilot.detect.menu import parse as parse_menu
 from cursorpilot.detect.profiles import ANSWERABLE, Profile, Rule, ScreenKind
@@ -325,13 +325,25 @@ def _prompt_like(snap: Snapshot, reading: bool) -> bool:
 _PROMPT_END = re.compile(r"[>$#%:?]\s*$")  # `>>> `, `#? `, `> `: a prompt with no word of its own
 
 
+def _emphasis(menu: Menu, snap: Snapshot, first_row: int) -> bool:
+    """A row of a list drawn in colour above a line prompt of its own (`Project name: `, the cursor after it) is a
+    paragraph's emphasis (a scaffolder's link in cyan among its docs), not a highlight: a styled menu's cursor is hidden,
+    on its row or on the question above it, never on a worded prompt below its options (fzf's `> ` has no words, and
+    its highlight is a marker)."""
+    if menu.by not in (BY_STYLE, BY_FAINT) or not snap.cursor_visible:
+        return False
+    below = snap.cursor_y > first_row + max(o.row for o in menu.options)
+    left = snap.cursor_text
+    return below and WORD.search(left) is not None and prompt_ended(left)
+
+
 def _any_menu(profile: Profile, region: Region, snap: Snapshot, canonical: bool | None = None) -> Classification | None:
     """Whatever the profile: a highlighted option list under a question is a menu (AskUserQuestion pickers,
     clack/Inquirer/prompts selects, a numbered Yes/No drawn by a program no profile knows), where its highlight is one
     (detect/facts.py: not in a program that reads a line with its cursor shown)."""
     styled, faint = snap.rel(region.first_row)
     menu, _, _ = menu_facts(parse_menu(list(region.rows), styled, faint), canonical, snap.cursor_visible)
-    if menu is None:
+    if menu is None or _emphasis(menu, snap, region.first_row):
         return None
     first = min(o.row for o in menu.options)
     top = next((i for i in range(first - 1, max(-1, first - 1 - QUESTION_GAP), -1) if ASKS.match(region.rows[i])), None)

@@ -105,7 +105,7 @@ def parse(rows: list[str] | str, styled: frozenset[int] | set[int] = frozenset()
         for at, m in enumerate(parsed):
             if m and m.group("mark") and m.group("mark") in marks and not _is_prose(m):
                 menu = _menu_at(lines, parsed, at)
-                if menu is not None:
+                if menu is not None and not _bulleted(menu, parsed, m.group("mark")):
                     return menu
     for at in sorted(styled):  # a highlight drawn only in reverse video or colour: one styled option, the others plain
         if 0 <= at < len(lines) and parsed[at] is not None and not _QUESTION.match(lines[at]):
@@ -165,6 +165,12 @@ def _menu_at(lines: list[str], parsed: list, at: int) -> Menu | None:
     if len(options) < 2:
         return None
     return Menu(tuple(options), highlighted, any(o.checked is not None for o in options))
+
+
+def _bulleted(menu: Menu, parsed: list, mark: str) -> bool:
+    """Every option starts with the same marker: a bulleted list (a scaffolder's `→ https://…` links), not a highlight,
+    which marks one row among its siblings."""
+    return all(parsed[o.row] is not None and parsed[o.row].group("mark") == mark for o in menu.options)
 
 
 def _radio(m: re.Match[str]) -> bool:

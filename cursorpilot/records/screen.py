@@ -169,6 +169,27 @@ class EnterRetry(Rec):
     attempt: int | None
 
 
+@declare("enter_after_echo")
+class EnterAfterEcho(Rec):
+    """An answer typed without Enter stayed echoed on its question's line, nothing else changed, and the program waits on
+    its terminal again (it drew the echo itself): it was read, not taken, and Enter was sent once, the answer not typed
+    again (a confirm without auto-enter showing `(y/N) Yes`, a `:` command line). `echoed`: what the line gained."""
+
+    prompt_key: Any
+    echoed: str | None
+
+
+@declare("read_as_line")
+class ReadAsLine(Rec):
+    """A key the prompt's rule names (a pager's q, typed without Enter) stayed echoed after the prompt, nothing else
+    changed: the prompt is a line to fill (a curses program's `:` command line), not a pager. The key was erased and
+    the question asked again as a line, its answer typed with Enter. `echoed`: the key."""
+
+    prompt_key: Any
+    rule_id: str | None
+    echoed: str | None
+
+
 @declare("not_taken")
 class NotTaken(Rec):
     """After the answer (and `enter_retries` more Enters) the screen stayed exactly as it was and the program waits on

@@ -431,3 +431,45 @@ def test_a_screen_that_ends_with_the_question_answered_last_says_so_and_one_with
     more = undecided(GENERIC, screen_of(asked + "\r\nBad passphrase, try again: "), answered_to=3)
     assert not more.answered_last and more.block.startswith("Bad passphrase")
     assert not undecided(GENERIC, screen_of(asked + "\r\n")).answered_last  # nothing answered yet
+
+
+# -- a list of links above a line prompt (issue 48) ---------------------------------------------------------------------
+def _links(bullet: str, prompt: str, *, styled: frozenset[int] = frozenset(), canonical: bool | None = False,
+           visible: bool = True):
+    from dataclasses import replace
+    text = (f"Docs:\n  {bullet} https://create-thing.dev/docs/getting-started\n  {bullet} https://create-thing.dev/docs/templates\n"
+            f"  {bullet} https://github.com/create-thing/discussions\n{prompt}")
+    snap = snapshot_from_text(text, at_line_end=True)
+    snap = replace(snap, cursor_x=len(prompt), styled=styled, cursor_visible=visible)
+    return classify(GENERIC, snap, Timing(quiet_for=2.0, tty="reading", canonical=canonical))
+
+
+@pytest.mark.parametrize("bullet", ["→", "›", ">", "●", "▶"])
+@pytest.mark.parametrize("prompt", ["Project name: ", "? Project name: "])
+@pytest.mark.parametrize("canonical", [True, False, None])
+def test_trap_links_bulleted_with_a_menus_marker_are_no_options(bullet, prompt, canonical):
+    """Every row marked alike is a bulleted list; a highlight marks one row among its siblings."""
+    c = _links(bullet, prompt, canonical=canonical)
+    assert (c.state, c.menu) == ("input", None), (c.rule_id, c.block)
+
+
+@pytest.mark.parametrize("bullet", ["-", "*", "•"])
+@pytest.mark.parametrize("canonical", [False, None])
+def test_trap_a_link_in_colour_above_a_worded_line_prompt_is_emphasis(bullet, canonical):
+    c = _links(bullet, "Project name: ", styled=frozenset({1}), canonical=canonical)
+    assert (c.state, c.menu) == ("input", None), (c.rule_id, c.block)
+
+
+def test_mirror_one_marked_row_among_plain_ones_is_still_a_highlight():
+    text = "Which template?\n  → react\n    vue\n    svelte\n"
+    c = classify(GENERIC, snapshot_from_text(text), Timing(quiet_for=2.0, tty="reading", canonical=False))
+    assert c.state == "menu" and [o.label for o in c.menu.options] == ["react", "vue", "svelte"]
+
+
+def test_mirror_a_styled_highlight_with_its_cursor_hidden_or_on_a_wordless_filter_is_still_a_menu():
+    from dataclasses import replace
+    text = "Which template?\n  react\n  vue\n  svelte\n> "
+    snap = replace(snapshot_from_text(text, at_line_end=True), cursor_x=2, styled=frozenset({2}))
+    for s in (snap, replace(snap, cursor_visible=False)):
+        c = classify(GENERIC, s, Timing(quiet_for=2.0, tty="reading", canonical=False))
+        assert c.state == "menu" and c.menu.current.label == "vue", c

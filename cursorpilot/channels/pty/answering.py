@@ -11,7 +11,7 @@ history ends at) and the answer being watched; it reads the pilot through its Vi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cursorpilot.channels.pty.facts import Effect, ScreenFacts, Type
 from cursorpilot.channels.pty.held import Abort, AskAbout, Escalate, Go, Schedule, View, WakeBy, Want, Watch
@@ -64,6 +64,14 @@ class Answers:
                 self.watch = None
                 return [Escalate(c, f"stuck: what was typed ({w.typed!r}) sat unread for {stuck_after:g}s")]
             return [WakeBy(now + UNREAD_LOOK)]
+        held = self._held(w, facts)
+        if held is not None:  # the key stays echoed on the question's line, nothing else changed: it wants Enter
+            if now < w.due:
+                return [WakeBy(w.due)]  # (unless more changes by then: then the program went on with it)
+            if w.answer in _rule_keys(view, w.c):
+                return self._a_line(w, held)
+            w.submit, enter = True, (Write(b"\r", 0.0, "<enter>"),)
+            return [Record(R.EnterAfterEcho(prompt_key=w.c.key, echoed=held)), Schedule(enter), Go(Event.REPLY, w.c), Type(enter)]
         if _reacted(c, facts, w) or facts.tty == "busy":  # (busy: it read what was typed and works on it)
             self.watch = None
             return None
@@ -83,6 +91,27 @@ class Answers:
             shown = judged
         kind = Kind.UNDECIDED.value if shown.state == ScreenKind.UNKNOWN else None
         return [not_taken, AskAbout(shown, kind, not_taken_note(w.typed), w.answer)]
+
+    def _a_line(self, w: Watch, held: str) -> list[Effect | Want]:
+        """A key the rule names (a pager's q) stayed echoed after the prompt: no pager takes its keys so, a command line
+        does. The key is erased, and the question asked again as the line it is (same identity, so the answer chosen
+        while the erase shows counts), its answer typed with Enter: a q sent with Enter there would have run `q`."""
+        self.watch = None
+        erase = (Write(b"\x7f" * len(held), 0.0, f"<backspace>x{len(held)}"),)
+        line = replace(w.c, state=ScreenKind.INPUT, submit=True, rule_id=f"{w.c.rule_id}.line")
+        note = (f"{held!r} was typed here as a pager's key, and the program showed it after the prompt and nothing else: "
+                "this is a command line, not a pager. It was erased. Type the line this prompt asks for (Enter follows), "
+                "or ask for a human.",)
+        return [Record(R.ReadAsLine(prompt_key=w.c.key, rule_id=w.c.rule_id, echoed=held)), Schedule(erase), Type(erase),
+                AskAbout(line, Kind.INPUT.value, note)]
+
+    def _held(self, w: Watch, facts: ScreenFacts) -> str | None:
+        """What an answer typed without Enter left on its question's line, when that is all that changed and the program,
+        which drew it (the terminal does not echo), waits on its terminal again: read, not taken. None otherwise."""
+        if w.submit or facts.echoes is not False or facts.tty not in ("reading", "polling") or w.answer != w.typed:
+            return None  # (an Enter went, the terminal echoes keys itself, the program works, a secret's mask)
+        before = self.asked_on.get(w.c.key or "")
+        return None if before is None else echo_held(before, facts.text, w.typed)
 
     def type(self, view: View, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,
              secret: bool = False, prompt: str | None = None) -> tuple[list[Effect | Want], bool]:
@@ -131,6 +160,9 @@ class Answers:
                 c = Classification(state=ScreenKind.MENU, rule_id=None, block=e.block)
                 said += [Record(R.MenuCheckFailed(expected=e.expected, seen=e.seen)),
                          Escalate(c, f"the highlight did not reach {e.expected!r} (it is on {e.seen!r}); Enter not pressed")]
+            elif isinstance(e, Record) and isinstance(e.rec, R.EnterSkipped):
+                self.watch = None  # the program took the key (the question left, or it went on to a new line): taken,
+                said.append(e)  # whatever it shows by the time the last key is out (the next prompt, drawn at once)
             else:
                 said.append(e)
         return said
@@ -148,6 +180,31 @@ def _reacted(c: Classification, facts: ScreenFacts, w: Watch) -> bool:
     if facts.content == w.content:
         return False
     return c.key != w.c.key or (c.menu is not None and w.c.menu is not None and c.menu.highlighted != w.c.menu.highlighted)
+
+
+def _rule_keys(view: View, c: Classification) -> tuple[str, ...]:
+    """The keys the prompt's rule says it acts on, where the screen spells none (a pager's q, <space>)."""
+    rule = next((r for r in view.profile.rules if r.id == c.rule_id), None)
+    return tuple(rule.keys) if rule is not None else ()
+
+
+def echo_held(before: str, after: str, typed: str) -> str | None:
+    """What one row of the screen gained, when that row is the only change and what it gained is what was typed (or,
+    for one key, the word the program shows for it: questionary's `Yes` for y); None otherwise."""
+    old, new = before.split("\n"), after.split("\n")
+    rows = max(len(old), len(new))
+    old, new = old + [""] * (rows - len(old)), new + [""] * (rows - len(new))
+    changed = [i for i in range(rows) if old[i].rstrip() != new[i].rstrip()]
+    if len(changed) != 1:
+        return None
+    was, now = old[changed[0]].rstrip(), new[changed[0]].rstrip()
+    gained, key = now[len(was):].strip(), typed.strip()
+    if not now.startswith(was) or not gained or not key:
+        return None
+    if gained.casefold() == key.casefold():
+        return gained
+    word = gained.isalpha() and key.isalpha() and len(gained) <= 3 and len(key) <= 3  # y, yes, Yes; n, no, No
+    return gained if word and gained[0].casefold() == key[0].casefold() else None
 
 
 def not_taken_note(typed: str) -> tuple[str, ...]:

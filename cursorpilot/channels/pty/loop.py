@@ -212,7 +212,8 @@ class PtyStep:
         text = snap.text()
         self._feed(Screen(c, ScreenFacts(text, self.view.version, quiet, tty, self._modes(), judged, _no_echo(lflag or 0),
                                          unread=self._unread(), wall=self.clock.utcnow().astimezone(),
-                                         still_for=self.progress.seen(now, text))))
+                                         still_for=self.progress.seen(now, text),
+                                         echoes=None if lflag is None else bool(lflag & termios.ECHO))))
 
     def _modes(self) -> Modes:
         s = self.screen
@@ -301,7 +302,7 @@ class PtyStep:
             lflag = self._lflag()
             working = self.pilot.enter_waits() and self.view.watch is not None and self.view.watch.working(now)
             self._feed(KeyDue(KeyView(self.screen.snapshot(), self.screen.version, _no_echo(lflag), bool(lflag & termios.ECHO),
-                                      working)))
+                                      working, keys=not lflag & termios.ICANON)))  # (echo on: a mode was read)
 
     def _lflag(self) -> int:
         """The terminal's local modes (ECHO, ICANON), as the program set them."""

@@ -38,6 +38,7 @@ class KeyView:
     no_echo: bool  # the terminal reads a line with echo off: typed text never shows
     echo: bool = False  # the terminal echoes what is typed: output after a key is then no sign the program read it
     working: bool = False  # the kernel sees the program at work, not waiting on its terminal (asked for enter_waits())
+    keys: bool = False  # the terminal is out of canonical mode: the program reads keys itself, not a line
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +73,7 @@ class Typist:
     _check_until: float | None = None
     _typed_at: int = -1  # the screen's version when the text before an Enter was written
     _typed_cursor: tuple[int, int] = (0, 0)  # ...and where the cursor was
+    _typed_row: int = 0  # ...and its row counted from the start of the session (rows scrolled off included)
     _typed_secret: bool = False  # ...and whether that text was a secret
     paced: bool = False  # the queued keys go as soon as the program answers the last one (schedule's `paced`)
     _sent_at: float = 0.0  # when the last key went out
@@ -142,6 +144,7 @@ class Typist:
             if self.queue:
                 self.next_at = now + self.queue[0].delay
                 self._typed_at, self._typed_cursor = view.version, (view.snap.cursor_x, view.snap.cursor_y)
+                self._typed_row = view.snap.scrolled + view.snap.cursor_y
                 self._key_version = None if view.echo else view.version  # an echoed key: its echo is no answer
             else:
                 out.append(KeysOut())
@@ -181,11 +184,16 @@ class Typist:
             one_key = len((w.echo or "").strip()) == 1  # only a single key can have been an answer by itself (y at a confirm)
             if one_key and w.prompt and " ".join(w.prompt.split()) not in " ".join(snap.text().split()):
                 return "skip"
+            if one_key and view.echo and snap.scrolled + snap.cursor_y > self._typed_row:
+                return "skip"  # the terminal echoes keys, and the program went on to a new line (bash's read -n1): typing
+                # the key moved no cursor down, so the key alone answered (the next read's mode may be a line's already)
+            echoed_by_tty = one_key and view.echo and view.keys  # a key the program reads itself, shown by the terminal
             tail = " ".join((w.echo or "")[-40:].split())
             rows = snap.lines[max(0, snap.cursor_y - 8) : snap.cursor_y + 2]  # Ink parks the cursor under its input box
             x, y = self._typed_cursor
             shown = any(" ".join(row.rstrip(" │┃║|█▌▋▏_").split()).endswith(tail) for row in rows)  # a drawn cursor after it
             shown = shown or (snap.cursor_y == y and snap.cursor_x - x >= len(w.echo or ""))  # masked: the cursor moved on (****)
+            shown = shown and not echoed_by_tty  # (the terminal's echo is no sign: wait for the program to go on)
             if shown and not (self.paced and view.working):
                 return "send"
         if self._wait_for(now, ECHO_WAIT, view.version):
