@@ -168,4 +168,4 @@ class Compiling:
 
     def _compiled(self, policy: Policy, tx: Transcript) -> None:
         self.policy = policy
-        tx.write(R.PolicyCompiled(source=policy.source, policy=policy.data(), dropped=list(policy.dropped)))
+        tx.write(R.PolicyCompiled(source=policy.source, policy=policy.data(), dropped=list(policy.dropped), lines=policy.lines()))

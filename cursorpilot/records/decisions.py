@@ -25,6 +25,7 @@ class PolicyCompiled(Rec):
     source: str | None
     policy: dict[str, Any] | None
     dropped: list[str] | None = None
+    lines: list[str] | None = None  # the policy as a person reads it (what `cursor-pilot policy` prints)
 
 
 @declare("policy_denied")

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from cursorpilot.decide.compiled import from_file
 from cursorpilot import __version__
 from cursorpilot.errors import BadInput
 from cursorpilot.records.redact import Redactor
@@ -73,7 +72,7 @@ def build(target: Path, caps: Caps | None = None) -> tuple[Report, str]:
         replay=_replay(joined, rows, steps), records=RecordStats(
             lines=d.stats.lines, records=d.stats.lines - d.stats.bad_lines - int(d.stats.torn_last), bad_lines=d.stats.bad_lines,
             torn_last=d.stats.torn_last, misfits=d.stats.misfits, unknown=d.stats.unknown),
-        policy=from_file(d.compiled.policy or {}, d.compiled.source or "unknown").lines() if d.compiled else [], notes=_notes(d, joined),
+        policy=(d.compiled.lines or []) if d.compiled else [], notes=_notes(d, joined),
     )
     return Report.model_validate(redactor.value(report.model_dump())), joined.text
 

@@ -116,7 +116,7 @@ class Runner:
         spec = self.spec
         governing = "\n\n".join(p for p in (spec.governing_prompt, spec.plan.prompt) if p)
         policy = spec.policy or policyfile.compile_now(governing, spec.provider, session.redactor.text)
-        session.tx.write(R.PolicyCompiled(source=policy.source, policy=policy.data(), dropped=list(policy.dropped)))
+        session.tx.write(R.PolicyCompiled(source=policy.source, policy=policy.data(), dropped=list(policy.dropped), lines=policy.lines()))
         self.sink.note("the deny policy, your governing prompt compiled:\n" + "\n".join(policy.lines()))
 
     def _start(self, session: RunContext, redactor: Redactor, found: AtStart) -> None:
