@@ -10,7 +10,8 @@ what is left (a rules file that does not parse, say) refuses the run as before, 
 program started early is killed before anything is typed into it.
 
 Such a run is run by a warm child of the resident pilot when there is one (warmstart.py, pilotd.py), else here.
-`--version` is answered here too, and everything else is cli.py's (typer).
+`--version` is answered here too, and so is `hook AGENT` (an agent's tool call, commands/hook.py); everything else is
+cli.py's (typer).
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ def main() -> None:
 
         print(f"cursor-pilot {__version__}")
         return
+    if _hook_call(args):
+        from cursorpilot.commands.hook import serve
+
+        _exit_now(serve(args[1:]))
     if _plain_run(args):
         from cursorpilot.startup import warmstart
 
@@ -41,6 +46,12 @@ def main() -> None:
     from cursorpilot.cli import main as cli_main
 
     cli_main()
+
+
+def _hook_call(args: list[str]) -> bool:
+    """`hook AGENT ...`: an agent's tool call, answered on every call it makes, so read without typer (commands/hook.py);
+    its --help, `install` and `uninstall` are typer's."""
+    return args[:1] == ["hook"] and args[1:2] in (["claude"], ["gemini"], ["cursor"]) and not {"-h", "--help"} & set(args)
 
 
 def _plain_run(args: list[str]) -> bool:

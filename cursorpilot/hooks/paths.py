@@ -1,0 +1,79 @@
+"""The paths a tool call removes or overwrites, resolved against the disk: the user's words name things by their
+place in the project, and a call may name the same thing as `./x`, `/abs/x`, `a/../x`, a link to it, or a glob.
+
+Each touched path is shown in every form the user's words could name it by: relative to the project and absolute,
+as written (links kept) and through its links (`os.path.realpath`), a glob by what it matches now. A folder a call
+removes is read too (`inside`, at most LIMIT entries): `rm -rf tests` removes `tests/fixtures`, which a prohibition
+may name; those entries may only forbid, never grant (hooks/verdict.py), so a grant of `build` does not reach a
+`src` that holds a `build` folder.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+
+from cursorpilot.hooks.acts import Where
+
+LIMIT = 5000  # entries read inside a removed folder; past it the call is asked about, not decided
+_GLOB = set("*?[")
+
+
+def resolve(touches: tuple[tuple[str, str], ...], cwd: str, root: str, home: str | None) -> Where:
+    base = os.path.abspath(cwd or root or ".")
+    roots = tuple(dict.fromkeys((os.path.abspath(root or base), os.path.realpath(root or base))))
+    shown: list[str] = []
+    inside: list[str] = []
+    outside: list[str] = []
+    truncated = False
+    for act, named in touches:
+        for path in expanded(named, base, home):
+            real = os.path.realpath(path)
+            for form in dict.fromkeys((path, real)):
+                rel = relative(form, roots)
+                shown += [rel, form] if rel is not None else [form]
+            if relative(real, roots) is None:
+                outside.append(real)
+            if act == "delete" and os.path.isdir(real):
+                truncated |= _read(real, roots, inside, LIMIT - len(inside))
+    return Where(tuple(dict.fromkeys(shown)), tuple(dict.fromkeys(inside)), tuple(dict.fromkeys(outside)), truncated)
+
+
+def expanded(named: str, cwd: str, home: str | None) -> list[str]:
+    """The absolute paths a word names: `~` and `$HOME` expanded, against the working directory, a glob by its matches
+    (itself when it matches nothing)."""
+    word = named
+    if home:
+        for head in ("~/", "$HOME/", "${HOME}/"):
+            if word.startswith(head):
+                word = os.path.join(home, word[len(head):])
+        if word in ("~", "$HOME", "${HOME}"):
+            word = home
+    path = os.path.normpath(os.path.join(cwd, word))
+    if _GLOB & set(word):
+        matches = sorted(glob.glob(path, include_hidden=True))[:1000]
+        return [os.path.normpath(m) for m in matches] or [path]
+    return [path]
+
+
+def relative(path: str, roots: tuple[str, ...]) -> str | None:
+    """The path relative to the project ("." for the project itself), or None outside it."""
+    for root in roots:
+        if path == root:
+            return "."
+        if path.startswith(root.rstrip("/") + "/"):
+            return path[len(root.rstrip("/")) + 1:]
+    return None
+
+
+def _read(folder: str, roots: tuple[str, ...], out: list[str], room: int) -> bool:
+    """What lies inside a folder (each entry's path relative to the project, or absolute), up to `room` entries; True
+    when there was more."""
+    for top, dirs, files in os.walk(folder):
+        for name in (*dirs, *files):
+            if room <= 0:
+                return True
+            full = os.path.join(top, name)
+            out.append(relative(full, roots) or full)
+            room -= 1
+    return False
