@@ -111,8 +111,8 @@ def judge(call: calls.Call, policy: Policy) -> Verdict:
 
     home = os.path.expanduser("~")
     does = acts.does(call)
-    where = paths.resolve(does.touches, call.cwd, call.root, home)
-    return verdict.decide(policy, does, where, home)
+    targets = paths.resolve(does.touches, call.cwd, call.root, home)
+    return verdict.decide(policy, does, targets, home)
 
 
 def install(agent: str, prompt: str | None, policy: str | None, project: str) -> int:

@@ -5,7 +5,7 @@ reset_hard, force_push) and the paths it removes or overwrites, as the call name
   its file; Cursor's Delete removes it.
 - A command is read by the deny policy's command rules (decide/policy.py: `rm`, `git clean -f`, `find -delete`, a force
   push, `git reset --hard`, DROP/TRUNCATE, mkfs, dd), plus what a shell does to files without those words: `>`
-  redirects, `mv` (its sources leave their place, its target is overwritten), `cp` and `install` onto a file, `tee`,
+  and `>>` redirects, `mv` (its sources leave their place, its target is overwritten), `cp` and `install` onto a file, `tee`,
   `truncate`, `sed -i`, `git checkout/restore` of paths (they discard the changes). Words inside a command (`grep
   delete`) are not acts: a command is read as a command, not as a question.
 - An MCP tool (or anything else) says what it does in words, if at all: its input is read like a question's block
@@ -24,6 +24,7 @@ from cursorpilot.hooks.calls import MCP, OTHER, REMOVE, SHELL, WRITE, Call
 _COMMAND_ACTS = {"delete": "delete", "force_push": "force_push", "reset_hard": "reset_hard", "sql_drop": "sql_drop",
                  "mkfs": "mkfs", "dd": "overwrite"}
 _PREFIXES = {"sudo", "command", "exec", "env", "nice", "nohup", "time", "xargs", "builtin", "doas"}
+EMPTIES = "empties"  # a touch that removes what it picks inside a folder, not the folder
 _SPLIT = {";", "&&", "||", "|", "&", "(", ")", "\n"}
 
 
@@ -41,14 +42,18 @@ class Does:
 
 
 @dataclass(frozen=True, slots=True)
-class Where:
-    """The touched paths' forms (`shown`), what lies inside a removed folder (`inside`, and whether it was read whole),
-    and the touched paths that are outside the project (`outside`)."""
+class Target:
+    """One path a call removes or overwrites, resolved (hooks/paths.py): how (`act`: delete, overwrite, or `EMPTIES`:
+    removes what it picks inside a folder, `find -delete`, `git clean`), every form the user's words could name it by,
+    what lies inside it when it is a removed folder (and whether that was read whole), and where it is: outside the
+    project, or the project itself."""
 
-    shown: tuple[str, ...] = ()
+    act: str
+    forms: tuple[str, ...]
     inside: tuple[str, ...] = ()
-    outside: tuple[str, ...] = ()
     truncated: bool = False
+    outside: bool = False
+    root: bool = False
 
 
 def does(call: Call) -> Does:
@@ -73,7 +78,7 @@ def command(text: str, cwd: str) -> Does:
     outside = check(text, cwd or None, frozenset(RULES))  # only rm_outside: every other rule is read above
     touches = list(_touches(text))
     for act, path in touches:
-        found.setdefault(act, f"{act} {path}")
+        found.setdefault("delete" if act == EMPTIES else act, f"{act} {path}")
     if outside is not None:
         found.setdefault("delete", outside.evidence)
     evidence = next(iter(found.values()), "")
@@ -98,28 +103,36 @@ def words(text: str) -> list[list[str]]:
 
 
 def _touches(text: str) -> list[tuple[str, str]]:
+    """The paths the command's simple commands remove or overwrite, each against the folder a `cd` before it left."""
     out: list[tuple[str, str]] = []
+    folder = ""
     for ws in words(text):
-        ws = _redirects(ws, out)
+        found: list[tuple[str, str]] = []
+        ws = _redirects(ws, found)
         while ws and ("=" in ws[0] and not ws[0].startswith("-") or ws[0] in _PREFIXES):
             ws = ws[1:]
+        if ws[:1] == ["cd"] and len(ws) > 1:
+            folder = ("" if ws[1].startswith(("/", "~", "$")) else folder) + ws[1].rstrip("/") + "/"
+            continue
         if ws:
-            out += _program(ws[0].rsplit("/", 1)[-1], ws[1:])
+            found += _program(ws[0].rsplit("/", 1)[-1], ws[1:])
+        out += [(act, path if path.startswith(("/", "~", "$")) else f"{folder}{path}") for act, path in found]
     return out
 
 
 def _redirects(ws: list[str], out: list[tuple[str, str]]) -> list[str]:
-    """The words without their redirections; `> FILE` overwrites FILE (`>>` appends: nothing lost)."""
+    """The words without their redirections; `> FILE` overwrites FILE, and `>> FILE` changes it as an edit does (an
+    Edit is an overwrite of its file here too)."""
     kept: list[str] = []
     i = 0
     while i < len(ws):
-        if ws[i] in (">", ">|", "&>", ">&") and i + 1 < len(ws):
+        if ws[i] in (">", ">|", "&>", ">&", ">>", "&>>") and i + 1 < len(ws):
             target = ws[i + 1]
             if not target.startswith("&") and target not in ("/dev/null", "/dev/stdout", "/dev/stderr") and not target.isdigit():
                 out.append(("overwrite", target))
             i += 2
             continue
-        if ws[i] in (">>", "<", "<<", "<<<") and i + 1 < len(ws):
+        if ws[i] in ("<", "<<", "<<<") and i + 1 < len(ws):
             i += 2
             continue
         if kept and kept[-1].isdigit() and ws[i] == ">":  # 2>
@@ -140,12 +153,14 @@ def _program(name: str, args: list[str]) -> list[tuple[str, str]]:
     if name in ("tee", "truncate") and "-a" not in args and "--append" not in args:
         return [("overwrite", a) for a in plain if not (name == "truncate" and a[:1].isdigit())]
     if name in ("sed", "perl") and any(a.startswith("-i") or a == "--in-place" for a in args):
-        scripted = any(a in ("-e", "--expression") or a.startswith("-e") for a in args)
-        return [("overwrite", a) for a in (plain if scripted else plain[1:])]
+        scripts = {args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--expression", "-f")}
+        scripted = bool(scripts) or any(a.startswith(("-e", "--expression=")) for a in args)
+        return [("overwrite", a) for a in (plain if scripted else plain[1:]) if a not in scripts]
     if name == "dd":
         return [("overwrite", a[3:]) for a in args if a.startswith("of=")]
     if name == "find" and "-delete" in args:
-        return [("delete", a) for a in args[:next((i for i, a in enumerate(args) if a.startswith(("-", "(", "!"))), len(args))]] or [("delete", ".")]
+        starts = args[:next((i for i, a in enumerate(args) if a.startswith(("-", "(", "!"))), len(args))]
+        return [(EMPTIES, a) for a in starts] or [(EMPTIES, ".")]
     if name == "git":
         return _git(plain, args)
     return []
@@ -156,7 +171,7 @@ def _git(plain: list[str], args: list[str]) -> list[tuple[str, str]]:
     if sub == "rm":
         return [("delete", a) for a in rest]
     if sub == "clean" and any(a.startswith("-") and not a.startswith("--") and "f" in a or a == "--force" for a in args):
-        return [("delete", a) for a in rest] or [("delete", ".")]
+        return [(EMPTIES, a) for a in rest] or [(EMPTIES, ".")]
     if sub in ("checkout", "restore"):
         return [("overwrite", a) for a in rest if a != "--" and ("/" in a or "." in a)]
     return []

@@ -13,30 +13,31 @@ from __future__ import annotations
 import glob
 import os
 
-from cursorpilot.hooks.acts import Where
+from cursorpilot.hooks.acts import Target
 
 LIMIT = 5000  # entries read inside a removed folder; past it the call is asked about, not decided
 _GLOB = set("*?[")
 
 
-def resolve(touches: tuple[tuple[str, str], ...], cwd: str, root: str, home: str | None) -> Where:
+def resolve(touches: tuple[tuple[str, str], ...], cwd: str, root: str, home: str | None) -> tuple[Target, ...]:
+    """Each touched path (a glob: each path it matches), in every form, with what a removed folder holds."""
     base = os.path.abspath(cwd or root or ".")
     roots = tuple(dict.fromkeys((os.path.abspath(root or base), os.path.realpath(root or base))))
-    shown: list[str] = []
-    inside: list[str] = []
-    outside: list[str] = []
-    truncated = False
+    out: list[Target] = []
+    room = LIMIT
     for act, named in touches:
         for path in expanded(named, base, home):
             real = os.path.realpath(path)
+            forms: list[str] = []
             for form in dict.fromkeys((path, real)):
                 rel = relative(form, roots)
-                shown += [rel, form] if rel is not None else [form]
-            if relative(real, roots) is None:
-                outside.append(real)
-            if act == "delete" and os.path.isdir(real):
-                truncated |= _read(real, roots, inside, LIMIT - len(inside))
-    return Where(tuple(dict.fromkeys(shown)), tuple(dict.fromkeys(inside)), tuple(dict.fromkeys(outside)), truncated)
+                forms += [rel, form] if rel is not None else [form]
+            inside: list[str] = []
+            truncated = act != "overwrite" and os.path.isdir(real) and _read(real, roots, inside, room)
+            room -= len(inside)
+            where = relative(real, roots)
+            out.append(Target(act, tuple(dict.fromkeys(forms)), tuple(inside), truncated, where is None, where == "."))
+    return tuple(out)
 
 
 def expanded(named: str, cwd: str, home: str | None) -> list[str]:

@@ -3,10 +3,11 @@
 The same matching as a yes at a question (decide/ruling.py), on a block that shows what the call does: the command or
 the tool with its input, then every form of each path it removes or overwrites (hooks/paths.py). In this order:
 1. a call that does nothing that destroys: nothing to say (the agent's own permissions apply);
-2. the hard floor (`ruling.floor`, an `rm` outside the tree): deny, whatever the prompt says;
+2. the hard floor (`ruling.floor`, an `rm` of the project itself or outside it): deny, whatever the prompt says;
 3. a prohibition that bears on the block: deny, in the user's words;
-4. a prohibition that names something inside a folder the call removes: deny (those entries never grant);
-5. a grant of the act that names the block's thing: allow, in the user's words;
+4. a prohibition that names something inside a folder the call removes: deny (those entries never grant); inside a
+   folder it removes only some of (`find -delete`, `git clean`): ask;
+5. a grant that names each thing the call destroys, each on its own: allow, in the user's words;
 6. nothing decides it: an overwrite inside the project is the agent's ordinary work (nothing to say); any other act,
    or an overwrite outside the project, is asked about (`ask`), where a person decides.
 The reason names the user's words and tells the agent what to do next, since a denied agent reads it and goes on.
@@ -18,9 +19,10 @@ from dataclasses import dataclass
 
 from cursorpilot.decide import ruling
 from cursorpilot.decide.compiled import BY_RULE, Entry, Policy
-from cursorpilot.hooks.acts import Does, Where
+from cursorpilot.hooks.acts import EMPTIES, Does, Target
 from cursorpilot.hooks.calls import ALLOW, ASK, DENY, PASS
 
+_ACT = {EMPTIES: "delete"}  # a touch's act as the policy's id
 _GO_ON = "Leave it as it is and go on with the rest of the task; do not try it another way."
 
 
@@ -33,34 +35,46 @@ class Verdict:
     quote: str | None = None
 
 
-def decide(policy: Policy, does: Does, where: Where, home: str | None) -> Verdict:
+def decide(policy: Policy, does: Does, targets: tuple[Target, ...], home: str | None) -> Verdict:
     if not does.acts:
         return Verdict(PASS, "nothing in this call deletes or overwrites")
-    block = "\n".join((does.text, *where.shown))
-    what = _what(does, where)
-    floor = does.floor or ruling.floor(block, home, does.acts)
+    block = "\n".join((does.text, *(f for t in targets for f in t.forms)))
+    what = _what(does, targets)
+    floor = does.floor or ruling.floor(block, home, does.acts) or next(
+        (t.forms[-1] for t in targets if t.act == "delete" and (t.outside or t.root)), None)
     if floor is not None:
         return Verdict(DENY, f"cursor-pilot refused: this call would {what}, and {floor!r} is the home directory, '/', a "
-                             f"system path, a block device or outside the working tree, which nothing may remove. {_GO_ON}")
+                             "system path, a block device, the project itself or outside it, which nothing may remove. " + _GO_ON)
     said = ruling.rule(policy, does.acts, block)
     if said.verdict == ruling.REFUSED and said.entry is not None and said.entry in policy.prohibitions:
         return _refused(what, said.entry)
-    if where.inside:
-        found = _inside(policy.prohibitions, does.acts, where.inside)
-        if found is not None:
-            entry, path = found
-            return _refused(f"{what}, and with it {path}", entry)
-    if where.truncated and policy.prohibitions:
-        return Verdict(ASK, f"cursor-pilot asks: this call would {what}; it holds more than can be checked against what "
-                            "your words protect")
-    if said.verdict == ruling.GRANTED and said.entry is not None:
-        return Verdict(ALLOW, f"cursor-pilot allowed: this call would {what}; {said.why}", said.entry.quote)
-    if does.acts <= {"overwrite"} and not where.outside:
+    for t in targets:
+        found = _inside(policy.prohibitions, does.acts, t.inside)
+        if found is not None and t.act == "delete":
+            return _refused(f"{what}, and with it {found[1]}", found[0])
+        if found is not None or (t.truncated and policy.prohibitions):
+            held = f"{found[1]}, which your words protect ({found[0].quote!r})" if found else "more than can be checked"
+            return Verdict(ASK, f"cursor-pilot asks: this call would {what}, and may reach {held}", found[0].quote if found else None)
+    return _granted(policy, does, targets, block, what)
+
+
+def _granted(policy: Policy, does: Does, targets: tuple[Target, ...], block: str, what: str) -> Verdict:
+    """Allowed only where a grant names every thing the call destroys (each path on its own: a grant of `build` does
+    not cover `rm -rf build src`); an overwrite inside the project nothing forbids is left to the agent; else asked."""
+    loose = does.acts - {_ACT.get(t.act, t.act) for t in targets}
+    parts = [(frozenset({_ACT.get(t.act, t.act)}), "\n".join(t.forms), t) for t in targets]
+    parts += [(loose, block, None)] if loose or not targets else []
+    open_ = [(said, t) for acts, text, t in parts if (said := ruling.rule(policy, acts, text)).verdict != ruling.GRANTED]
+    if not open_:
+        first = ruling.rule(policy, *parts[0][:2])
+        quote = first.entry.quote if first.entry is not None else None
+        return Verdict(ALLOW, f"cursor-pilot allowed: this call would {what}; {first.why}", quote)
+    if all(t is not None and t.act == "overwrite" and not t.outside for _, t in open_):
         return Verdict(PASS, f"an edit inside the project that nothing you wrote protects ({what})")
-    beyond = f" (outside the project: {where.outside[0]})" if where.outside else ""
+    said, t = open_[0]
+    beyond = f" (outside the project: {t.forms[-1]})" if t is not None and t.outside else ""
     why = said.why.replace("this question", "this call").replace("here (the policy", "(the policy")
-    return Verdict(ASK, f"cursor-pilot asks: this call would {what}{beyond}; {why}",
-                   said.entry.quote if said.entry is not None else None)
+    return Verdict(ASK, f"cursor-pilot asks: this call would {what}{beyond}; {why}", said.entry.quote if said.entry is not None else None)
 
 
 def _refused(what: str, entry: Entry) -> Verdict:
@@ -80,8 +94,16 @@ def _inside(prohibitions: tuple[Entry, ...], acts: frozenset[str], inside: tuple
     return None
 
 
-def _what(does: Does, where: Where) -> str:
+def _what(does: Does, targets: tuple[Target, ...]) -> str:
     """The acts and their objects, as a person says them: "delete tests/fixtures", "overwrite notes.md"."""
-    acts = " and ".join(BY_RULE.get(a, a) for a in sorted(does.acts, key=lambda a: list(BY_RULE).index(a) if a in BY_RULE else 9))
-    objects = [p for p in where.shown if not p.startswith("/")][:3] or list(where.shown[:2])
-    return f"{acts} {', '.join(objects)}" if objects else f"{acts} ({does.evidence or does.text})"
+    order = list(BY_RULE)
+    acts = " and ".join(BY_RULE.get(a, a) for a in sorted(does.acts, key=lambda a: order.index(a) if a in order else 9))
+    objects = list(dict.fromkeys(_named(t) for t in targets))
+    shown = ", ".join(objects[:3]) + (f" and {len(objects) - 3} more" if len(objects) > 3 else "")
+    return f"{acts} {shown}" if objects else f"{acts} ({does.evidence or does.text})"
+
+
+def _named(t: Target) -> str:
+    """The target as the call names it, and what it is through a link."""
+    through = [f for f in t.forms[1:] if f != t.forms[0] and not f.startswith("/")]
+    return f"{t.forms[0]} (a link to {through[0]})" if through and not t.forms[0].startswith("/") else t.forms[0]
