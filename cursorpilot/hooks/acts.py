@@ -18,7 +18,7 @@ import shlex
 from dataclasses import dataclass
 
 from cursorpilot.decide import weigh
-from cursorpilot.decide.policy import RULES, check
+from cursorpilot.decide.policy import RULES
 from cursorpilot.hooks.calls import MCP, OTHER, REMOVE, SHELL, WRITE, Call
 
 _COMMAND_ACTS = {"delete": "delete", "force_push": "force_push", "reset_hard": "reset_hard", "sql_drop": "sql_drop",
@@ -32,7 +32,8 @@ _SPLIT = {";", "&&", "||", "|", "&", "(", ")", "\n"}
 class Does:
     """What a call does: its acts, the paths it deletes or overwrites (`touches`: (act, path as named)), the text that
     shows it (the command, the tool and its input) and the words that say so (`evidence`); `floor`: an `rm` of `~`, `/`
-    or outside the working tree (decide/policy.py), which nothing the user wrote lifts."""
+    or outside the working tree that an MCP tool's words show (decide/weigh.py), which nothing the user wrote lifts (a
+    command's own paths are resolved and held to the floor in hooks/verdict.py)."""
 
     acts: frozenset[str]
     touches: tuple[tuple[str, str], ...]
@@ -58,7 +59,7 @@ class Target:
 
 def does(call: Call) -> Does:
     if call.kind == SHELL:
-        return command(call.command, call.cwd)
+        return command(call.command)
     if call.kind in (WRITE, REMOVE):
         act = "overwrite" if call.kind == WRITE else "delete"
         return Does(frozenset({act}), tuple((act, p) for p in call.paths), f"{call.tool} {' '.join(call.paths)}",
@@ -71,18 +72,15 @@ def does(call: Call) -> Does:
     return Does(frozenset(), (), call.tool)
 
 
-def command(text: str, cwd: str) -> Does:
+def command(text: str) -> Does:
     """A shell command's acts and the paths it removes or overwrites."""
     acts = {act: rx.search(text) for rule, rx in RULES.items() if (act := _COMMAND_ACTS.get(rule)) is not None}
     found = {act: " ".join(m.group(0).split()) for act, m in acts.items() if m is not None}
-    outside = check(text, cwd or None, frozenset(RULES))  # only rm_outside: every other rule is read above
     touches = list(_touches(text))
     for act, path in touches:
         found.setdefault("delete" if act == EMPTIES else act, f"{act} {path}")
-    if outside is not None:
-        found.setdefault("delete", outside.evidence)
     evidence = next(iter(found.values()), "")
-    return Does(frozenset(found), tuple(dict.fromkeys(touches)), f"$ {text}", evidence, outside.evidence if outside else None)
+    return Does(frozenset(found), tuple(dict.fromkeys(touches)), f"$ {text}", evidence)
 
 
 def words(text: str) -> list[list[str]]:
