@@ -32,9 +32,7 @@ def main() -> None:
         print(f"cursor-pilot {__version__}")
         return
     if _hook_call(args):
-        from cursorpilot.commands.hook import serve
-
-        _exit_now(serve(args[1:]))
+        _exit_now(_hook(args))
     if _plain_run(args):
         from cursorpilot.startup import warmstart
 
@@ -52,6 +50,28 @@ def _hook_call(args: list[str]) -> bool:
     """`hook AGENT ...`: an agent's tool call, answered on every call it makes, so read without typer (commands/hook.py);
     its --help, `install` and `uninstall` are typer's."""
     return args[:1] == ["hook"] and args[1:2] in (["claude"], ["gemini"], ["cursor"]) and not {"-h", "--help"} & set(args)
+
+
+def _hook(args: list[str]) -> int:
+    """A hook call, answered by a warm child of the resident pilot when there is one (its imports done: the call then
+    costs what Python's start does), else here, starting one for the calls after it: an agent calls it on every tool
+    call."""
+    from cursorpilot.startup import warmstart
+
+    code = warmstart.served()
+    if code is None:
+        code = in_child(args)
+        warmstart.start_for_next()
+    return code
+
+
+def in_child(args: list[str]) -> int:
+    """What the resident pilot's child runs for the process that handed it over (pilotd.py): a hook call, or a plain run."""
+    if _hook_call(args):
+        from cursorpilot.commands.hook import serve
+
+        return serve(args[1:])
+    return run_here(args)
 
 
 def _plain_run(args: list[str]) -> bool:

@@ -8,8 +8,11 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -38,9 +41,10 @@ def pre(tool: str, tool_input: dict, cwd: Path) -> str:
 
 
 def hook(payload: str, *opts: str, env: dict | None = None, cwd: Path | None = None) -> tuple[int, dict | None, str]:
+    """One call in a process of its own (the resident pilot's path has a test of its own below)."""
     args = [*HOOK, *(opts or ("--prompt", PROMPT))]
     proc = subprocess.run(args, input=payload, capture_output=True, text=True, timeout=30, cwd=cwd,
-                          env={**os.environ, **(env or {})})
+                          env={**os.environ, "CURSORPILOT_RESIDENT": "0", **(env or {})})
     return proc.returncode, json.loads(proc.stdout) if proc.stdout.strip() else None, proc.stderr
 
 
@@ -138,6 +142,42 @@ def test_a_pinned_policy_file_decides_like_the_prompt(project, tmp_path):
     code, out, _ = hook(pre("Edit", {"file_path": str(project / "src/app.py"), "old_string": "a", "new_string": "b"}, project),
                         "--policy", str(policy))
     assert decision(out) == "deny" and "src/app.py is mine" in reason(out)
+
+
+def _daemons(socket_dir: Path) -> list[int]:
+    """The resident pilots serving from this folder (their command line names their socket)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"cursorpilot.startup.pilotd" in cmdline and any(str(socket_dir).encode() in part for part in cmdline):
+            found.append(int(proc.name))
+    return found
+
+
+@pytest.mark.timeout(90)
+def test_calls_after_the_first_are_answered_alike_by_the_resident_pilot_the_first_one_started(project):
+    runtime = Path(tempfile.mkdtemp(prefix="cph", dir="/tmp"))  # short: a socket's path must fit the kernel's 108 bytes
+    try:
+        _served_alike(project, runtime)
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def _served_alike(project: Path, runtime: Path) -> None:
+    env = {"CURSORPILOT_RESIDENT": "1", "XDG_RUNTIME_DIR": str(runtime), "CURSORPILOT_RESIDENT_IDLE": "5"}
+    payload = pre("Bash", {"command": "rm -rf tests/fixtures"}, project)
+    assert decision(hook(payload, env=env)[1]) == "deny"  # in its own process, starting the resident pilot
+    deadline = time.monotonic() + 30
+    while not _daemons(runtime) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _daemons(runtime), "the first call started no resident pilot"
+    for command, expected in (("rm -rf tests/fixtures", "deny"), ("rm -rf build", "allow"), ("rm src/app.py", "ask")):
+        code, out, _ = hook(pre("Bash", {"command": command}, project), env=env)  # a warm child of it, stdin handed over
+        assert (code, decision(out)) == (0, expected), (command, out)
+    assert hook("not json", env=env)[0] == 2
 
 
 SETTINGS = '{\n\t"permissions": {"allow": ["Bash(ls:*)"]},\n\t"model": "sonnet",\n\t"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}\n}'
