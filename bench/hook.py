@@ -78,8 +78,9 @@ def series(kinds: dict, root: Path, n: int, env: dict) -> list[float]:
 
 def heavy_modules(root: Path, env: dict) -> str:
     """The heavy modules a hook call imports in its own process (its whole path: start.py, commands/hook.py, hooks/)."""
-    probe = ("import sys; from cursorpilot.startup import start; sys.stdin = open(%r); start.in_child(['hook', 'claude', '--prompt', 'x y']);"
-             "print('HEAVY:', ' '.join(m for m in %r if m in sys.modules))" % (os.devnull, HEAVY))
+    probe = (f"import sys; from cursorpilot.startup import start; sys.stdin = open({os.devnull!r}); "
+             "start.in_child(['hook', 'claude', '--prompt', 'x y']); "
+             f"print('HEAVY:', ' '.join(m for m in {HEAVY!r} if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=root, timeout=60, env=env).stdout
     return next((line.split(":", 1)[1].strip() for line in out.splitlines() if line.startswith("HEAVY:")), "(probe failed)")
 
