@@ -233,3 +233,20 @@ def test_the_installed_command_names_a_prompt_file_by_its_absolute_path(project,
     assert cli("install", "claude", "--prompt", "prompt.md", "--project", str(project), cwd=project).returncode == 0
     command = json.loads((project / ".claude" / "settings.local.json").read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     assert shlex.split(command)[-2:] == ["--prompt", str(prompt)]
+
+
+@pytest.mark.timeout(30)
+def test_a_hook_that_cannot_decide_in_time_denies_by_itself():
+    """An agent that times a hook out lets the call through: the hook answers deny before that, whatever holds it up
+    (here, an agent that never closes its stdin)."""
+    code = ("import sys; from cursorpilot.commands import hook; hook.DEADLINE = 0.5; "
+            "sys.exit(hook.serve(['claude', '--prompt', 'Never touch tests/fixtures.']))")
+    read_end, write_end = os.pipe()  # the agent's end stays open and says nothing
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    os.close(read_end)
+    try:
+        out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+        os.close(write_end)
+    assert proc.returncode == 2 and decision(json.loads(out)) == "deny" and "within 0.5 s" in err
