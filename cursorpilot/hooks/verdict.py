@@ -62,7 +62,7 @@ def _granted(policy: Policy, does: Does, targets: tuple[Target, ...], block: str
     """Allowed only where a grant names every thing the call destroys (each path on its own: a grant of `build` does
     not cover `rm -rf build src`); an overwrite inside the project nothing forbids is left to the agent; else asked."""
     loose = does.acts - {_ACT.get(t.act, t.act) for t in targets}
-    parts = [(frozenset({_ACT.get(t.act, t.act)}), "\n".join(t.forms), t) for t in targets]
+    parts: list[tuple[frozenset[str], str, Target | None]] = [(frozenset({_ACT.get(t.act, t.act)}), "\n".join(t.forms), t) for t in targets]
     parts += [(loose, block, None)] if loose or not targets else []
     open_ = [(said, t) for acts, text, t in parts if (said := ruling.rule(policy, acts, text)).verdict != ruling.GRANTED]
     if not open_:

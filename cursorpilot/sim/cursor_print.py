@@ -74,7 +74,7 @@ class PrintSim:
                 self.send({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": str(arg)}]}})
             elif name == "shell":
                 self._shell(str(arg))
-            elif name == "write":
+            elif name == "write" and isinstance(arg, dict):
                 self._write(str(arg["path"]), str(arg["content"]))
             elif name == "fail":
                 sys.stderr.write(FAILURES[str(arg)] + "\n")
