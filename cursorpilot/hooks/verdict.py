@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cursorpilot.decide import ruling
-from cursorpilot.decide.compiled import BY_RULE, Entry, Policy
+from cursorpilot.decide.compiled import BY_RULE, Entry, Policy, terms
 from cursorpilot.hooks.acts import EMPTIES, Does, Target
 from cursorpilot.hooks.calls import ALLOW, ASK, DENY, PASS
 
@@ -49,13 +49,28 @@ def decide(policy: Policy, does: Does, targets: tuple[Target, ...], home: str | 
     if said.verdict == ruling.REFUSED and said.entry is not None and said.entry in policy.prohibitions:
         return _refused(what, said.entry)
     for t in targets:
-        found = _inside(policy.prohibitions, does.acts, t.inside)
+        if t.act == "overwrite":
+            continue
+        found = _within(policy.prohibitions, does.acts, t) or _inside(policy.prohibitions, does.acts, t.inside)
         if found is not None and t.act == "delete":
             return _refused(f"{what}, and with it {found[1]}", found[0])
-        if found is not None or (t.truncated and policy.prohibitions):
+        worded = [p for p in policy.prohibitions if p.rules & does.acts and (o := terms(p.object)) is not None and (o.words or o.kinds)]
+        if found is not None or (t.truncated and worded):
             held = f"{found[1]}, which your words protect ({found[0].quote!r})" if found else "more than can be checked"
             return Verdict(ASK, f"cursor-pilot asks: this call would {what}, and may reach {held}", found[0].quote if found else None)
     return _granted(policy, does, targets, block, what)
+
+
+def _within(prohibitions: tuple[Entry, ...], acts: frozenset[str], t: Target) -> tuple[Entry, str] | None:
+    """A prohibition whose path lies inside the folder a call removes (`rm -rf tests` and "tests/fixtures"), by the
+    paths alone, however much the folder holds."""
+    forms = [f.lower().rstrip("/") + "/" for f in t.forms if f != "."]
+    for entry in prohibitions:
+        named = terms(entry.object) if entry.rules & acts else None
+        for token in named.tokens if named is not None else ():
+            if "/" in token and (any(token.startswith(f) for f in forms) or ("." in t.forms and not token.startswith("/"))):
+                return entry, token
+    return None
 
 
 def _granted(policy: Policy, does: Does, targets: tuple[Target, ...], block: str, what: str) -> Verdict:

@@ -106,6 +106,20 @@ def test_a_removal_of_only_some_of_a_folder_that_holds_a_protected_thing_is_aske
     assert judge(claude("Bash", {"command": "find tests/fixtures -delete"}, root), POLICY).decision == "deny"
 
 
+def test_a_folder_too_big_to_read_is_refused_by_the_paths_a_prohibition_names_and_asked_about_for_its_words(root, monkeypatch):
+    from cursorpilot.hooks import paths
+
+    monkeypatch.setattr(paths, "LIMIT", 0)  # as if tests/ held more than can be read on a tool call
+    said = judge(claude("Bash", {"command": "rm -rf tests"}, root), POLICY)
+    assert said.decision == "deny" and "tests/fixtures" in said.reason  # by its path alone
+    worded = lexical("Delete build/. Never delete the orders spreadsheet.")
+    assert judge(claude("Bash", {"command": "rm -rf tests"}, root), worded).decision == "ask"  # it could be anywhere in there
+    assert judge(claude("Bash", {"command": "rm -f build/obj/app.o"}, root), worded).decision == "allow"  # a file holds nothing
+    monkeypatch.setattr(paths, "LIMIT", 5000)
+    said = judge(claude("Bash", {"command": "rm -rf tests"}, root), lexical("Delete build/. Never delete orders.csv."))
+    assert said.decision == "deny" and "orders.csv" in said.reason  # read whole, the file's name is found inside
+
+
 def test_acts_without_paths_are_matched_on_the_whole_command_and_an_mcp_tools_words(root):
     policy = lexical("Never force-push. Never drop the users table.")
     assert judge(claude("Bash", {"command": "git push --force origin main"}, root), policy).decision == "deny"
