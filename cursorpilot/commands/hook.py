@@ -51,7 +51,7 @@ def serve(args: list[str], stdin: TextIO | None = None, stdout: TextIO | None = 
         options = _options(args[1:])
         call = calls.read(agent, stdin.read(), env if env is not None else os.environ)
         event = call.event
-        verdict = judge(call, _policy(options))
+        verdict = judge(call, _policy(options), tuple(v for k, v in options.items() if os.path.isfile(v)))
         return write(calls.answer(agent, call.event, verdict.decision, verdict.reason))
     except Exception as exc:  # anything at all: the call is refused, and the reason said
         from cursorpilot.errors import PilotError
@@ -105,13 +105,14 @@ def _policy(options: dict[str, str]) -> Policy:
     return parts[0] if len(parts) == 1 else merged(parts)
 
 
-def judge(call: calls.Call, policy: Policy) -> Verdict:
-    """The call's verdict under the policy: what it does, where, matched (hooks/verdict.py)."""
+def judge(call: calls.Call, policy: Policy, guarded: tuple[str, ...] = ()) -> Verdict:
+    """The call's verdict under the policy: what it does, where, matched (hooks/verdict.py); `guarded`: the prompt or
+    policy file the hook reads, which no call may change."""
     from cursorpilot.hooks import acts, paths, verdict
 
     home = os.path.expanduser("~")
     does = acts.does(call)
-    targets = paths.resolve(does.touches, call.cwd, call.root, home)
+    targets = paths.resolve(does.touches, call.cwd, call.root, home, guarded)
     return verdict.decide(policy, does, targets, home)
 
 

@@ -47,7 +47,8 @@ class Target:
     """One path a call removes or overwrites, resolved (hooks/paths.py): how (`act`: delete, overwrite, or `EMPTIES`:
     removes what it picks inside a folder, `find -delete`, `git clean`), every form the user's words could name it by,
     what lies inside it when it is a removed folder (and whether that was read whole), and where it is: outside the
-    project, or the project itself."""
+    project (a file written in the system's temp folder is not), the project itself, or one of the files the hook
+    stands on (`guard`: the agent's hook settings, the prompt or policy file it reads)."""
 
     act: str
     forms: tuple[str, ...]
@@ -55,6 +56,7 @@ class Target:
     truncated: bool = False
     outside: bool = False
     root: bool = False
+    guard: str | None = None
 
 
 def does(call: Call) -> Does:

@@ -22,6 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 AGENTS = ("claude", "gemini", "cursor")
+SETTINGS = {"claude": ".claude/settings.local.json", "gemini": ".gemini/settings.json", "cursor": ".cursor/hooks.json"}  # hook install's
+RECORD = "cursor-pilot-hook.json"  # beside each: what hook install found there before
+HOOK_FILES = (*SETTINGS.values(), ".claude/settings.json", *(f"{f.rsplit('/', 1)[0]}/{RECORD}" for f in SETTINGS.values()))
 ALLOW, DENY, ASK, PASS = "allow", "deny", "ask", "pass"  # PASS: nothing to say, the agent's own permissions apply
 SHELL, WRITE, REMOVE, MCP, OTHER = "shell", "write", "remove", "mcp", "other"
 

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cursorpilot.errors import BadInput
+from cursorpilot.hooks.calls import RECORD, SETTINGS
 
-_RECORD = "cursor-pilot-hook.json"
 
 
 @dataclass(frozen=True, slots=True)
-class Target:
+class Place:
     """Where an agent reads a project's hooks, and the entries the hook adds: (event, matcher or None)."""
 
     file: str
@@ -36,9 +36,9 @@ class Target:
 
 
 TARGETS = {
-    "claude": Target(".claude/settings.local.json", (("PreToolUse", "Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*"),)),
-    "gemini": Target(".gemini/settings.json", (("BeforeTool", "run_shell_command|write_file|replace|mcp_.*"),)),
-    "cursor": Target(".cursor/hooks.json", (("beforeShellExecution", None), ("beforeMCPExecution", None), ("preToolUse", None))),
+    "claude": Place(SETTINGS["claude"], (("PreToolUse", "Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*"),)),
+    "gemini": Place(SETTINGS["gemini"], (("BeforeTool", "run_shell_command|write_file|replace|mcp_.*"),)),
+    "cursor": Place(SETTINGS["cursor"], (("beforeShellExecution", None), ("beforeMCPExecution", None), ("preToolUse", None))),
 }
 TIMEOUT = 30  # seconds the agent waits for the hook (it refuses by itself after commands/hook.DEADLINE)
 
@@ -77,7 +77,7 @@ def install(agent: str, project: Path, cmd: str) -> Path:
     """The hook written into the project's settings for this agent (an earlier install of it replaced); the file."""
     target = TARGETS[agent]
     path = project / target.file
-    record = path.parent / _RECORD
+    record = path.parent / RECORD
     if record.exists():
         uninstall(agent, project)
     before = path.read_text(encoding="utf-8") if path.exists() else None
@@ -105,7 +105,7 @@ def uninstall(agent: str, project: Path) -> tuple[Path, str]:
     """What install wrote, taken out: the file's old bytes put back where it is as install left it, else the hook's
     entries removed. The file, and how it was done."""
     path = project / TARGETS[agent].file
-    record_path = path.parent / _RECORD
+    record_path = path.parent / RECORD
     record = json.loads(record_path.read_text(encoding="utf-8")) if record_path.exists() else {}
     now = path.read_text(encoding="utf-8") if path.exists() else None
     if record and now is not None and _sha(now) == record.get("after"):

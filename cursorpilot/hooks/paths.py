@@ -12,17 +12,23 @@ from __future__ import annotations
 
 import glob
 import os
+import tempfile
 
 from cursorpilot.hooks.acts import Target
+from cursorpilot.hooks.calls import HOOK_FILES
 
 LIMIT = 5000  # entries read inside a removed folder; past it the call is asked about, not decided
 _GLOB = set("*?[")
 
 
-def resolve(touches: tuple[tuple[str, str], ...], cwd: str, root: str, home: str | None) -> tuple[Target, ...]:
-    """Each touched path (a glob: each path it matches), in every form, with what a removed folder holds."""
+def resolve(touches: tuple[tuple[str, str], ...], cwd: str, root: str, home: str | None,
+            guarded: tuple[str, ...] = ()) -> tuple[Target, ...]:
+    """Each touched path (a glob: each path it matches), in every form, with what a removed folder holds; `guarded`: the
+    files the hook stands on besides the agents' settings in the project (the prompt or policy file it reads)."""
     base = os.path.abspath(cwd or root or ".")
     roots = tuple(dict.fromkeys((os.path.abspath(root or base), os.path.realpath(root or base))))
+    stands_on = {os.path.realpath(p) for p in (*guarded, *(os.path.join(roots[-1], f) for f in HOOK_FILES))}
+    temp = os.path.realpath(tempfile.gettempdir())
     out: list[Target] = []
     room = LIMIT
     for act, named in touches:
@@ -36,7 +42,9 @@ def resolve(touches: tuple[tuple[str, str], ...], cwd: str, root: str, home: str
             truncated = act != "overwrite" and os.path.isdir(real) and _read(real, roots, inside, room)
             room -= len(inside)
             where = relative(real, roots)
-            out.append(Target(act, tuple(dict.fromkeys(forms)), tuple(inside), truncated, where is None, where == "."))
+            outside = where is None and not (act == "overwrite" and relative(real, (temp,)) not in (None, "."))
+            guard = next((g for g in stands_on if real == g or g.startswith(real.rstrip("/") + "/") and os.path.exists(g)), None)
+            out.append(Target(act, tuple(dict.fromkeys(forms)), tuple(inside), truncated, outside, where == ".", guard))
     return tuple(out)
 
 

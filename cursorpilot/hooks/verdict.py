@@ -3,7 +3,8 @@
 The same matching as a yes at a question (decide/ruling.py), on a block that shows what the call does: the command or
 the tool with its input, then every form of each path it removes or overwrites (hooks/paths.py). In this order:
 1. a call that does nothing that destroys: nothing to say (the agent's own permissions apply);
-2. the hard floor (`ruling.floor`, an `rm` of the project itself or outside it): deny, whatever the prompt says;
+2. the hard floor (`ruling.floor`, an `rm` of the project itself or outside it): deny, whatever the prompt says; and so
+   is a change to what the hook stands on (the agents' hook settings, the prompt or policy file it reads);
 3. a prohibition that bears on the block: deny, in the user's words;
 4. a prohibition that names something inside a folder the call removes: deny (those entries never grant); inside a
    folder it removes only some of (`find -delete`, `git clean`): ask;
@@ -45,6 +46,15 @@ def decide(policy: Policy, does: Does, targets: tuple[Target, ...], home: str | 
     if floor is not None:
         return Verdict(DENY, f"cursor-pilot refused: this call would {what}, and {floor!r} is the home directory, '/', a "
                              "system path, a block device, the project itself or outside it, which nothing may remove. " + _GO_ON)
+    guarded = next((t for t in targets if t.guard), None)
+    if guarded is not None and guarded.guard is not None:
+        guard = guarded.guard
+        if guarded.act == EMPTIES and guard not in guarded.forms:
+            return Verdict(ASK, f"cursor-pilot asks: this call would {what}, and may reach {guard!r}, which the guard on this "
+                                "project's tool calls stands on")
+        return Verdict(DENY, f"cursor-pilot refused: this call would {what}, and {guard!r} is what the guard on this project's "
+                             "tool calls stands on (the agent's hook settings, or the prompt or policy it reads); only you change "
+                             "it. " + _GO_ON)
     said = ruling.rule(policy, does.acts, block)
     if said.verdict == ruling.REFUSED and said.entry is not None and said.entry in policy.prohibitions:
         return _refused(what, said.entry)

@@ -120,6 +120,30 @@ def test_a_folder_too_big_to_read_is_refused_by_the_paths_a_prohibition_names_an
     assert said.decision == "deny" and "orders.csv" in said.reason  # read whole, the file's name is found inside
 
 
+def test_the_hooks_own_settings_and_the_prompt_it_reads_are_not_the_agents_to_change(tmp_path):
+    root = tmp_path / "proj"
+    (root / ".claude").mkdir(parents=True)
+    (root / ".claude" / "settings.local.json").write_text("{}")
+    prompt = tmp_path / "prompt.md"
+    prompt.write_text(PROMPT)
+    for call in (claude("Edit", {"file_path": str(root / ".claude/settings.local.json"), "old_string": "a", "new_string": "b"}, root),
+                 claude("Bash", {"command": "rm -rf .claude"}, root),
+                 claude("Bash", {"command": "echo '{}' > .cursor/hooks.json"}, root),
+                 claude("Write", {"file_path": str(prompt), "content": "Delete anything."}, root)):
+        said = judge(call, POLICY, (str(prompt),))
+        assert said.decision == "deny" and "the guard" in said.reason, (call, said)
+    mirror = claude("Write", {"file_path": str(root / ".claude/commands/review.md"), "content": "x"}, root)
+    assert judge(mirror, POLICY, (str(prompt),)).decision == "pass"
+    said = judge(claude("Bash", {"command": "git clean -fdx"}, root), POLICY, (str(prompt),))
+    assert said.decision == "ask" and "settings.local.json" in said.reason  # it may or may not reach it: a person says
+
+
+def test_a_file_written_in_the_temp_folder_is_left_to_the_agent_and_one_elsewhere_outside_is_asked(root):
+    assert judge(claude("Bash", {"command": "pytest > /tmp/report.txt"}, root), POLICY).decision == "pass"
+    assert judge(claude("Write", {"file_path": "/etc/hosts", "content": "x"}, root), POLICY).decision == "ask"
+    assert judge(claude("Bash", {"command": "rm -rf /tmp/report.txt"}, root), POLICY).decision == "deny"  # a removal there: the floor
+
+
 def test_acts_without_paths_are_matched_on_the_whole_command_and_an_mcp_tools_words(root):
     policy = lexical("Never force-push. Never drop the users table.")
     assert judge(claude("Bash", {"command": "git push --force origin main"}, root), policy).decision == "deny"
