@@ -257,6 +257,60 @@ from cursorpilot.commands.fleet import app as fleet_app  # noqa: E402 - typer al
 app.add_typer(fleet_app, name="fleet")
 
 
+hook_app = typer.Typer(help="The governing prompt's policy on every tool call an agent makes, inside the agent's own hook: "
+                            "cursor-pilot hook install claude --prompt FILE (then run the agent as you do).",
+                       no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]})
+app.add_typer(hook_app, name="hook")
+HOOK_PROMPT = "The governing prompt: a file, or its text (more than one word); read without a model."
+HOOK_POLICY = "A policy file (cursor-pilot policy -o FILE writes one, to correct and pin)."
+
+
+def _hook(agent: str) -> None:
+    def body(prompt: str | None = typer.Option(None, "--prompt", help=HOOK_PROMPT),
+             policy: Path | None = typer.Option(None, "--policy", help=HOOK_POLICY)) -> None:
+        from cursorpilot.commands.hook import serve
+
+        raise SystemExit(serve([agent, *(["--prompt", prompt] if prompt is not None else []),
+                                *(["--policy", str(policy)] if policy is not None else [])]))
+
+    body.__doc__ = (f"Answer one {agent} hook event (stdin) with the policy's decision (stdout), in {agent}'s own protocol; "
+                    "a payload it cannot read, a policy it cannot load or any failure answers deny.")
+    hook_app.command(agent)(body)
+
+
+for _agent in ("claude", "gemini", "cursor"):
+    _hook(_agent)
+
+
+@hook_app.command("install")
+def hook_install(
+    agent: str = typer.Argument(..., metavar="AGENT", help="claude, gemini or cursor."),
+    prompt: str | None = typer.Option(None, "--prompt", help=HOOK_PROMPT),
+    policy: Path | None = typer.Option(None, "--policy", help=HOOK_POLICY),
+    project: Path = typer.Option(Path("."), "--project", help="The project whose settings get the hook."),
+    debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
+) -> None:
+    """Write the hook into a project's settings (Claude: .claude/settings.local.json; Gemini: .gemini/settings.json;
+    Cursor: .cursor/hooks.json), for work without a run; `hook uninstall` takes exactly that out again."""
+    from cursorpilot.commands import hook
+    from cursorpilot.commands.guard import guard
+
+    guard(debug, lambda: hook.install(agent, prompt, str(policy) if policy else None, str(project)))
+
+
+@hook_app.command("uninstall")
+def hook_uninstall(
+    agent: str = typer.Argument(..., metavar="AGENT", help="claude, gemini or cursor."),
+    project: Path = typer.Option(Path("."), "--project", help="The project whose settings hold the hook."),
+    debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
+) -> None:
+    """Take out exactly what `hook install` wrote (the file as it was, byte for byte, where nobody changed it since)."""
+    from cursorpilot.commands import hook
+    from cursorpilot.commands.guard import guard
+
+    guard(debug, lambda: hook.uninstall(agent, str(project)))
+
+
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, add_help_option=False)
 def sim(ctx: typer.Context) -> None:
     """The bundled simulators: cursor-pilot sim {cursor|line|menu|acp} SCENARIO [TASK...] (--help lists the scenarios)."""

@@ -7,7 +7,9 @@ One process is one turn. It writes the documented NDJSON events (`system/init`, 
   rejected);
 - an older build (`build: old`) rejects by itself (`{"rejected": {"reason": "User Rejected"}}`), unless `--force`.
 Approved commands really run, in the workspace. The permissions of `$CURSOR_CONFIG_DIR/cli-config.json` are honoured
-(`Shell(base)` in `deny` refuses without asking, even with --force), as Cursor documents. The failures it knows:
+(`Shell(base)` in `deny` refuses without asking, even with --force), as Cursor documents, and so are the workspace's
+hooks (`.cursor/hooks.json`: `beforeShellExecution` before a command, `preToolUse` before a `write` step's file edit;
+`permission` deny/ask/allow, exit 2 blocks), as Cursor documents them (not checked against a real Cursor). The failures it knows:
 no login, an unknown `--model` (with the list), a workspace not trusted (2026 builds, without --trust/--force), the
 usage limit and a lost connection. `--resume ID` goes on with the session's next turn (its state lives in the temp dir).
 """
@@ -72,6 +74,8 @@ class PrintSim:
                 self.send({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": str(arg)}]}})
             elif name == "shell":
                 self._shell(str(arg))
+            elif name == "write" and isinstance(arg, dict):
+                self._write(str(arg["path"]), str(arg["content"]))
             elif name == "fail":
                 sys.stderr.write(FAILURES[str(arg)] + "\n")
                 return 1
@@ -132,7 +136,12 @@ class PrintSim:
         base = (shlex.split(command) or [""])[0]
         if f"Shell({base})" in self._denied():
             return {"rejected": f"Denied by permissions: Shell({base})", "by": "deny_list"}
-        if self.args.force:
+        hooked = self._hooks("beforeShellExecution", {"command": command, "cwd": self.workspace})
+        if hooked is not None and hooked.get("permission") == "deny":
+            return {"rejected": str(hooked.get("agent_message") or "Blocked by hook"), "by": "hook"}
+        if hooked is not None and hooked.get("permission") == "allow":
+            return {"approved": True, "by": "hook"}
+        if self.args.force and not (hooked and hooked.get("permission") == "ask"):
             return {"approved": True, "by": "force"}
         if self.sc.get("build", "new") == "old":
             return {"rejected": "User Rejected", "by": "no_force"}
@@ -149,6 +158,48 @@ class PrintSim:
         if "approved" in decision:
             return {"approved": True, "by": "interaction_query"}
         return {"rejected": str((decision.get("rejected") or {}).get("reason") or "User Rejected"), "by": "interaction_query"}
+
+    def _hooks(self, event: str, fields: dict) -> dict | None:
+        """The workspace's `.cursor/hooks.json` commands for this event, run as Cursor runs them (the event's JSON on
+        stdin, one JSON answer on stdout; exit 2 blocks): the first that denies, else the first that asks or allows."""
+        try:
+            hooks = json.loads((Path(self.workspace) / ".cursor" / "hooks.json").read_text()).get("hooks") or {}
+        except (OSError, ValueError, AttributeError):
+            return None
+        said: dict | None = None
+        for entry in hooks.get(event) or []:
+            payload = {"hook_event_name": event, "conversation_id": self.session, "generation_id": str(uuid.uuid4()),
+                       "workspace_roots": [self.workspace], **fields}
+            done = subprocess.run(entry["command"], shell=True, input=json.dumps(payload), capture_output=True, text=True,
+                                  cwd=self.workspace, timeout=30)
+            try:
+                answer = json.loads(done.stdout) if done.stdout.strip() else {}
+            except ValueError:
+                answer = {}
+            if done.returncode == 2:
+                answer = {"permission": "deny", "agent_message": answer.get("agent_message") or done.stderr.strip()}
+            self.record("hook", hook_event=event, command=entry["command"], exit=done.returncode, answer=answer)
+            if answer.get("permission") == "deny":
+                return answer
+            said = said or (answer if answer.get("permission") in ("ask", "allow") else None)
+        return said
+
+    def _write(self, path: str, content: str) -> None:
+        """A file edit, as Cursor's agent applies it unasked, unless a preToolUse hook denies it."""
+        self.calls += 1
+        call_id = f"call_{self.calls}\n"
+        full = os.path.join(self.workspace, path)
+        args = {"path": full, "fileText": content}
+        self.send({"type": "tool_call", "subtype": "started", "call_id": call_id, "tool_call": {"editToolCall": {"args": args}}})
+        hooked = self._hooks("preToolUse", {"tool_name": "Write", "tool_input": {"path": full, "contents": content},
+                                            "cwd": self.workspace})
+        if hooked is not None and hooked.get("permission") == "deny":
+            result: dict = {"rejected": {"reason": str(hooked.get("agent_message") or "Blocked by hook")}}
+        else:
+            Path(full).write_text(content)
+            result = {"success": {"path": full, "linesAdded": content.count("\n")}}
+        self.record("write", path=path, **result)
+        self.send({"type": "tool_call", "subtype": "completed", "call_id": call_id, "tool_call": {"editToolCall": {"args": args, "result": result}}})
 
     def _denied(self) -> list[str]:
         folder = os.environ.get("CURSOR_CONFIG_DIR")

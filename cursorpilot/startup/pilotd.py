@@ -2,6 +2,8 @@
 
     python -m cursorpilot.startup.pilotd DIGEST SOCKET FD
 
+It serves an agent's hook calls (`cursor-pilot hook AGENT`, commands/hook.py) the same way: one child per call.
+
 It imports what a run imports (the runner, the screen channel, the console, the models, the answerers' modules; no
 SDK: the provider's resident keeps those) and waits. A run connects and hands over its command line, environment,
 folder, umask and its three standard streams (SCM_RIGHTS); the child forked for it takes them all, says its pid, runs
@@ -28,7 +30,9 @@ from cursorpilot.daemons import accept_loop
 WARM = ("cursorpilot.commands.run", "cursorpilot.commands.guard", "cursorpilot.commands.learning", "cursorpilot.runner.run",
         "cursorpilot.channels.registry", "cursorpilot.channels.pty.loop", "cursorpilot.ui", "cursorpilot.logs", "cursorpilot.records.pastruns",
         "cursorpilot.detect.profiles", "cursorpilot.providers.openai", "cursorpilot.providers.anthropic",
-        "cursorpilot.providers.rules", "cursorpilot.human.humans", "cursorpilot.commands.preflight", "cursorpilot.records.resume")
+        "cursorpilot.providers.rules", "cursorpilot.human.humans", "cursorpilot.commands.preflight", "cursorpilot.records.resume",
+        "cursorpilot.commands.hook", "cursorpilot.hooks.acts", "cursorpilot.hooks.paths", "cursorpilot.hooks.verdict",
+        "cursorpilot.decide.policyfile")  # an agent's hook calls (commands/hook.py), served here too
 _streams: list = []  # the daemon's own stdio objects: kept, so that collecting them never closes a run's fd 0-2
 
 
@@ -79,7 +83,7 @@ def serve(conn: socket.socket, key: str) -> None:
 
     code = 1
     try:
-        code = start.run_here(sys.argv[1:])
+        code = start.in_child(sys.argv[1:])
     finally:
         for stream in (sys.stdout, sys.stderr):
             try:

@@ -10,7 +10,8 @@ what is left (a rules file that does not parse, say) refuses the run as before, 
 program started early is killed before anything is typed into it.
 
 Such a run is run by a warm child of the resident pilot when there is one (warmstart.py, pilotd.py), else here.
-`--version` is answered here too, and everything else is cli.py's (typer).
+`--version` is answered here too, and so is `hook AGENT` (an agent's tool call, commands/hook.py); everything else is
+cli.py's (typer).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ def main() -> None:
 
         print(f"cursor-pilot {__version__}")
         return
+    if _hook_call(args):
+        _exit_now(_hook(args))
     if _plain_run(args):
         from cursorpilot.startup import warmstart
 
@@ -41,6 +44,34 @@ def main() -> None:
     from cursorpilot.cli import main as cli_main
 
     cli_main()
+
+
+def _hook_call(args: list[str]) -> bool:
+    """`hook AGENT ...`: an agent's tool call, answered on every call it makes, so read without typer (commands/hook.py);
+    its --help, `install` and `uninstall` are typer's."""
+    return args[:1] == ["hook"] and args[1:2] in (["claude"], ["gemini"], ["cursor"]) and not {"-h", "--help"} & set(args)
+
+
+def _hook(args: list[str]) -> int:
+    """A hook call, answered by a warm child of the resident pilot when there is one (its imports done: the call then
+    costs what Python's start does), else here, starting one for the calls after it: an agent calls it on every tool
+    call."""
+    from cursorpilot.startup import warmstart
+
+    code = warmstart.served()
+    if code is None:
+        code = in_child(args)
+        warmstart.start_for_next()
+    return code
+
+
+def in_child(args: list[str]) -> int:
+    """What the resident pilot's child runs for the process that handed it over (pilotd.py): a hook call, or a plain run."""
+    if _hook_call(args):
+        from cursorpilot.commands.hook import serve
+
+        return serve(args[1:])
+    return run_here(args)
 
 
 def _plain_run(args: list[str]) -> bool:

@@ -21,7 +21,7 @@ def pure_core(root: Path = ROOT) -> list[str]:
 
 PURE = pure_core()
 STDLIB = {"__future__", "abc", "re", "dataclasses", "enum", "typing", "collections", "collections.abc", "functools", "itertools", "hashlib",
-          "json", "math", "string", "html",
+          "json", "math", "string", "html", "shlex",  # shlex: a command's text into its words
           "datetime"}  # dates computed from the times the loops give (a fact's `wall`): no module here calls now()
 # Modules of the project a pure module may use besides the pure ones, and why they do no harm there.
 LEANED_ON = {
