@@ -95,6 +95,8 @@ class ScreenFacts:
     wall: datetime | None = None  # the wall clock, in the local zone: what an agent's reset time ("resets 3pm") is read against
     still_for: float | None = None  # seconds since the agent's last progress sign (pty/progress.py); None: since the screen changed
     unread: int | None = None  # bytes typed that the program has not read yet (its input queue); None: unknown
+    raw: bool = False  # the terminal is in raw mode (the program reads keys, not lines)
+    idle_for: float | None = None  # seconds the foreground group has used almost no CPU (pty/naps.py Idle); None: unknown
 
 
 @dataclass(frozen=True, slots=True)

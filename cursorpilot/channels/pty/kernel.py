@@ -188,6 +188,9 @@ def _task_state(proc: _Process, task: str, slave: str | None) -> str | None:
             return READING
     if nr in _SLEEPS and proc.checks_tty_between_sleeps(slave):
         return POLLING
+    if nr in _SLEEPS and not proc.children() and naps.idle_napper(nr, args, proc.mem, _NANOSLEEP, proc.pid, proc.cpu,
+                                                                  lambda: proc.epolls_tty(slave)):
+        return POLLING  # asleep between polls of its terminal that never block (crossterm's poll(ZERO)), and idle
     if nr in _SLEEPS and not proc.children() and naps.between_polls(task, nr, args, proc.mem, lambda: _polls_tty(proc, task, slave), _NANOSLEEP):
         return POLLING  # asleep between short polls of its terminal (crossterm's poll(1ms), then 30 ms of sleep): waiting
     return BUSY
@@ -268,6 +271,16 @@ class TtyWatch:
             if any(_fields(f"{task}/stat")[:1] == [b"R"] for task in proc.tasks):
                 return True
         return False
+
+    def cpu(self, now: float) -> int | None:
+        """The CPU time (ns) the foreground group's members have used so far, their ended children's included."""
+        if _TABLE is None or self._group(now) is None:
+            return None
+        total = 0
+        for proc in self._members:
+            proc.tasks = _tasks(proc.pid)
+            total += proc.cpu(reaped=True) or 0  # one gone: its time leaves the sum (naps.Idle measures afresh)
+        return total
 
     def _group(self, now: float) -> int | None:
         """The terminal's foreground group, its members listed again when it changed or MEMBERS_EVERY has passed."""

@@ -27,7 +27,7 @@ from cursorpilot.channels.host import StepHost
 from cursorpilot.keys import Modes
 from cursorpilot.channels.pty.machine import State
 from cursorpilot.channels.program_env import last_words
-from cursorpilot.channels.pty import ask, inqueue, kernel
+from cursorpilot.channels.pty import ask, inqueue, kernel, naps
 from cursorpilot.channels.pty.driver import ExitStatus, PtyDriver
 from cursorpilot.channels.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, HandedBack, Interrupted,
                                    KeyDue, Kill, PilotConfig, ReadMessage, Replied, Screen, ScreenFacts, Started, Taken, Type, Typed)
@@ -92,6 +92,7 @@ class PtyStep:
         self._owed = False  # a screen rendered and not mirrored yet
         self._typed_by_person = 0  # bytes a person typed since they took the keyboard (commands/watched.py)
         self.t0 = self.clock.monotonic()
+        self.idle = naps.Idle()  # since when the foreground group has used almost no CPU (never-silent: pty/quiet.py)
 
     # -- public ----------------------------------------------------------------------------------------------------------
     def run(self) -> StepResult:
@@ -209,10 +210,11 @@ class PtyStep:
         if tty == kernel.READING and c.state == ScreenKind.SETTLING:
             self.view.look_at = now + 0.01
         judged = undecided(self.profile, snap, self.pilot.answering.answered_to, canonical) if c.state == ScreenKind.UNKNOWN else None
-        text = snap.text()
+        text, watch = snap.text(), self.view.watch
+        idle_for = None if watch is None else self.idle.seen(now, watch.cpu(now))
         self._feed(Screen(c, ScreenFacts(text, self.view.version, quiet, tty, self._modes(), judged, _no_echo(lflag or 0),
                                          unread=self._unread(), wall=self.clock.utcnow().astimezone(),
-                                         still_for=self.progress.seen(now, text))))
+                                         still_for=self.progress.seen(now, text), raw=canonical is False, idle_for=idle_for)))
 
     def _modes(self) -> Modes:
         s = self.screen

@@ -150,7 +150,8 @@ class Pilot:
     def _screen(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
         if self.state != State.RUNNING or self.questions.asking is not None or self.taken:
             return []
-        out = self._record_state(c, facts)
+        out, facts = self.quiet.idle(c, facts)  # never silent: a still, idle raw-mode program waits, whatever the kernel says
+        out += self._record_state(c, facts)
         self.look.saw(now, c, facts)
         self._wake = None if c.recheck_after is None else now + c.recheck_after
         if self.answering.watch is not None:

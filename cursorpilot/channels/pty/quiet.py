@@ -13,7 +13,7 @@ which screen no rule explains was last recorded as judged; it reads the pilot th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cursorpilot.channels.pty.answering import not_taken_note
 from cursorpilot.channels.pty.facts import Effect, ScreenFacts
@@ -26,6 +26,7 @@ from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.records import models as R
 
 WAIT_BACKOFF_CAP = 60.0  # the longest a quiet unknown screen waits to be judged after WAIT answers in a row
+IDLE_AFTER = 5.0  # a still raw-mode screen of a program that has used almost no CPU this long is taken as waiting
 BUSY_LOOK = 0.25  # a quiet program the kernel sees busy is looked at this often: it may turn to its terminal any time
 BUSY_NOTE = ("The screen has not changed for {:g}s, and the kernel sees the program busy (asleep, computing, waiting on "
              "something other than its terminal) at each look: it may be at work, or waiting in a way the kernel does not show.")
@@ -37,10 +38,26 @@ class Quiet:
     waits_in_a_row: int = 0
     busy_since: float | None = None  # the kernel has seen the quiet program busy since then (recorded once)
     judged_rec: str | None = None  # the screen no rule explains last recorded as judged (its key)
+    idle_said: int | None = None  # the screen (its content) the kernel's "busy" was last overruled on, as idle
 
     def forget(self) -> None:
         self.waited.clear()
         self.busy_since, self.waits_in_a_row = None, 0
+
+    def idle(self, c: Classification, facts: ScreenFacts) -> tuple[list[Effect], ScreenFacts]:
+        """Never silent, whatever the kernel says: a still screen in raw mode, of a program that has used almost no
+        CPU for IDLE_AFTER, waits on its terminal in a way the kernel does not show (a poll that never blocks, a read
+        from a helper it can't see). Its "busy" is overruled to "polling", said once per screen (`kernel.idle`), so the
+        screen goes the way of a waiting one: answered by a rule, or judged (a model may say WAIT)."""
+        if facts.tty != "busy" or not facts.raw or facts.idle_for is None or min(facts.idle_for, facts.quiet_for) < IDLE_AFTER:
+            return [], facts
+        out: list[Effect] = []
+        if self.idle_said != facts.content:
+            self.idle_said = facts.content
+            out.append(Record(R.ScreenState(state="waiting", rule_id="kernel.idle", prompt=c.block or None, error=None,
+                                            evidence=f"the kernel sees it busy, but it has used almost no CPU for "
+                                                     f"{min(facts.idle_for, facts.quiet_for):.0f}s in raw mode, its screen still")))
+        return out, replace(facts, tty="polling")
 
     def working(self, view: View, now: float, c: Classification, facts: ScreenFacts, stuck_after: float) -> list[Want]:
         """A working marker: left to work; no progress sign for stuck_after and it is stuck (resume.py interrupts it).
