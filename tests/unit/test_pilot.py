@@ -126,6 +126,17 @@ def test_a_reply_for_a_prompt_that_changed_meanwhile_is_discarded():
     assert records(out, "reply_discarded") and not of(out, Type) and p.state == State.RUNNING
 
 
+def test_a_reply_for_a_prompt_whose_clock_ticked_meanwhile_is_typed():
+    """Issue 48: a curses prompt under a clock got its model reply dropped at every tick, asked again ten times."""
+    from dataclasses import replace
+    p = pilot()
+    asked = replace(YN, key="generic.yes_no@3:12:00:01 ⠋ Continue? [y/n]")
+    (ask,) = of(screen(p, 0.0, asked, facts(content=1)), Ask)
+    ticked = replace(YN, key="generic.yes_no@3:12:00:03 ⠹ Continue? [y/n]")
+    out = p.handle(2.0, Decided(ask.token, answer("y"), 3, Modes(), ticked))
+    assert not records(out, "reply_discarded") and of(out, Type)
+
+
 def test_a_quiet_unknown_screen_is_judged_after_undecided_after():
     p = pilot()
     unknown = Classification(state=ScreenKind.UNKNOWN)

@@ -201,7 +201,7 @@ class PtyStep:
         if not due:
             return
         self.view.look_at, self.view.judged_tty = None, tty
-        snap, quiet = self.screen.snapshot(), now - max(self.view.last_change, self.view.quiet_from)
+        snap, quiet = self.screen.snapshot(), now - self.view.quiet_since(tty)
         lflag = self._mode()
         canonical = None if lflag is None else bool(lflag & termios.ICANON)
         c = classify(self.profile, snap, Timing(quiet_for=quiet, tty=tty, canonical=canonical))
@@ -293,7 +293,10 @@ class PtyStep:
         changed = self.view.version != asked_on
         lflag = self._mode()
         timing = Timing(quiet_for=float("inf"), canonical=None if lflag is None else bool(lflag & termios.ICANON))
-        current = classify(self.profile, self.screen.snapshot(), timing) if changed else None
+        snap = self.screen.snapshot()
+        current = classify(self.profile, snap, timing) if changed else None
+        if current is not None and current.state == ScreenKind.UNKNOWN:  # read whole, as the screen asked about was
+            current = undecided(self.profile, snap, self.pilot.answering.answered_to, timing.canonical)
         self._feed(Decided(token, d, self.view.version, self._modes(), current))
 
     # -- keys and the end ---------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from cursorpilot.channels.pty.answering import not_taken_note
 from cursorpilot.channels.pty.facts import Effect, ScreenFacts
-from cursorpilot.channels.pty.held import AskAbout, Asking, Escalate, Forget, Go, Stuck, View, WakeBy, Want
+from cursorpilot.channels.pty.held import AskAbout, Asking, Escalate, Forget, Go, Stuck, View, WakeBy, Want, steady
 from cursorpilot.channels.pty.machine import Event
 from cursorpilot.decide.deliver import Record
 from cursorpilot.decide.question import Decision, Kind
@@ -80,7 +80,7 @@ class Quiet:
             return self.left_to_work(view, now, c, facts)
         self.busy_since = None
         judged, profile = facts.judged, view.profile
-        key = judged.key or ""
+        key = steady(judged.key or "")  # a WAIT holds however its clock ticks
         delay = self.judge_after(view, facts.tty, judged.asks)
         if judged.answered_last:  # its last words are the question answered last: the kernel's "reading" shows no new one
             delay = max(delay, profile.undecided_after_s)
@@ -94,7 +94,8 @@ class Quiet:
         if now < since + delay:
             return [WakeBy(since + delay)]
         answers = view.answering
-        notes = not_taken_note(answers.typed[key]) if key in answers.answered and key in answers.typed else ()
+        raw = judged.key or ""
+        notes = not_taken_note(answers.typed[raw]) if raw in answers.answered and raw in answers.typed else ()
         if judged.answered_last and not notes:
             notes = ("The last question on this screen was answered already, and nothing has been written below it "
                      "since: the program may still be working on that answer.",)
@@ -118,7 +119,7 @@ class Quiet:
         stuck_after = view.profile.stuck_after_s
         if facts.quiet_for >= stuck_after:
             judged = facts.judged if c.state == ScreenKind.UNKNOWN else None
-            if judged is not None and (judged.key or "") not in self.waited:  # judged whatever one look said: a model may
+            if judged is not None and steady(judged.key or "") not in self.waited:  # judged whatever one look said: a model may
                 return [*out, AskAbout(judged, Kind.UNDECIDED.value, (BUSY_NOTE.format(stuck_after),))]  # say WAIT, once
             return [*out, Escalate(c, f"stuck: quiet for {stuck_after:g}s, busy and not waiting on its terminal")]
         return [*out, WakeBy(min(now + BUSY_LOOK, now - facts.quiet_for + stuck_after))]
@@ -138,7 +139,7 @@ class Quiet:
 
     def waited_out(self, now: float, a: Asking, d: Decision) -> list[Effect | Want]:
         """The screen was judged WAIT: nobody is asked; it is judged again once its backoff has passed."""
-        self.waited[a.c.key or ""] = now
+        self.waited[steady(a.c.key or "")] = now
         self.waits_in_a_row += 1
         return [WakeBy(now),  # look again: the next judgement of this screen gets its deadline
                 Record(R.Wait(rule_id=a.c.rule_id, prompt=a.c.block, source=d.source, why=d.why, waits_in_a_row=self.waits_in_a_row)),
