@@ -424,3 +424,20 @@ def test_a_busy_program_in_line_mode_or_at_work_or_just_drawn_is_still_left_to_w
     p = pilot()
     out = screen(p, 60.0, YN, idle_facts(quiet=quiet, idle_for=idle_for, raw=raw))
     assert not of(out, Ask) and records(out, "screen_state")[-1]["rule_id"] == "kernel.busy"
+
+
+def test_a_stopped_program_is_said_after_stopped_after_and_the_run_ends_for_a_person():
+    """Issue 48: a program stopped by SIGSTOP sat silent until --timeout. Its question is not answered meanwhile (the
+    keys would wait in its input queue), and a stop shorter than STOPPED_AFTER (continued by its parent) is no stop."""
+    from dataclasses import replace
+    from cursorpilot.channels.pty.quiet import STOPPED_AFTER
+    p = pilot()
+    stopped = replace(facts(tty="reading"), stopped="pid 9, bash")
+    out = screen(p, 1.0, YN, stopped)
+    assert not of(out, Ask) and not records(out, "screen_state") and p.wake_at() == 1.0 + STOPPED_AFTER
+    assert of(screen(p, 1.5, YN, facts(tty="reading")), Ask)  # continued: its question is asked
+    p = pilot()
+    screen(p, 1.0, YN, stopped)
+    out = screen(p, 1.0 + STOPPED_AFTER, YN, stopped)
+    assert [r["rule_id"] for r in records(out, "screen_state")] == ["kernel.stopped"] and of(out, Close)
+    assert p.exit_code == ExitCode.HUMAN_NEEDED and "stopped by a signal (pid 9, bash" in p.reason

@@ -212,9 +212,11 @@ class PtyStep:
         judged = undecided(self.profile, snap, self.pilot.answering.answered_to, canonical) if c.state == ScreenKind.UNKNOWN else None
         text, watch = snap.text(), self.view.watch
         idle_for = None if watch is None else self.idle.seen(now, watch.cpu(now))
+        stopped = None if watch is None or self.driver is None else watch.stopped(now, self.driver.pid, tty)
         self._feed(Screen(c, ScreenFacts(text, self.view.version, quiet, tty, self._modes(), judged, _no_echo(lflag or 0),
                                          unread=self._unread(), wall=self.clock.utcnow().astimezone(),
-                                         still_for=self.progress.seen(now, text), raw=canonical is False, idle_for=idle_for)))
+                                         still_for=self.progress.seen(now, text), raw=canonical is False, idle_for=idle_for,
+                                         stopped=stopped)))
 
     def _modes(self) -> Modes:
         s = self.screen
@@ -367,6 +369,7 @@ class PtyStep:
         self.host.shared(e.record)
         if not e.keys:
             self.driver.signal_group(signal.SIGINT)
+            self.driver.signal_group(signal.SIGCONT)  # a stopped program takes its SIGINT only once continued
         self._kill_at, self._on_kill = self.clock.monotonic() + e.kill_after, e.on_kill
 
     def _kill_if_due(self, now: float) -> None:

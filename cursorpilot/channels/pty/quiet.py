@@ -17,16 +17,18 @@ from dataclasses import dataclass, field, replace
 
 from cursorpilot.channels.pty.answering import not_taken_note
 from cursorpilot.channels.pty.facts import Effect, ScreenFacts
-from cursorpilot.channels.pty.held import AskAbout, Asking, Escalate, Forget, Go, Stuck, View, WakeBy, Want, steady
+from cursorpilot.channels.pty.held import Abort, AskAbout, Asking, Escalate, Forget, Go, Stuck, View, WakeBy, Want, steady
 from cursorpilot.channels.pty.machine import Event
 from cursorpilot.decide.deliver import Record
 from cursorpilot.decide.question import Decision, Kind
 from cursorpilot.detect.classifier import READING_SETTLE, Classification
 from cursorpilot.detect.profiles import ScreenKind
+from cursorpilot.errors import ExitCode
 from cursorpilot.records import models as R
 
 WAIT_BACKOFF_CAP = 60.0  # the longest a quiet unknown screen waits to be judged after WAIT answers in a row
 IDLE_AFTER = 5.0  # a still raw-mode screen of a program that has used almost no CPU this long is taken as waiting
+STOPPED_AFTER = 2.0  # a program stopped by a signal this long is said, and the run ends (a person must continue it)
 BUSY_LOOK = 0.25  # a quiet program the kernel sees busy is looked at this often: it may turn to its terminal any time
 BUSY_NOTE = ("The screen has not changed for {:g}s, and the kernel sees the program busy (asleep, computing, waiting on "
              "something other than its terminal) at each look: it may be at work, or waiting in a way the kernel does not show.")
@@ -38,20 +40,36 @@ class Quiet:
     waits_in_a_row: int = 0
     busy_since: float | None = None  # the kernel has seen the quiet program busy since then (recorded once)
     judged_rec: str | None = None  # the screen no rule explains last recorded as judged (its key)
+    stopped_since: float | None = None  # the kernel has said the program is stopped since then
     idle_said: int | None = None  # the screen (its content) the kernel's "busy" was last overruled on, as idle
 
     def forget(self) -> None:
         self.waited.clear()
         self.busy_since, self.waits_in_a_row = None, 0
 
-    def idle(self, c: Classification, facts: ScreenFacts) -> tuple[list[Effect], ScreenFacts]:
+    def kernel(self, now: float, c: Classification, facts: ScreenFacts) -> tuple[list[Effect | Want], ScreenFacts | None]:
+        """Never silent, from the kernel's facts before the screen's words: a program stopped by a signal (SIGSTOP, or
+        SIGTTIN from the background) never runs again by itself: said, and the run ends after STOPPED_AFTER (a person
+        must continue it: exit 3), the screen not read (None). A still, idle raw-mode program waits (`idle`)."""
+        if facts.stopped is None:
+            self.stopped_since = None
+            return self.idle(c, facts)
+        since = self.stopped_since = now if self.stopped_since is None else self.stopped_since
+        if now < since + STOPPED_AFTER:
+            return [WakeBy(since + STOPPED_AFTER)], None
+        why = (f"the program is stopped by a signal ({facts.stopped}: SIGSTOP, or SIGTTIN/SIGTTOU for using the terminal from the "
+               f"background) and has not run for {STOPPED_AFTER:g}s: a person must continue it or end it")
+        return [Record(R.ScreenState(state="stopped", rule_id="kernel.stopped", prompt=c.block or None, evidence=facts.stopped,
+                                     error=None)), Abort(ExitCode.HUMAN_NEEDED, why)], None
+
+    def idle(self, c: Classification, facts: ScreenFacts) -> tuple[list[Effect | Want], ScreenFacts]:
         """Never silent, whatever the kernel says: a still screen in raw mode, of a program that has used almost no
         CPU for IDLE_AFTER, waits on its terminal in a way the kernel does not show (a poll that never blocks, a read
         from a helper it can't see). Its "busy" is overruled to "polling", said once per screen (`kernel.idle`), so the
         screen goes the way of a waiting one: answered by a rule, or judged (a model may say WAIT)."""
         if facts.tty != "busy" or not facts.raw or facts.idle_for is None or min(facts.idle_for, facts.quiet_for) < IDLE_AFTER:
             return [], facts
-        out: list[Effect] = []
+        out: list[Effect | Want] = []
         if self.idle_said != facts.content:
             self.idle_said = facts.content
             out.append(Record(R.ScreenState(state="waiting", rule_id="kernel.idle", prompt=c.block or None, error=None,
