@@ -8,11 +8,9 @@ is judged within seconds (pty/quiet.py `idle`). Mirrors: the same loops at work 
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
