@@ -80,10 +80,10 @@ def _until(read, shown: str, deadline: float) -> str:
 
 def _ended(tmp_path: Path, read, deadline: float) -> None:
     """Until the shell has written the run's exit code (the terminal read meanwhile, so that nothing blocks on it)."""
-    while not (tmp_path / "exit.txt").exists() and time.monotonic() < deadline:
+    done = tmp_path / "exit.txt"
+    while not (done.exists() and done.read_text().endswith("\n")) and time.monotonic() < deadline:
         read() or time.sleep(0.02)
-    assert (tmp_path / "exit.txt").exists(), "the run did not end after Ctrl-C"
-    time.sleep(0.05)  # its line written whole
+    assert done.exists(), "the run did not end after Ctrl-C"
 
 
 def _under_script(tmp_path: Path, env: dict, line: str, shown: str) -> float:
@@ -98,7 +98,7 @@ def _under_script(tmp_path: Path, env: dict, line: str, shown: str) -> float:
 
     try:
         _until(read, shown, time.monotonic() + 40)
-        time.sleep(0.3)  # a person's reaction, at the least; the run is at rest in the state shown
+        time.sleep(0.3)  # not a wait for anything: a person's reaction time, at the least, after the state is shown
         term.write(b"\x03")
         pressed = time.monotonic()
         _ended(tmp_path, read, pressed + 20)
