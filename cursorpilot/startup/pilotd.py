@@ -64,6 +64,7 @@ def serve(conn: socket.socket, key: str) -> None:
     if hello.get("digest") != key:
         conn.sendall(b"refused another version of cursor-pilot\n")
         return
+    _signals(hello.get("ignored", []))
     for n, fd in enumerate(fds):
         os.dup2(fd, n)
         os.close(fd)
@@ -76,7 +77,12 @@ def serve(conn: socket.socket, key: str) -> None:
     os.umask(hello["umask"])
     sys.argv = hello["argv"]
     conn.sendall(b"pid %d\n" % os.getpid())
-    if conn.recv(3) != b"go\n":  # the run gave up waiting for this daemon's warm-up and runs itself: not twice
+    try:
+        go = conn.recv(3)
+    except KeyboardInterrupt:  # Ctrl-C, passed on by the run's process as it said "go": the run never started
+        conn.sendall(b"exit 130\n")
+        os._exit(130)
+    if go != b"go\n":  # the run gave up waiting for this daemon's warm-up and runs itself: not twice
         os._exit(0)
     threading.Thread(target=_hang_up, args=(conn,), name="run-line", daemon=True).start()
     from cursorpilot.startup import start
@@ -84,7 +90,12 @@ def serve(conn: socket.socket, key: str) -> None:
     code = 1
     try:
         code = start.in_child(sys.argv[1:])
+    except KeyboardInterrupt:  # Ctrl-C before the run counts its own (RunContext.install_signals)
+        code = 130
     finally:
+        from cursorpilot.channels.pty.driver import discard_prestarted
+
+        discard_prestarted()  # a program started early that no run claimed (the exit handlers of start.py do it there)
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
@@ -95,6 +106,16 @@ def serve(conn: socket.socket, key: str) -> None:
         except OSError:
             pass
         os._exit(code)
+
+
+def _signals(ignored: list[int]) -> None:
+    """The run's signals as its own process has them, not as the daemon had them: a daemon started by a run that
+    ignored Ctrl-C (in the background of a script, under nohup) ignores it, and so did every run it served until the
+    run set its own handler, and every program they started (exec keeps what is ignored): a Ctrl-C at the program's
+    first question was lost, and the program shrugged off the SIGINT that ends it (issue 48)."""
+    for sig in warmstart.FORWARDED:
+        default = signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL
+        signal.signal(sig, signal.SIG_IGN if int(sig) in ignored else default)
 
 
 def _hello(conn: socket.socket) -> tuple[dict | None, list[int]]:

@@ -103,16 +103,24 @@ def _env_options() -> tuple[str, ...]:
 def _run(args: RunArgs, given: frozenset[str]) -> int:
     """The run, its program started before the rest of the run is imported (when nothing cheap to check refuses it)."""
     run = run_id()
-    if _startable(args):
-        _prestart(args, run)
-    from cursorpilot.commands.guard import guard
-    from cursorpilot.commands.run import run as run_body
+    try:
+        if _startable(args):
+            _prestart(args, run)
+        from cursorpilot.commands.guard import guard
+        from cursorpilot.commands.run import run as run_body
+    except KeyboardInterrupt:  # Ctrl-C before the run counts its own: it ends as it would a moment later, its program too
+        from cursorpilot.channels.pty.driver import discard_prestarted
+
+        discard_prestarted()
+        return 130
 
     argv = ["cursor-pilot", *sys.argv[1:]]
     try:
         guard(args.debug, lambda: run_body(args, given, argv=argv, run_id=run))
     except SystemExit as exit:
         return exit.code if isinstance(exit.code, int) else 1
+    except KeyboardInterrupt:  # before guard's own catch is in place (it imports the console first)
+        return 130
     return 0
 
 

@@ -77,8 +77,9 @@ def served() -> int | None:
     umask = os.umask(0o022)
     os.umask(umask)
     streams = [[s.encoding, s.errors] if s is not None else ["utf-8", "strict"] for s in (sys.stdin, sys.stdout, sys.stderr)]
+    ignored = [int(sig) for sig in FORWARDED if signal.getsignal(sig) == signal.SIG_IGN]
     hello = {"digest": key, "argv": ["cursor-pilot", *sys.argv[1:]], "env": dict(os.environ), "cwd": cwd, "umask": umask,
-             "streams": streams}
+             "streams": streams, "ignored": ignored}
     try:
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
@@ -89,15 +90,17 @@ def served() -> int | None:
         if word != "pid" or not said.strip().isdigit():  # `refused …`, or nothing: the run runs here
             sock.close()
             return None
+        _forward(int(said))  # from before its "go": a Ctrl-C from here on reaches the run, never this process alone
         sock.sendall(b"go\n")  # its child runs the run only now: a run that gave up on it runs here, and only here
         sock.settimeout(None)
     except (OSError, ValueError):
         sock.close()
+        _forward(None)
         return None
     except KeyboardInterrupt:  # Ctrl-C while it warms: the run was never started
         sock.close()
         return 130
-    return _wait(reply, int(said))
+    return _wait(reply)
 
 
 def pack(hello: dict) -> bytes:
@@ -116,8 +119,14 @@ def unpack(data: bytes) -> dict | None:
     return hello if isinstance(hello, dict) else None
 
 
-def _wait(reply, pid: int) -> int:
-    """Until the child says its exit code; the signals this process gets go to it meanwhile."""
+def _forward(pid: int | None) -> None:
+    """The signals this process gets go to the run's child; None: back as they were (the run runs here after all)."""
+    if pid is None:
+        for sig, handler in _before.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+        _before.clear()
+        return
+
     def forward(sig: int, _frame) -> None:
         try:
             os.kill(pid, sig)
@@ -125,7 +134,14 @@ def _wait(reply, pid: int) -> int:
             pass
 
     for sig in FORWARDED:
-        signal.signal(sig, forward)
+        _before.setdefault(sig, signal.signal(sig, forward))
+
+
+_before: dict[int, object] = {}  # each forwarded signal's handler before it was forwarded
+
+
+def _wait(reply) -> int:
+    """Until the child says its exit code; the signals this process gets go to it meanwhile (_forward)."""
     try:
         line = reply.readline()
     except OSError:

@@ -51,20 +51,25 @@ def _word(code: str) -> str | None:
     return _word_of([sys.executable, "-c", f"import os, select\nprint('ready', flush=True)\n{code}"])
 
 
-def _word_of(argv: list[str], ready: bytes = b"ready", alike: int = 5) -> str | None:
-    """What the kernel says of a program once it has shown `ready`: the word of `alike` looks in a row that agree."""
+def _word_of(argv: list[str], ready: bytes = b"ready", alike: int = 5, warm: float = 0.0) -> str | None:
+    """What the kernel says of a program once it has shown `ready`: the word of `alike` looks in a row that agree
+    (counted after `warm` seconds of looks: a word weighed over a window, pty/naps.py, needs that long)."""
     pid, fd = pty.fork()
     if pid == 0:
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # a terminal's size, as the pilot's
         os.execvp(argv[0], argv)
     try:
-        watch, seen, out = kernel.TtyWatch(fd, kernel.slave_path(fd)), [], b""
+        watch, seen, out, shown = kernel.TtyWatch(fd, kernel.slave_path(fd)), [], b"", 0.0
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and (ready not in out or len(seen) < alike or len(set(seen[-alike:])) > 1):
             if select.select([fd], [], [], 0.01)[0]:
                 out += os.read(fd, 4096)
             if ready in out:
-                seen.append(watch.state(time.monotonic()))
+                now = time.monotonic()
+                shown = shown or now
+                word = watch.state(now)
+                if now - shown >= warm:
+                    seen.append(word)
         return seen[-1] if seen else None
     finally:
         os.killpg(pid, 9)  # and the children it started (its own group: pty.fork made it a session leader)

@@ -1,5 +1,7 @@
 """The rules of a PTY step, driven with made-up facts and a fake clock: no PTY, no sleeps, milliseconds."""
 
+import pytest
+
 from cursorpilot.decide.question import Decision, Verdict
 from cursorpilot.decide.turns import CheckGoal, TurnFacts
 from cursorpilot.detect.classifier import READING_SETTLE, Classification
@@ -122,6 +124,17 @@ def test_a_reply_for_a_prompt_that_changed_meanwhile_is_discarded():
     other = Classification(state="input", rule_id="generic.waiting_input", block="Name:", key="x@4:Name:", anchor_row=4)
     out = p.handle(0.5, Decided(ask.token, answer("y"), 2, Modes(), other))
     assert records(out, "reply_discarded") and not of(out, Type) and p.state == State.RUNNING
+
+
+def test_a_reply_for_a_prompt_whose_clock_ticked_meanwhile_is_typed():
+    """Issue 48: a curses prompt under a clock got its model reply dropped at every tick, asked again ten times."""
+    from dataclasses import replace
+    p = pilot()
+    asked = replace(YN, key="generic.yes_no@3:12:00:01 ⠋ Continue? [y/n]")
+    (ask,) = of(screen(p, 0.0, asked, facts(content=1)), Ask)
+    ticked = replace(YN, key="generic.yes_no@3:12:00:03 ⠹ Continue? [y/n]")
+    out = p.handle(2.0, Decided(ask.token, answer("y"), 3, Modes(), ticked))
+    assert not records(out, "reply_discarded") and of(out, Type)
 
 
 def test_a_quiet_unknown_screen_is_judged_after_undecided_after():
@@ -388,3 +401,43 @@ def test_a_screen_no_rule_explains_is_judged_as_soon_as_a_reader_s_prompt_is_com
     p = pilot()  # the mirror: a poller may draw more before it listens; it keeps its quick judgement
     assert not of(screen(p, 1.0, Classification(state=ScreenKind.UNKNOWN), facts(quiet=READING_SETTLE, tty="polling", judged=box)), Ask)
     assert p.wake_at() == 1.0 - READING_SETTLE + GENERIC.quick_judge_s
+
+
+def idle_facts(quiet, idle_for, raw=True, tty="busy", content=1):
+    return ScreenFacts(text="", content=content, quiet_for=quiet, tty=tty, raw=raw, idle_for=idle_for)
+
+
+def test_a_still_raw_mode_screen_of_a_program_idle_for_seconds_is_judged_whatever_the_kernel_says():
+    """Never silent (issue 48): a TUI the kernel takes for busy (its polls never block) sat silent until --timeout.
+    Busy but idle in raw mode for IDLE_AFTER, its question goes the way of a waiting one, said once (`kernel.idle`)."""
+    from cursorpilot.channels.pty.quiet import IDLE_AFTER
+    p = pilot()
+    assert not of(screen(p, 1.0, YN, idle_facts(quiet=1.0, idle_for=1.0)), Ask)
+    out = screen(p, IDLE_AFTER, YN, idle_facts(quiet=IDLE_AFTER, idle_for=IDLE_AFTER))
+    assert of(out, Ask) and [r["rule_id"] for r in records(out, "screen_state")] == ["kernel.idle"]
+
+
+@pytest.mark.parametrize("raw, idle_for, quiet", [(False, 60.0, 60.0), (True, 1.0, 60.0), (True, 60.0, 1.0), (True, None, 60.0)])
+def test_a_busy_program_in_line_mode_or_at_work_or_just_drawn_is_still_left_to_work(raw, idle_for, quiet):
+    """The mirrors: `sleep 60` in a script (line mode), a raw-mode program that used CPU a second ago, a screen that
+    changed a second ago, a group whose CPU can't be read: the kernel's `busy` stands."""
+    p = pilot()
+    out = screen(p, 60.0, YN, idle_facts(quiet=quiet, idle_for=idle_for, raw=raw))
+    assert not of(out, Ask) and records(out, "screen_state")[-1]["rule_id"] == "kernel.busy"
+
+
+def test_a_stopped_program_is_said_after_stopped_after_and_the_run_ends_for_a_person():
+    """Issue 48: a program stopped by SIGSTOP sat silent until --timeout. Its question is not answered meanwhile (the
+    keys would wait in its input queue), and a stop shorter than STOPPED_AFTER (continued by its parent) is no stop."""
+    from dataclasses import replace
+    from cursorpilot.channels.pty.quiet import STOPPED_AFTER
+    p = pilot()
+    stopped = replace(facts(tty="reading"), stopped="pid 9, bash")
+    out = screen(p, 1.0, YN, stopped)
+    assert not of(out, Ask) and not records(out, "screen_state") and p.wake_at() == 1.0 + STOPPED_AFTER
+    assert of(screen(p, 1.5, YN, facts(tty="reading")), Ask)  # continued: its question is asked
+    p = pilot()
+    screen(p, 1.0, YN, stopped)
+    out = screen(p, 1.0 + STOPPED_AFTER, YN, stopped)
+    assert [r["rule_id"] for r in records(out, "screen_state")] == ["kernel.stopped"] and of(out, Close)
+    assert p.exit_code == ExitCode.HUMAN_NEEDED and "stopped by a signal (pid 9, bash" in p.reason

@@ -170,5 +170,5 @@ def test_the_hello_crosses_the_line_whole_and_garbage_is_no_hello():
 @pytest.mark.parametrize(("said", "code"), [(b"exit 3\n", 3), (b"exit -1\n", -1), (b"", 1), (b"exit\n", 1), (b"garbage 7\n", 1)])
 def test_the_run_ends_with_the_exit_code_its_child_said_and_with_1_and_a_line_when_it_said_none(said, code, monkeypatch, capsys):
     monkeypatch.setattr(warmstart.signal, "signal", lambda *a: None)  # (its handlers pass signals on to the child)
-    assert warmstart._wait(io.BytesIO(said), os.getpid()) == code
+    assert warmstart._wait(io.BytesIO(said)) == code
     assert ("ended without its exit code" in capsys.readouterr().err) == (code == 1)

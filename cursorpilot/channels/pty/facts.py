@@ -97,6 +97,9 @@ class ScreenFacts:
     unread: int | None = None  # bytes typed that the program has not read yet (its input queue); None: unknown
     echoes: bool | None = None  # the terminal itself echoes what is typed (ECHO): a key shown is then no sign the
     # program holds it (bash's read -n1); None: unknown
+    raw: bool = False  # the terminal is in raw mode (the program reads keys, not lines)
+    idle_for: float | None = None  # seconds the foreground group has used almost no CPU (pty/naps.py Idle); None: unknown
+    stopped: str | None = None  # the kernel says the program is stopped by a signal: what is stopped, for a person
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ read alone.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -273,6 +274,19 @@ class View(Protocol):
     def stopped(self, c: Classification) -> bool: ...  # an agent back at its composer: its turn has ended (turnend.py)
 
 
+# what a clock or a spinner changes by itself: digits, braille and the circle, quadrant and star frames of spinners
+TICKS = re.compile(r"[0-9\u2800-\u28ff\u25d0-\u25d3\u25f0-\u25f7\u2596-\u259f\u2722-\u273d\u00b7\u2219\u22c5]")
+
+
+def steady(text: str) -> str:
+    """The text with what a clock or a spinner changes by itself masked: the same question with its clock a second on
+    is the same question (pty/view.py counts its quiet so, a WAIT on it holds, a reply chosen meanwhile is not stale)."""
+    return TICKS.sub("0", text)
+
+
 def still_there(c: Classification, current: Classification) -> bool:
-    """The prompt asked about is still the one on screen (an input's composer counts, idle at the same row)."""
-    return current.key == c.key or (c.state == ScreenKind.INPUT and current.state == ScreenKind.IDLE and current.anchor_row == c.anchor_row)
+    """The prompt asked about is still the one on screen, however its clock ticked (an input's composer counts, idle at
+    the same row)."""
+    if steady(current.key or "") == steady(c.key or ""):
+        return True
+    return (c.state == ScreenKind.INPUT and current.state == ScreenKind.IDLE and current.anchor_row == c.anchor_row)

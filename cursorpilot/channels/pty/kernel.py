@@ -95,6 +95,11 @@ def _alive(pid: int) -> bool:
     return bool(fields) and fields[0] not in (b"Z", b"X")
 
 
+def _stopped(pid: int) -> bool:
+    """Stopped by a signal (T) or by its tracer (t): it does nothing until it is continued."""
+    return _stat(pid)[:1] in ([b"T"], [b"t"])
+
+
 def _group_members(pgid: int) -> list[int]:
     try:
         entries = os.listdir("/proc")
@@ -188,6 +193,9 @@ def _task_state(proc: _Process, task: str, slave: str | None) -> str | None:
             return READING
     if nr in _SLEEPS and proc.checks_tty_between_sleeps(slave):
         return POLLING
+    if nr in _SLEEPS and not proc.children() and naps.idle_napper(nr, args, proc.mem, _NANOSLEEP, proc.pid, proc.cpu,
+                                                                  lambda: proc.epolls_tty(slave)):
+        return POLLING  # asleep between polls of its terminal that never block (crossterm's poll(ZERO)), and idle
     if nr in _SLEEPS and not proc.children() and naps.between_polls(task, nr, args, proc.mem, lambda: _polls_tty(proc, task, slave), _NANOSLEEP):
         return POLLING  # asleep between short polls of its terminal (crossterm's poll(1ms), then 30 ms of sleep): waiting
     return BUSY
@@ -269,6 +277,37 @@ class TtyWatch:
                 return True
         return False
 
+    def stopped(self, now: float, program: int, tty: str | None) -> str | None:
+        """What holds the program up stopped by a signal (`T` or `t` in its stat), said for a person, or None: the
+        program itself, every member of the foreground group, or, while the group is busy, a child of one of them
+        outside it (one that reads the terminal from the background gets SIGTTIN, and its parent waits on it). A
+        stopped program never runs again by itself, and its screen never says so."""
+        pid = program if _stopped(program) else None
+        if pid is None and _TABLE is not None and self._group(now) is not None:
+            members = [proc for proc in self._members if _alive(proc.pid)]
+            if members and all(_stopped(proc.pid) for proc in members):
+                pid = members[0].pid
+            elif tty == BUSY:
+                group = {proc.pid for proc in members}
+                pid = next((child for proc in members for child in proc.children() if child not in group and _stopped(child)), None)
+        if pid is None:
+            return None
+        try:
+            name = wakeups.slurp(f"/proc/{pid}/comm").decode(errors="replace").strip()
+        except OSError:
+            name = "?"
+        return f"pid {pid}, {name}"
+
+    def cpu(self, now: float) -> int | None:
+        """The CPU time (ns) the foreground group's members have used so far, their ended children's included."""
+        if _TABLE is None or self._group(now) is None:
+            return None
+        total = 0
+        for proc in self._members:
+            proc.tasks = _tasks(proc.pid)
+            total += proc.cpu(reaped=True) or 0  # one gone: its time leaves the sum (naps.Idle measures afresh)
+        return total
+
     def _group(self, now: float) -> int | None:
         """The terminal's foreground group, its members listed again when it changed or MEMBERS_EVERY has passed."""
         pgid = foreground_group(self.master_fd)
@@ -291,7 +330,7 @@ class TtyWatch:
         states = set()
         for proc in self._others:
             proc.forget_fds()
-            for task in proc.tasks:
+            for task in [] if _stopped(proc.pid) else proc.tasks:  # stopped in its read, it reads nothing (`stopped`)
                 states.add(_task_state(proc, task, self.slave))
         return READING if READING in states or self._pane_reads() else POLLING if POLLING in states else None
 
@@ -331,9 +370,12 @@ class TtyWatch:
         self._pgid, self._members, self._listed = pgid, [_Process(pid) for pid in _group_members(pgid)], now
 
     def _verdict(self) -> str | None:
-        states = set()
+        states: set[str | None] = set()
         for proc in self._members:
             proc.forget_fds()  # an fd number may name something else now
+            if _stopped(proc.pid):  # stopped in its read or poll, it waits for no key: it waits to be continued
+                states.add(BUSY)
+                continue
             for task in proc.tasks:
                 state = _task_state(proc, task, self.slave)
                 if state == READING:

@@ -27,7 +27,7 @@ from cursorpilot.channels.host import StepHost
 from cursorpilot.keys import Modes
 from cursorpilot.channels.pty.machine import State
 from cursorpilot.channels.program_env import last_words
-from cursorpilot.channels.pty import ask, inqueue, kernel
+from cursorpilot.channels.pty import ask, inqueue, kernel, naps
 from cursorpilot.channels.pty.driver import ExitStatus, PtyDriver
 from cursorpilot.channels.pty.facts import (Ask, AskHuman, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, HandedBack, Interrupted,
                                    KeyDue, Kill, PilotConfig, ReadMessage, Replied, Screen, ScreenFacts, Started, Taken, Type, Typed)
@@ -92,6 +92,7 @@ class PtyStep:
         self._owed = False  # a screen rendered and not mirrored yet
         self._typed_by_person = 0  # bytes a person typed since they took the keyboard (commands/watched.py)
         self.t0 = self.clock.monotonic()
+        self.idle = naps.Idle()  # since when the foreground group has used almost no CPU (never-silent: pty/quiet.py)
 
     # -- public ----------------------------------------------------------------------------------------------------------
     def run(self) -> StepResult:
@@ -200,7 +201,7 @@ class PtyStep:
         if not due:
             return
         self.view.look_at, self.view.judged_tty = None, tty
-        snap, quiet = self.screen.snapshot(), now - max(self.view.last_change, self.view.quiet_from)
+        snap, quiet = self.screen.snapshot(), now - self.view.quiet_since(tty)
         lflag = self._mode()
         canonical = None if lflag is None else bool(lflag & termios.ICANON)
         c = classify(self.profile, snap, Timing(quiet_for=quiet, tty=tty, canonical=canonical))
@@ -209,11 +210,13 @@ class PtyStep:
         if tty == kernel.READING and c.state == ScreenKind.SETTLING:
             self.view.look_at = now + 0.01
         judged = undecided(self.profile, snap, self.pilot.answering.answered_to, canonical) if c.state == ScreenKind.UNKNOWN else None
-        text = snap.text()
+        text, watch = snap.text(), self.view.watch
+        idle_for = None if watch is None else self.idle.seen(now, watch.cpu(now))
+        stopped = None if watch is None or self.driver is None else watch.stopped(now, self.driver.pid, tty)
         self._feed(Screen(c, ScreenFacts(text, self.view.version, quiet, tty, self._modes(), judged, _no_echo(lflag or 0),
                                          unread=self._unread(), wall=self.clock.utcnow().astimezone(),
-                                         still_for=self.progress.seen(now, text),
-                                         echoes=None if lflag is None else bool(lflag & termios.ECHO))))
+                                         still_for=self.progress.seen(now, text), raw=canonical is False, idle_for=idle_for,
+                                         stopped=stopped, echoes=None if lflag is None else bool(lflag & termios.ECHO))))
 
     def _modes(self) -> Modes:
         s = self.screen
@@ -292,7 +295,10 @@ class PtyStep:
         changed = self.view.version != asked_on
         lflag = self._mode()
         timing = Timing(quiet_for=float("inf"), canonical=None if lflag is None else bool(lflag & termios.ICANON))
-        current = classify(self.profile, self.screen.snapshot(), timing) if changed else None
+        snap = self.screen.snapshot()
+        current = classify(self.profile, snap, timing) if changed else None
+        if current is not None and current.state == ScreenKind.UNKNOWN:  # read whole, as the screen asked about was
+            current = undecided(self.profile, snap, self.pilot.answering.answered_to, timing.canonical)
         self._feed(Decided(token, d, self.view.version, self._modes(), current))
 
     # -- keys and the end ---------------------------------------------------------------------------------------------
@@ -363,6 +369,7 @@ class PtyStep:
         self.host.shared(e.record)
         if not e.keys:
             self.driver.signal_group(signal.SIGINT)
+            self.driver.signal_group(signal.SIGCONT)  # a stopped program takes its SIGINT only once continued
         self._kill_at, self._on_kill = self.clock.monotonic() + e.kill_after, e.on_kill
 
     def _kill_if_due(self, now: float) -> None:

@@ -10,6 +10,16 @@ from cursorpilot.channels.pty import wakeups
 
 _CTTY = "/dev/tty"  # the controlling terminal: for the foreground group, this pty
 _O_NONBLOCK = 0o4000
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _stat_fields(pid: int) -> list[bytes]:
+    """/proc/PID/stat's fields after the command's name (which may hold anything, a ")" too); none when it is gone."""
+    try:
+        stat = wakeups.slurp(f"/proc/{pid}/stat")
+    except OSError:
+        return []
+    return stat[stat.rfind(b")") + 2 :].split()
 
 
 def tasks(pid: int) -> list[str]:
@@ -78,6 +88,39 @@ class Process:
             if int(flags, 8) & _O_NONBLOCK:
                 return True
         return False
+
+    def epolls_tty(self, slave: str | None) -> bool:
+        """It holds an epoll set that watches the terminal (its fdinfo's `tfd:` lines): a loop that polls it with a
+        timeout of 0 (crossterm's `poll(Duration::ZERO)`) never shows the poll in its syscall file, only the naps
+        between."""
+        try:
+            fds = [int(name) for name in os.listdir(f"/proc/{self.pid}/fd")]
+        except OSError:
+            return False
+        for fd in fds:
+            if self.target(fd) == "anon_inode:[eventpoll]":
+                watched = self.watched_fds("epoll", [fd])
+                if watched and any(self.is_tty(w, slave) for w in watched):
+                    return True
+        return False
+
+    def cpu(self, reaped: bool = False) -> int | None:
+        """Nanoseconds its threads have been on a CPU (schedstat's first field, summed), and with `reaped` its ended
+        children's (cutime, cstime: a script's short commands); None where unreadable."""
+        total = 0
+        if reaped:
+            stat = _stat_fields(self.pid)
+            if len(stat) < 15:
+                return None
+            total = (int(stat[13]) + int(stat[14])) * 1_000_000_000 // _TICKS
+        for task in self.tasks:
+            try:
+                total += int(wakeups.slurp(f"{task}/schedstat").split()[0])
+            except OSError:
+                continue  # it has ended
+            except (ValueError, IndexError):
+                return None
+        return total
 
     def mem(self, address: int, size: int) -> bytes | None:
         if not address or size <= 0 or size > 1 << 16:

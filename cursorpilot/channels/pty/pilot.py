@@ -19,9 +19,8 @@ from typing import assert_never
 
 from cursorpilot.channels.pty.answering import Answers
 from cursorpilot.channels.pty.asking import Questions
-from cursorpilot.channels.pty.facts import (Ask, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, HandedBack,
-                                            Interrupted, KeyDue, Kill, PilotConfig, ReadMessage, Replied, ScreenFacts, Started, Taken,
-                                            Type, Typed, classified_by)
+from cursorpilot.channels.pty.facts import (Ask, Close, Deadline, Decided, Effect, Exited, Fact, GoalChecked, HandedBack, Interrupted, KeyDue,
+                                            Kill, PilotConfig, ReadMessage, Replied, ScreenFacts, Started, Taken, Type, Typed, classified_by)
 from cursorpilot.channels.pty.facts import Screen as ScreenFact
 from cursorpilot.channels.pty.held import (Abort, AskAbout, EndTurn, Escalate, Fail, Finish, Forget, Go, Schedule, Stuck, TypeAnswer,
                                            Waited, WakeBy, Want, Watched, Working, Look)
@@ -150,7 +149,10 @@ class Pilot:
     def _screen(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
         if self.state != State.RUNNING or self.questions.asking is not None or self.taken:
             return []
-        out = self._record_state(c, facts)
+        said, read = self.quiet.kernel(now, c, facts)  # never silent: a stopped program is said, a still and idle one waits
+        if read is None:
+            return self._carry(said)
+        out, facts = self._carry(said) + self._record_state(c, read), read
         self.look.saw(now, c, facts)
         self._wake = None if c.recheck_after is None else now + c.recheck_after
         if self.answering.watch is not None:
@@ -233,8 +235,7 @@ class Pilot:
         return out + ([Record(R.Kill(reason="second interrupt")), Kill()] if count >= 2 else [])
 
     def _taken(self, by: str) -> list[Effect]:
-        """A person took the keyboard: what was being asked, typed or watched is dropped, and nothing more is until they
-        give it back."""
+        """A person took the keyboard: what was being asked, typed or watched is dropped, and nothing more until it is back."""
         if self.done or self.taken:
             return []
         self.taken, self.questions.asking, self.answering.watch, self.turn_ends.turn = True, None, None, None

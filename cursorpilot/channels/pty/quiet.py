@@ -13,19 +13,22 @@ which screen no rule explains was last recorded as judged; it reads the pilot th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cursorpilot.channels.pty.answering import not_taken_note
 from cursorpilot.channels.pty.facts import Effect, ScreenFacts
-from cursorpilot.channels.pty.held import AskAbout, Asking, Escalate, Forget, Go, Stuck, View, WakeBy, Want
+from cursorpilot.channels.pty.held import Abort, AskAbout, Asking, Escalate, Forget, Go, Stuck, View, WakeBy, Want, steady
 from cursorpilot.channels.pty.machine import Event
 from cursorpilot.decide.deliver import Record
 from cursorpilot.decide.question import Decision, Kind
 from cursorpilot.detect.classifier import READING_SETTLE, Classification
 from cursorpilot.detect.profiles import ScreenKind
+from cursorpilot.errors import ExitCode
 from cursorpilot.records import models as R
 
 WAIT_BACKOFF_CAP = 60.0  # the longest a quiet unknown screen waits to be judged after WAIT answers in a row
+IDLE_AFTER = 5.0  # a still raw-mode screen of a program that has used almost no CPU this long is taken as waiting
+STOPPED_AFTER = 2.0  # a program stopped by a signal this long is said, and the run ends (a person must continue it)
 BUSY_LOOK = 0.25  # a quiet program the kernel sees busy is looked at this often: it may turn to its terminal any time
 BUSY_NOTE = ("The screen has not changed for {:g}s, and the kernel sees the program busy (asleep, computing, waiting on "
              "something other than its terminal) at each look: it may be at work, or waiting in a way the kernel does not show.")
@@ -37,10 +40,42 @@ class Quiet:
     waits_in_a_row: int = 0
     busy_since: float | None = None  # the kernel has seen the quiet program busy since then (recorded once)
     judged_rec: str | None = None  # the screen no rule explains last recorded as judged (its key)
+    stopped_since: float | None = None  # the kernel has said the program is stopped since then
+    idle_said: int | None = None  # the screen (its content) the kernel's "busy" was last overruled on, as idle
 
     def forget(self) -> None:
         self.waited.clear()
         self.busy_since, self.waits_in_a_row = None, 0
+
+    def kernel(self, now: float, c: Classification, facts: ScreenFacts) -> tuple[list[Effect | Want], ScreenFacts | None]:
+        """Never silent, from the kernel's facts before the screen's words: a program stopped by a signal (SIGSTOP, or
+        SIGTTIN from the background) never runs again by itself: said, and the run ends after STOPPED_AFTER (a person
+        must continue it: exit 3), the screen not read (None). A still, idle raw-mode program waits (`idle`)."""
+        if facts.stopped is None:
+            self.stopped_since = None
+            return self.idle(c, facts)
+        since = self.stopped_since = now if self.stopped_since is None else self.stopped_since
+        if now < since + STOPPED_AFTER:
+            return [WakeBy(since + STOPPED_AFTER)], None
+        why = (f"the program is stopped by a signal ({facts.stopped}: SIGSTOP, or SIGTTIN/SIGTTOU for using the terminal from the "
+               f"background) and has not run for {STOPPED_AFTER:g}s: a person must continue it or end it")
+        return [Record(R.ScreenState(state="stopped", rule_id="kernel.stopped", prompt=c.block or None, evidence=facts.stopped,
+                                     error=None)), Abort(ExitCode.HUMAN_NEEDED, why)], None
+
+    def idle(self, c: Classification, facts: ScreenFacts) -> tuple[list[Effect | Want], ScreenFacts]:
+        """Never silent, whatever the kernel says: a still screen in raw mode, of a program that has used almost no
+        CPU for IDLE_AFTER, waits on its terminal in a way the kernel does not show (a poll that never blocks, a read
+        from a helper it can't see). Its "busy" is overruled to "polling", said once per screen (`kernel.idle`), so the
+        screen goes the way of a waiting one: answered by a rule, or judged (a model may say WAIT)."""
+        if facts.tty != "busy" or not facts.raw or facts.idle_for is None or min(facts.idle_for, facts.quiet_for) < IDLE_AFTER:
+            return [], facts
+        out: list[Effect | Want] = []
+        if self.idle_said != facts.content:
+            self.idle_said = facts.content
+            out.append(Record(R.ScreenState(state="waiting", rule_id="kernel.idle", prompt=c.block or None, error=None,
+                                            evidence=f"the kernel sees it busy, but it has used almost no CPU for "
+                                                     f"{min(facts.idle_for, facts.quiet_for):.0f}s in raw mode, its screen still")))
+        return out, replace(facts, tty="polling")
 
     def working(self, view: View, now: float, c: Classification, facts: ScreenFacts, stuck_after: float) -> list[Want]:
         """A working marker: left to work; no progress sign for stuck_after and it is stuck (resume.py interrupts it).
@@ -63,7 +98,7 @@ class Quiet:
             return self.left_to_work(view, now, c, facts)
         self.busy_since = None
         judged, profile = facts.judged, view.profile
-        key = judged.key or ""
+        key = steady(judged.key or "")  # a WAIT holds however its clock ticks
         delay = self.judge_after(view, facts.tty, judged.asks)
         if judged.answered_last:  # its last words are the question answered last: the kernel's "reading" shows no new one
             delay = max(delay, profile.undecided_after_s)
@@ -77,7 +112,8 @@ class Quiet:
         if now < since + delay:
             return [WakeBy(since + delay)]
         answers = view.answering
-        notes = not_taken_note(answers.typed[key]) if key in answers.answered and key in answers.typed else ()
+        raw = judged.key or ""
+        notes = not_taken_note(answers.typed[raw]) if raw in answers.answered and raw in answers.typed else ()
         if judged.answered_last and not notes:
             notes = ("The last question on this screen was answered already, and nothing has been written below it "
                      "since: the program may still be working on that answer.",)
@@ -101,7 +137,7 @@ class Quiet:
         stuck_after = view.profile.stuck_after_s
         if facts.quiet_for >= stuck_after:
             judged = facts.judged if c.state == ScreenKind.UNKNOWN else None
-            if judged is not None and (judged.key or "") not in self.waited:  # judged whatever one look said: a model may
+            if judged is not None and steady(judged.key or "") not in self.waited:  # judged whatever one look said: a model may
                 return [*out, AskAbout(judged, Kind.UNDECIDED.value, (BUSY_NOTE.format(stuck_after),))]  # say WAIT, once
             return [*out, Escalate(c, f"stuck: quiet for {stuck_after:g}s, busy and not waiting on its terminal")]
         return [*out, WakeBy(min(now + BUSY_LOOK, now - facts.quiet_for + stuck_after))]
@@ -121,7 +157,7 @@ class Quiet:
 
     def waited_out(self, now: float, a: Asking, d: Decision) -> list[Effect | Want]:
         """The screen was judged WAIT: nobody is asked; it is judged again once its backoff has passed."""
-        self.waited[a.c.key or ""] = now
+        self.waited[steady(a.c.key or "")] = now
         self.waits_in_a_row += 1
         return [WakeBy(now),  # look again: the next judgement of this screen gets its deadline
                 Record(R.Wait(rule_id=a.c.rule_id, prompt=a.c.block, source=d.source, why=d.why, waits_in_a_row=self.waits_in_a_row)),

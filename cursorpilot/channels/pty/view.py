@@ -5,12 +5,17 @@ A screen is rendered when output pauses for RENDER_PAUSE (a prompt is complete),
 keeps streaming (less often in a flood: each render is a pass over it); a repaint with equal content is no change.
 The kernel is asked at most every KERNEL_EVERY, and only while output is quiet (a program that streams is not waiting);
 its word is never older than the last output (a reader that took its key and wrote more is no longer the reader it was).
+
+A change confined to digits and spinner glyphs (a clock, an uptime, a spinner) is a tick, not activity, while the
+kernel says the program waits on its terminal: `quiet_since` counts from the last change of anything else. A full-screen
+program with a clock redrawn every second never went quiet, and its prompt was never judged.
 """
 
 from __future__ import annotations
 
 from cursorpilot.detect.snapshot import Snapshot
 from cursorpilot.channels.pty import kernel
+from cursorpilot.channels.pty.held import steady
 from cursorpilot.channels.pty.screen import TerminalScreen
 
 RENDER_EVERY = 0.1  # re-render a screen that keeps changing at most this often
@@ -30,6 +35,8 @@ class ScreenView:
         self.look_at: float | None = None  # classify again at this time (the screen changed, or the pilot asked)
         self.last_render = 0.0
         self._content: tuple[str, ...] = ()
+        self._steady: tuple[str, ...] = ()  # the content with its ticks masked (quiet.steady)
+        self.last_steady = now  # when the content last changed in more than its ticks
         self._tty: str | None = None
         # the quiet that tells a reader's prompt is complete counts from here, not from the last change, when the program
         # turned to reading with nothing new on screen since it was last seen not reading: it was silent while busy (a
@@ -66,7 +73,16 @@ class ScreenView:
             self.version += 1
             self.last_change = self.last_output
             self.look_at = now
+            still = (*(steady(line) for line in snap.lines), content[-1])  # the cursor, exactly
+            if still != self._steady:
+                self._steady, self.last_steady = still, self.last_output
         return snap
+
+    def quiet_since(self, tty: str | None) -> float:
+        """Since when the screen has been quiet: its last change, or, while the program waits on its terminal, its last
+        change beyond a clock's digits and a spinner's glyphs (which a program at its prompt redraws by itself)."""
+        last = self.last_steady if tty in (kernel.READING, kernel.POLLING) else self.last_change
+        return max(last, self.quiet_from)
 
     def look_due(self, now: float, wake: float | None, answered: bool = True) -> tuple[bool, str | None]:
         """Is a look at the screen due now, and the kernel's word to judge it with. Due when the screen changed or the
