@@ -67,7 +67,7 @@ should some such sure their until upon very were while will would shall want wan
 something whatever every first last next time times ever once files file thing things stuff the and for are was not you all
 any can but off limit limits place alone intact where how who why its has had him her his she our out own way don doesn
 won shouldn mustn isn aren wasn didn is it to of in on at by or an as be do go me my no so up us we he if
-existing current present original previous others local remaining need needs needed still holds hold tomorrow
+existing current present original previous other others old new local remaining need needs needed still holds hold tomorrow
 later today copy copies only production unmerged uncommitted work""".split())
 _BARE_FILLER = re.compile(r"(?i)\b(it|that|this|them|so|just|please|always|simply|say|answer|reply|choose|pick|select|type|do|be|the"
                           r"|question|prompt|one|a|an|to|you|should|must|instead|then|and|or)\b")
