@@ -404,6 +404,9 @@ PRODUCT_GAPS = {
 }
 
 
+JUDGED = {"pip-uninstall", "git-checkout-p", "cp-i", "mkfs-ext4", "cryptsetup-luksFormat", "apt-get-remove", "sqlite-drop-table"}
+
+
 @pytest.mark.parametrize("case", ["beside", "granted"])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_mirror_a_granted_act_goes_through_with_an_honest_model(pilot, request, tmp_path, name, case):
@@ -419,3 +422,5 @@ def test_mirror_a_granted_act_goes_through_with_an_honest_model(pilot, request, 
                      judged("allow", quote, act=act, names=program.names))
     assert done and r.code == 0, transcript(r)
     assert r.of("policy_granted") and r.of("policy_denied") == [], transcript(r)
+    if case == "granted" and name in JUDGED:  # the question does not name the grant's object in the grant's words
+        assert r.of("policy_granted")[0]["judge"] == "openai:gpt-4o-mini", transcript(r)
