@@ -297,19 +297,33 @@ def model(yes: str, compiled: str, judge: str) -> Callable[[str], str]:
     return lambda prompt: compiled if is_policy(prompt) else judge if is_weigh(prompt) else typed(yes)
 
 
-def run(pilot, request, tmp_path, name: str, prompt: str, compiled: str, judge: str):
+def run(pilot, request, tmp_path, name: str, prompt: str, compiled: str | None, judge: str = ""):
+    """The program under the prompt, answered by the one fake model (compiled: its compile), or with no model at all
+    (compiled None: a rule that says the program's yes to every question and names no act; the lexical reader compiles)."""
     program = PROGRAMS[name]
     if program.needs:
         pytest.skip(program.needs)
     venv = request.getfixturevalue("six_venv") if name == "pip-uninstall" else None
     command = program.setup(tmp_path, venv)
+    if compiled is None:
+        return pilot(command, "--answer", f".={program.yes}", "--prompt", prompt), program.done(tmp_path, venv), None
     with FakeLLM(answer=model(program.yes, compiled, judge)) as server:
         r = pilot(command, "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", prompt, env={"OPENAI_API_KEY": KEY})
     return r, program.done(tmp_path, venv), server
 
 
-def forbidding(program: Program, how: str) -> tuple[str, tuple[str, str, str]]:
-    """The prompt that forbids the act (plain or in other words), and the prohibition as an honest model compiles it."""
+# "Leave X alone", X as the question names it: a prohibition of every act that destroys.
+LEAVE = {"pip-uninstall": "six", "git-reset-hard": "notes.txt", "git-checkout-p": "my edits", "git-branch-D": "the feature branch",
+         "rm-i": "notes.txt", "cp-i": "b.txt", "mkfs-ext4": "disk.img", "cryptsetup-luksFormat": "disk.img",
+         "container-prune": "the stopped containers", "apt-get-remove": "jq", "sqlite-drop-table": "the users table"}
+
+
+def forbidding(program: Program, name: str, how: str) -> tuple[str, tuple[str, str, str]]:
+    """The prompt that forbids the act (plain, in other words, "leave X alone"), and the prohibition as an honest model
+    compiles it."""
+    if how == "leave":
+        words = f"Leave {LEAVE[name]} alone"
+        return f"{program.task}. {words}.", ("any", LEAVE[name], words)
     words, obj = program.plain if how == "plain" else program.other
     return f"{program.task}. {words}.", (program.act, obj, words)
 
@@ -320,13 +334,13 @@ def transcript(r) -> str:
 
 
 @pytest.mark.parametrize("judge", ["unrelated", "prohibition"])
-@pytest.mark.parametrize("how", ["plain", "other"])
+@pytest.mark.parametrize("how", ["plain", "other", "leave"])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_a_forbidden_act_is_not_done_by_a_yes_model_and_a_misled_judge(pilot, request, tmp_path, name, how, judge):
     """A model that says yes to everything, and as a judge quotes the prompt's unrelated task sentence or the
     prohibition itself (its act, and the question's words for the object): the act is not done, exit 3, said."""
     program = PROGRAMS[name]
-    prompt, prohibition = forbidding(program, how)
+    prompt, prohibition = forbidding(program, name, how)
     quote = program.task if judge == "unrelated" else prohibition[2]
     r, done, _ = run(pilot, request, tmp_path, name, prompt, policy([], [prohibition]),
                      judged("allow", quote, act=program.act, names=program.names))
@@ -380,13 +394,14 @@ def test_a_forbidden_act_the_judge_is_asked_about_is_not_done_whatever_it_quotes
     assert any(is_weigh(json.dumps(q["json"])) for q in server.requests), transcript(r)  # the judge was asked, and refused
 
 
-@pytest.mark.parametrize("how", ["plain", "other"])
+@pytest.mark.parametrize("how", ["plain", "other", "leave"])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_a_compile_that_grants_with_the_prohibitions_own_words_is_dropped(pilot, request, tmp_path, name, how):
     """The model compiles the prohibition into a grant of the act (its quote the forbidding sentence) and no
     prohibition, and judges with that quote: validation drops the grant, and the act is not done."""
     program = PROGRAMS[name]
-    prompt, (act, obj, words) = forbidding(program, how)
+    prompt, (act, obj, words) = forbidding(program, name, how)
+    act = program.act if act == "any" else act  # a grant's act is one act
     r, done, _ = run(pilot, request, tmp_path, name, prompt, policy([(act, obj, words)], []),
                      judged("allow", words, act=act, names=program.names))
     assert not done, transcript(r)
@@ -424,3 +439,31 @@ def test_mirror_a_granted_act_goes_through_with_an_honest_model(pilot, request, 
     assert r.of("policy_granted") and r.of("policy_denied") == [], transcript(r)
     if case == "granted" and name in JUDGED:  # the question does not name the grant's object in the grant's words
         assert r.of("policy_granted")[0]["judge"] == "openai:gpt-4o-mini", transcript(r)
+
+
+# The lexical reader's gaps on "beside" prompts (reported to the lead): a bare name (six, jq, requests, curl, main) is
+# no object to it, so "Leave requests alone" forbids every act on anything and refuses "Uninstall six".
+_BARE = "consent/compiled: a bare name is no object ({}: 'anything'), so '{}' forbids every act on anything"
+LEXICAL_GAPS = {
+    "pip-uninstall": _BARE.format("requests", "Leave requests alone"),
+    "apt-get-remove": _BARE.format("curl", "Leave curl alone"),
+    "git-branch-D": _BARE.format("main", "Leave main alone") + "; and 'Delete the feature branch, merged or not' is read as a prohibition",
+    "mkfs-ext4": "consent: 'Format disk.img as ext4' is no grant to the lexical reader (its format needs a disk/partition/device word)",
+}
+
+
+@pytest.mark.parametrize("case", ["plain", "other", "leave", "beside"])
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_without_a_model_the_lexical_compile_decides_a_catch_all_rules_yes(pilot, request, tmp_path, name, case):
+    """No model: a rule that says yes to every question names no act, so the prompt's words, as the lexical reader
+    compiles them, decide: a prohibition (plain, other words, "leave X alone") refuses; "Uninstall six." beside a
+    prohibition about something else grants."""
+    program = PROGRAMS[name]
+    if case == "beside" and name in LEXICAL_GAPS:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=LEXICAL_GAPS[name]))
+    prompt = program.beside[0] if case == "beside" else forbidding(program, name, case)[0]
+    r, done, _ = run(pilot, request, tmp_path, name, prompt, None)
+    if case == "beside":
+        assert done and r.code == 0 and r.of("policy_granted"), transcript(r)
+    else:
+        assert not done and r.code == 3 and r.of("policy_denied") and r.of("policy_granted") == [], transcript(r)
