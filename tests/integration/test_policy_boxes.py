@@ -1,7 +1,7 @@
 """Boxes that ask before an act that destroys (issue 47): Cursor's approval box, through the simulator and drawn by a
 script, under a rule that names no act (`Run this command=y`), and an agent-style box (a command above "1. Yes /
 2. Yes, and don't ask again / 3. No") answered `1` on a `Choice:` line. Real pseudo-terminals; the model is the local
-fake over the real openai SDK (tests/integration/test_policy_programs.py has the programs and the `model` factory).
+fake over the real openai SDK (tests/policy_programs.py has the `model` factory).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import SIM
 from tests.fakes.llm_server import FakeLLM
 from tests.helpers import KEY, judged, policy
-from tests.integration.test_policy_programs import model, transcript
+from tests.policy_programs import model, transcript
 
 pytestmark = pytest.mark.timeout(60)
 
