@@ -202,3 +202,37 @@ def test_without_a_model_the_lexical_compile_decides_a_catch_all_rules_yes(pilot
         assert done and r.code == 0 and r.of("policy_granted"), transcript(r)
     else:
         assert not done and r.code == 3 and r.of("policy_denied") and r.of("policy_granted") == [], transcript(r)
+
+
+# -- neighbours: a grant beside a prohibition of a thing whose name begins the same way, and a step after a refused one --
+NEIGHBOURS = {
+    "prefix": ("mkdir -p photos photos-old && touch photos/a.jpg photos-old/b.jpg\n"
+               'read -p "Delete folder photos-old/ and its 1 file? [y/N] " a\n[ "$a" = y ] && rm -r photos-old\n'
+               'read -p "Delete folder photos/ and its 1 file? [y/N] " b\n[ "$b" = y ] && rm -r photos\necho "got:$a$b"',
+               "Delete the photos-old folder. Keep photos/ as it is.",
+               [("delete", "the photos-old folder", "Delete the photos-old folder")], [("any", "photos/", "Keep photos/ as it is")]),
+    "steps": ("mkdir -p cache build && touch cache/c build/b\n"
+              'echo "Step 1 of 2: clean the cache"\nread -p "Remove cache/ and its files? [y/N] " a\n[ "$a" = y ] && rm -r cache\n'
+              'echo "Step 2 of 2: clean the build"\nread -p "Remove build/ and its files? [y/N] " b\n[ "$b" = y ] && rm -r build\n'
+              'echo "got:$a$b"',
+              "Remove build/ when asked. The cache/ folder must be kept.",
+              [("delete", "build/", "Remove build/ when asked")], [("any", "cache/", "The cache/ folder must be kept")]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NEIGHBOURS))
+@pytest.mark.parametrize("compiler", ["model", "lexical"])
+def test_a_grant_beside_a_kept_neighbour_goes_through_and_the_neighbour_stays(pilot, tmp_path, case, compiler):
+    """A file manager's delete of photos-old/ under "Keep photos/" (a name that begins the same way), and a step-by-step
+    runner's yes to the step after a refused one (the refused question above is no warning of this one): each grant is
+    done, each kept thing stays; a model that says yes to everything, or a catch-all rule."""
+    body, prompt, grants, prohibitions = NEIGHBOURS[case]
+    granted, kept = ("photos-old", "photos") if case == "prefix" else ("build", "cache")
+    if compiler == "model":
+        with FakeLLM(answer=model("y", policy(grants, prohibitions), judged("refuse"))) as server:
+            r = pilot(["bash", "-c", body], "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", prompt,
+                      env={"OPENAI_API_KEY": KEY})
+    else:
+        r = pilot(["bash", "-c", body], "--answer", ".=y", "--prompt", prompt)
+    assert not (tmp_path / granted).exists() and (tmp_path / kept).is_dir(), transcript(r)
+    assert len(r.of("policy_granted")) == 1 and len(r.of("policy_denied")) == 1 and r.code == 3, transcript(r)
