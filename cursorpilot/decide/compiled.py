@@ -49,11 +49,14 @@ class Terms:
 
     def named_in(self, block: str) -> str:
         """How the block names this object: "specific" (a named thing or a content word), "kind" (only its kind of
-        thing), or "" (not at all)."""
+        thing: "the branches" at `Delete branch x?`), "other-kind" (its kind, where it names its thing in words the
+        block does not hold: "the staging table" at `Drop table users?`), or "" (not at all)."""
         low = block.lower()
         if any(_whole(t, low) for t in self.tokens) or any(_word(w, low) for w in self.words):
             return "specific"
-        return "kind" if any(_word(k, low) for k in self.kinds) else ""
+        if not any(_word(k, low) for k in self.kinds):
+            return ""
+        return "other-kind" if self.tokens or self.words else "kind"
 
 
 def _whole(token: str, low: str) -> bool:
@@ -160,8 +163,8 @@ def lexical(prompt: str) -> Policy:
 
 
 def _object(c: consent.Clause) -> str:
-    if c.target is None:
-        return ""
+    if c.target is None:  # anything ("never delete anything", "an existing file"), but a thing named bare ("Uninstall six",
+        return "" if consent.QUANTIFIER.search(c.text) else _object_of(c.text)  # "Leave requests alone") is that thing
     tokens, words = c.target
     return _object_of(c.text) or " ".join((*tokens, *words))
 
@@ -215,7 +218,7 @@ def _kept(prompt: str, e: Entry, dropped: list[str], grant: bool) -> bool:
 def forbidden_by(prompt: str, quote: str, rules: frozenset[str]) -> str | None:
     """The clause of the prompt that holds the quoted words and forbids one of these acts (or is negated), if any."""
     for c in consent.read(prompt):
-        if within(quote, c.text) and (c.forbids & rules or consent.NEGATION.search(c.text)):  # the clause that holds the words
+        if within(quote, c.text) and c.forbids & rules:  # the clause that holds the words forbids the act ("Never uninstall")
             return c.text
         if within(c.text, quote) and c.forbids & rules:  # a clause among the quoted words that forbids this very act
             return c.text

@@ -49,6 +49,7 @@ _NEGATION = re.compile(r"(?i)(\b(never|not|no|nothing|none|nor|cannot|without|av
 _VALUED = re.compile(r"(?i)\b(still need\w*|need (it|them|this|that|these|those)\b|only cop(y|ies)|production|irreplaceabl\w*|precious"
                      r"|unmerged|uncommitted|unsaved|unpushed|not backed up|no backup|can'?t be (re)?(created|recovered|restored))")
 _INSTRUMENT = re.compile(r"(?i)\b(protect|secur)\w*\b.*\bwith\b")  # "protect the key with a passphrase": not a prohibition
+_EITHER_WAY = re.compile(r"(?i)\bor not\b")
 _CONDITION = re.compile(r"(?i)^\s*(if|when|whenever|whether|once|before|after|in case|unless|except|until)\b")
 _EXCEPTION = re.compile(r"(?i)\b(unless|except)\b")
 _SPLIT = re.compile(r"(?i)\s*[,;:()]\s+|\s+[-–—]\s+|\s+\b(?:but|while|whereas|yet|although|though|then)\b\s+"
@@ -67,7 +68,7 @@ should some such sure their until upon very were while will would shall want wan
 something whatever every first last next time times ever once files file thing things stuff the and for are was not you all
 any can but off limit limits place alone intact where how who why its has had him her his she our out own way don doesn
 won shouldn mustn isn aren wasn didn is it to of in on at by or an as be do go me my no so up us we he if
-existing current present original previous other others old new local remaining need needs needed still holds hold tomorrow
+existing current present original previous other others old new local remaining need needs needed still holds hold tomorrow leave leaves left
 later today copy copies only production unmerged uncommitted work""".split())
 _BARE_FILLER = re.compile(r"(?i)\b(it|that|this|them|so|just|please|always|simply|say|answer|reply|choose|pick|select|type|do|be|the"
                           r"|question|prompt|one|a|an|to|you|should|must|instead|then|and|or)\b")
@@ -125,6 +126,7 @@ def read(text: str) -> list[Clause]:
     out: list[Clause] = []
     before = None  # the last thing named: what "it" or "they" is, in the next clause or sentence
     for sentence in sentences(text):
+        sentence = _EITHER_WAY.sub("or-not", sentence)  # "merged or not", "whether or not": no negation, no clause of its own
         parts = _clauses(sentence)
         refusal = any(_NEGATION.search(p) and _bare(p) for p in parts)  # "…, refuse.": the sentence's acts are refused
         for part in parts:
@@ -201,6 +203,8 @@ def named_acts(text: str) -> frozenset[str]:
 
 
 TOKEN = _TOKEN  # a named thing: a path, a file name, quoted words
+QUANTIFIER = _QUANTIFIER
+KEEPING = re.compile(f"(?i){_PRESERVE.pattern.removeprefix('(?i)')}|{_VALUED.pattern.removeprefix('(?i)')}")  # a clause that keeps a thing (whatever its verb)
 NEGATION = _NEGATION
 ELSE = re.compile(r"(?i)\b(else|other(s| ones)?|the rest)\b")  # "keep everything else": all but what the prompt asks for
 EXCEPT = re.compile(r"(?i)\b(?:except(?: for)?|other than|apart from|besides|but not|save for)\s+")

@@ -44,7 +44,8 @@ QUESTION_RULES: dict[str, re.Pattern[str]] = {
     "mkfs": re.compile("(?i)" + _words(r"(re)?format(s|ted|ting)?\b[^\n]{0,40}(\b(disk|drive|partition|device|volume|card"
                                        r"|file ?system)s?\b|/dev/\S+)|(disk|drive|partition|device|volume|/dev/\S+)\b[^\n]{0,40}"
                                        r"\b(re)?format(s|ted|ting)?"
-                                       r"|mk(e2)?fs|contains an? \S+ (file ?system|partition table)")),
+                                       r"|mk(e2)?fs|contains an? \S+ (file ?system|partition table)"
+                                       r"|(re)?format(s|ted|ting)?\s+\S+\.(img|raw|iso|qcow2|vhdx?|vmdk|bin)\b")),
     "overwrite": re.compile("(?i)" + _words(r"overwr(ite|ites|itten|iting|ote)|clobber(s|ed|ing)?|replac(e|es|ed|ing|ement)")),
     "force_push": re.compile("(?i)" + _words(r"force[- ]?push(es|ed|ing)?|push\b[^\n]{0,40}\s--force")),
     "reset_hard": re.compile("(?i)" + _words(r"reset(s|ting)?")),

@@ -77,9 +77,9 @@ def rule(policy: Policy, acts: frozenset[str], block: str, by_rule: frozenset[st
         over = f" (over your {bearing[0][0].quote!r})" if bearing else ""
         return Ruling(GRANTED, f"your rule names it{over}")
     grants = [(g, g.named_in(block)) for g in policy.grants if g.rules & acts]
-    named = [(g, how) for g, how in grants if how]
+    named = [(g, how) for g, how in grants if how in ("specific", "anything", "kind")]  # "other-kind": the judge's to point
     if bearing:
-        p = next((p for p, how in bearing if how != "kind"), None)
+        p = next((p for p, how in bearing if how not in ("kind", "other-kind")), None)
         g = next((g for g, how in named if how == "specific"), None)
         if p is None and g is not None:
             other = bearing[0][0]

@@ -100,10 +100,6 @@ def test_an_agent_box_answered_1_on_a_choice_line_is_weighed(pilot, request, tmp
     """`1` typed on a `Choice:` line under "1. Yes" is a yes: weighed, refused under the prohibition (both folders
     stay), done under the grant. Read as a numbered menu, or (a blank row above `Choice:`) as a line prompt, where `1`
     was typed unweighed."""
-    if gap and not kept:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "a line prompt's block holds LEAD_ROWS=6 rows above it (channels/pty/ask.py): the box's `rm -rf dist/ coverage/` "
-            "row is the 7th, so the grant's words are not in the block and the judge's names are refused")))
     judge = judged("allow", grants[0][2] if grants else "Build the release", act="delete", names="dist/ coverage/")
     with FakeLLM(answer=model("1", policy(grants, prohibitions), judge)) as server:
         r = pilot(["bash", "-c", AGENT_BOX.replace("{gap}", gap)], "--provider", "openai", "--base-url", server.url + "/v1", "--prompt", prompt,

@@ -113,10 +113,6 @@ ASIDE = {
 def test_a_forbidden_act_the_judge_is_asked_about_is_not_done_whatever_it_quotes(pilot, request, tmp_path, name, judge):
     """The judge is asked (a grant of the act names something else), and quotes the prompt's unrelated task sentence or
     the prohibition, with the question's words for the object: neither is a grant that covers it; not done."""
-    if name == "sqlite-drop-table":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "ruling.rule step 5 grants by a grant that names only the block's kind of thing: 'Drop the temporary staging "
-            "table' (kind: table) grants 'Drop table users?' and the table is dropped; no judge is asked")))
     program = PROGRAMS[name]
     grant, grant_object, prohibition, prohibition_object = ASIDE[name]
     prompt = f"{program.task}. {grant}. {prohibition}."
@@ -146,12 +142,7 @@ def test_a_compile_that_grants_with_the_prohibitions_own_words_is_dropped(pilot,
 
 
 # Granted acts the product refuses today (reported to the lead; strict: the marker goes when the product is fixed).
-PRODUCT_GAPS = {
-    ("apt-get-remove", "granted"): "compiled.forbidden_by drops the grant 'I no longer want the JSON command-line tool on this "
-                                   "machine': 'no longer' reads as a negation of the clause",
-    ("git-branch-D", "beside"): "the lexical reader compiles 'Delete the feature branch, merged or not' into a prohibition "
-                                "('or not' as a negation), and from_model drops the model's grant for it",
-}
+PRODUCT_GAPS: dict[tuple[str, str], str] = {}  # none left: the lead fixed those this file found
 
 
 JUDGED = {"pip-uninstall", "git-checkout-p", "cp-i", "mkfs-ext4", "cryptsetup-luksFormat", "apt-get-remove", "sqlite-drop-table"}
@@ -176,15 +167,9 @@ def test_mirror_a_granted_act_goes_through_with_an_honest_model(pilot, request, 
         assert r.of("policy_granted")[0]["judge"] == "openai:gpt-4o-mini", transcript(r)
 
 
-# The lexical reader's gaps on "beside" prompts (reported to the lead): a bare name (six, jq, requests, curl, main) is
-# no object to it, so "Leave requests alone" forbids every act on anything and refuses "Uninstall six".
-_BARE = "consent/compiled: a bare name is no object ({}: 'anything'), so '{}' forbids every act on anything"
-LEXICAL_GAPS = {
-    "pip-uninstall": _BARE.format("requests", "Leave requests alone"),
-    "apt-get-remove": _BARE.format("curl", "Leave curl alone"),
-    "git-branch-D": _BARE.format("main", "Leave main alone") + "; and 'Delete the feature branch, merged or not' is read as a prohibition",
-    "mkfs-ext4": "consent: 'Format disk.img as ext4' is no grant to the lexical reader (its format needs a disk/partition/device word)",
-}
+# The lexical reader's gaps on "beside" prompts, once: a bare name (six, requests, main) was no object to it, so "Leave
+# requests alone" forbade every act on anything and refused "Uninstall six".
+LEXICAL_GAPS: dict[str, str] = {}  # none left: a bare name is that thing, "or not" no negation, "Format disk.img" a grant
 
 
 @pytest.mark.parametrize("case", ["plain", "other", "leave", "beside"])

@@ -240,3 +240,22 @@ def test_an_offered_option_that_is_neither_yes_nor_the_act_is_not_weighed_and_it
     said = lambda text: may_say_yes(q, Decision(Verdict.ANSWER, text=text, source="openai:m"))  # noqa: E731
     assert not said("r") and not said("n") and not said("N")
     assert said("y") and said("A") and said("whatever")  # unknown text at a question that offers a yes: weighed
+
+
+def test_the_gaps_the_real_programs_found():
+    """A grant that names its thing in words of its own grants no other thing of its kind; "no longer want" and
+    "merged or not" are no prohibitions; a bare name is that thing; "Format disk.img" asks for a format."""
+    staging = compiled.from_model("Drop the temporary staging table.", {"grants": [
+        {"act": "drop", "object": "the temporary staging table", "quote": "Drop the temporary staging table"}], "prohibitions": []}, "m")
+    assert ruling.rule(staging, frozenset({"sql_drop"}), "Drop table users? [y/N]").verdict == ruling.REFUSED
+    assert ruling.rule(staging, frozenset({"sql_drop"}), "Drop table users? [y/N]", can_judge=True).verdict == ruling.JUDGE
+    assert ruling.rule(staging, frozenset({"sql_drop"}), "Drop table staging_tmp? [y/N]").verdict == ruling.REFUSED  # not its words
+    assert ruling.rule(staging, frozenset({"sql_drop"}), "Drop the staging table? [y/N]").verdict == ruling.GRANTED
+    jq = "I no longer want the JSON command-line tool on this machine."
+    assert compiled.from_model(jq, {"grants": [{"act": "delete", "object": "the JSON tool", "quote": jq.rstrip(".")}],
+                                    "prohibitions": []}, "m").grants
+    branch = compiled.lexical("Leave main alone. Delete the feature branch, merged or not.")
+    assert [(e.act, e.object) for e in branch.grants] == [("delete", "feature branch")]
+    assert [(e.act, e.object) for e in branch.prohibitions] == [("any", "main")]
+    assert [(e.act, e.object) for e in compiled.lexical("Leave requests alone. Uninstall six.").grants] == [("delete", "six")]
+    assert [e.act for e in compiled.lexical("Format disk.img as ext4.").grants] == ["format"]

@@ -246,7 +246,8 @@ def test_a_negation_about_something_else_does_not_veto_the_grant(tmp_path, promp
         w for w in ("Prune", "wipe", "Drop") if w in first)]
     act = "drop" if "Drop" in first else "delete"
     policy = {"grants": [{"act": act, "object": obj, "quote": first}], "prohibitions": []}
-    out = decide(decider(tmp_path, prompt, Model("y", quote=quote, act="delete", policy=policy)), screen(shown))
+    names = {"Prune": "merged branches"}.get(first.split()[0])  # "the old release branches" at "4 merged branches": the judge points
+    out = decide(decider(tmp_path, prompt, Model("y", quote=quote, act="delete", policy=policy, names=names)), screen(shown))
     assert (out.text, out.denied) == ("y", None) and out.granted, records(tmp_path, "policy_denied")
 
 

@@ -19,7 +19,7 @@ from cursorpilot.detect.menu import Menu
 from cursorpilot.detect.profiles import Profile, Rule
 from cursorpilot.detect.snapshot import Snapshot
 
-LEAD_ROWS = 6  # rows of text above a line question that lead up to it, read with it (mkfs: "… contains a ext4 file system")
+LEAD_ROWS = 9  # rows of text above a line question that lead up to it, read with it (mkfs: "… contains a ext4 file system")
 LEAD_BLANKS = 2  # ...across at most this many blank rows in a row (gdisk leaves one between its warning and its question)
 HINT_ROWS = 2  # rows of text below it, up to a blank row: a hint ("(this cannot be undone)")
 _ASKING = re.compile(r"\?|(?i:(?<![\w/])(y|yes)\s*[/,|]\s*(n|no)(?!\w))")
