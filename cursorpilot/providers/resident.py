@@ -32,6 +32,7 @@ from pathlib import Path
 
 from cursorpilot import __version__
 from cursorpilot.daemons import Unreachable, _daemons, connect, folder, spawn_daemon  # noqa: F401 - _daemons: the tests'
+from cursorpilot.providers.base import Sampling
 
 
 class RemoteFailure(Exception):
@@ -103,20 +104,22 @@ class Remote:
         self._thread.join()
         return self._sock is not None
 
-    def send(self, form: str, system: str, user: str, kind: str, accepts: tuple[str, ...]) -> tuple[str, tuple[str, ...], int, int, int]:
+    def send(self, form: str, system: str, user: str, kind: str, accepts: tuple[str, ...],
+             sampling: Sampling) -> tuple[str, tuple[str, ...], int, int, int, float | None]:
         """One SDK call, made by the run's child: its result, or the SDK's error as RemoteFailure."""
         if not self.ready():
             raise Unreachable(str(self._error))
         with self._lock:  # one call at a time on the line (a run asks one question at a time)
             try:
-                _send(self._file, {"form": form, "system": system, "user": user, "kind": kind, "accepts": list(accepts)})
+                _send(self._file, {"form": form, "system": system, "user": user, "kind": kind, "accepts": list(accepts),
+                                   "logprobs": sampling.logprobs, "temperature": sampling.temperature})
                 reply = _receive(self._file)
             except (OSError, ValueError) as exc:
                 self.close()
                 raise Unreachable(f"the resident's child is gone: {exc}") from None
         if "ok" in reply:
-            text, reasoning, tin, tout, cached = reply["ok"]
-            return text, tuple(reasoning), tin, tout, cached
+            text, reasoning, tin, tout, cached, margin = reply["ok"]
+            return text, tuple(reasoning), tin, tout, cached, margin
         raise RemoteFailure(reply.get("error", "error"), reply.get("described", "error"), reply.get("failure"))
 
     def close(self) -> None:

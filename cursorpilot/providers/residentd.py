@@ -17,6 +17,7 @@ import sys
 from importlib import import_module
 
 from cursorpilot.daemons import accept_loop
+from cursorpilot.providers.base import Sampling
 
 
 def main(argv: list[str]) -> int:
@@ -51,6 +52,7 @@ def serve(conn: socket.socket, key: str) -> None:
     _send(f, {"ready": True, "pid": os.getpid()})
     while (request := _receive(f)) is not None:
         provider.form = request["form"]
+        provider.sampling = Sampling(bool(request.get("logprobs")), float(request.get("temperature") or 0.0))
         try:
             result = provider._send(request["system"], request["user"], request["kind"], tuple(request["accepts"]))
         except Exception as exc:
