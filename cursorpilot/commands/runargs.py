@@ -139,9 +139,10 @@ class RunArgs(Options):
                                             help="A secret read from the environment, typed where a reply says <secret:NAME> "
                                                  "and never shown or written down (repeatable).")
     provider: str | None = option(default=None, complete="providers", quick=True, panel=ANSWERS,
-                                  help="rules | script | openai | anthropic (default: from the API key that is set).")
+                                  help="rules | script | openai | anthropic | local (a GGUF in-process; default: from the API key that is set).")
     model: str | None = option(default=None, quick=True, panel=ANSWERS,
-                               help="The model (openai: gpt-4o-mini, anthropic: claude-haiku-4-5).")
+                               help="The model (openai: gpt-4o-mini, anthropic: claude-haiku-4-5, local: PATH.gguf or "
+                                    "hf:OWNER/REPO/FILE.gguf, either pinned with #sha256=HEX).")
     base_url: str | None = option(default=None, quick=True, panel=ANSWERS, help="The model's server, e.g. an OpenAI-compatible one.")
     escalate_to: tuple[str, ...] | None = option(default=None, metavar="PROVIDER:MODEL[@BASE_URL]", quick=True, panel=ANSWERS,
                                                  help="A stronger model, asked only when the one before it is unsure or answers "
