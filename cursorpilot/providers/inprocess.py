@@ -29,10 +29,10 @@ from cursorpilot.providers.base import ProviderConfig
 from cursorpilot.providers.confidence import margin
 from cursorpilot.providers.llm import ChatProvider, Failure, SdkClient
 from cursorpilot.providers.resident import remote
-from cursorpilot.providers.schema import lean, schema_for
+from cursorpilot.providers.schema import enums_for, lean, schema_for
 
 N_CTX = 4096  # the prompt's budget is 3000 tokens (--context-tokens) and a reply at most 800
-TOP = 5  # the likeliest tokens kept at each step, for the confidence
+TOP = 20  # the likeliest tokens kept at each step, for the confidence (an answer the grammar allows is among them)
 INSTALL = "pip install 'cursor-pilot[local]'"
 _LOADED: dict[str, object] = {}  # model path -> its Llama, loaded once in this process (the resident's, before it forks)
 
@@ -73,10 +73,10 @@ class LocalProvider(ChatProvider):
         usage = resp.get("usage") or {}
         tin, tout = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
         cached = min(_common_prefix(before, [int(t) for t in llm.input_ids[: llm.n_tokens]]), tin)
-        return text, (), tin, tout, cached, self._margin(llm, steps, text) if self.sampling.logprobs else None
+        return text, (), tin, tout, cached, self._margin(llm, steps, text, enums_for(kind, accepts)) if self.sampling.logprobs else None
 
     @staticmethod
-    def _margin(llm, steps: list[tuple[int, list[tuple[int, float]]]], text: str) -> float | None:
+    def _margin(llm, steps: list[tuple[int, list[tuple[int, float]]]], text: str, enums: dict[str, tuple[str, ...]]) -> float | None:
         """The answer's margin from the steps' likeliest tokens: the token chosen at a step is the one the next step
         found appended (the last step's is the end of the reply, never part of the answer)."""
         tokens = []
@@ -87,7 +87,7 @@ class LocalProvider(ChatProvider):
             if mine is None:
                 mine = -30.0  # outside the likeliest few: a grammar forced it
             tokens.append((word, mine, [(llm.detokenize([t]).decode("utf-8", "replace"), lp) for t, lp in top]))
-        return margin(tokens, text)
+        return margin(tokens, text, enums)
 
     def _classify(self, exc: Exception) -> Failure | None:
         if isinstance(exc, (ValueError, RuntimeError)):  # a prompt longer than the context, a decode that failed

@@ -21,10 +21,11 @@ from cursorpilot.providers.llm import (
 )
 from cursorpilot.providers.local import is_local
 from cursorpilot.providers.resident import remote
-from cursorpilot.providers.schema import lean, schema_for
+from cursorpilot.providers.schema import enums_for, lean, schema_for
 
 DEFAULT_MODEL = "gpt-4o-mini"
-TOP_LOGPROBS = 5  # the likeliest tokens asked for at each token of a reply whose confidence counts (OpenAI allows 0-20)
+TOP_LOGPROBS = 20  # the likeliest tokens asked for at each token of a reply whose confidence counts (OpenAI allows 0-20): the
+# answers a grammar allows must be among them, or a choice looks surer than it was
 
 
 class OpenAIProvider(ChatProvider):
@@ -73,7 +74,8 @@ class OpenAIProvider(ChatProvider):
         reasoning = tuple(str(extra[k]) for k in ("reasoning_content", "reasoning") if extra.get(k))
         usage = getattr(resp, "usage", None)
         tin, tout = _count(usage, "prompt_tokens"), _count(usage, "completion_tokens")
-        return text, reasoning, tin, tout, cached_tokens(resp), answer_margin(resp, text) if self.sampling.logprobs else None
+        sure = answer_margin(resp, text, enums_for(kind, accepts)) if self.sampling.logprobs else None
+        return text, reasoning, tin, tout, cached_tokens(resp), sure
 
     def _classify(self, exc: Exception) -> Failure | None:
         if isinstance(exc, MalformedResponse):
@@ -92,14 +94,14 @@ class MalformedResponse(Exception):
     pass
 
 
-def answer_margin(resp, text: str) -> float | None:
+def answer_margin(resp, text: str, enums: dict[str, tuple[str, ...]]) -> float | None:
     """The answer's margin from the reply's token log-probabilities (confidence.py), None where the server gave none."""
     try:
         content = resp.choices[0].logprobs.content
         tokens = [(t.token, float(t.logprob), [(x.token, float(x.logprob)) for x in (t.top_logprobs or ())]) for t in content]
     except (AttributeError, IndexError, TypeError, ValueError):
         return None
-    return margin(tokens, text)
+    return margin(tokens, text, enums)
 
 
 def _count(obj, name: str) -> int:

@@ -119,7 +119,7 @@ class FakeLLM:
         sure = step.sure if step.sure is not None else self.sure(prompt)
         choice = {"index": 0, "message": message, "finish_reason": "stop"}
         if req.get("logprobs") and sure is not None:
-            choice["logprobs"] = {"content": logprobs(text, sure, int(req.get("top_logprobs") or 0))}
+            choice["logprobs"] = {"content": logprobs(text, sure, int(req.get("top_logprobs") or 0), _enums(req))}
         return json.dumps({
             "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": req.get("model"),
             "choices": [choice],
@@ -136,9 +136,17 @@ class FakeLLM:
         self.server.server_close()
 
 
-def logprobs(text: str, sure: float, top: int) -> list[dict]:
-    """OpenAI's `logprobs.content` for `text`: words, spaces and marks as tokens; the answer's chosen with `sure`."""
-    spans = [(0, len(text))]
+def _enums(req: dict) -> dict[str, list[str]]:
+    """The values the request's answer schema allows, field by field (a question that says what it takes)."""
+    rf = req.get("response_format") or {}
+    schema = (rf.get("json_schema") or {}).get("schema") or rf.get("schema") or {}
+    return {k: v["enum"] for k, v in (schema.get("properties") or {}).items() if isinstance(v, dict) and "enum" in v}
+
+
+def logprobs(text: str, sure: float, top: int, enums: dict[str, list[str]] | None = None) -> list[dict]:
+    """OpenAI's `logprobs.content` for `text`: words, spaces and marks as tokens; the answer's chosen with `sure`, its
+    runner-up another value its field allows (where the schema says), else a token no answer starts with."""
+    spans: list[tuple[int, int, str]] = [(0, len(text), "\u2591")]
     try:
         data = json.loads(text)
     except ValueError:
@@ -149,13 +157,16 @@ def logprobs(text: str, sure: float, top: int) -> list[dict]:
             if isinstance(data.get(key), str):
                 value = json.dumps(data[key])
                 at = text.find(value, text.find(f'"{key}"') + len(key) + 2)
-                spans.append((at + 1, at + len(value)))  # the value and its closing quote
+                other = next((v for v in (enums or {}).get(key, ()) if v and v != data[key]), "\u2591")
+                spans.append((at + 1, at + len(value), other))  # the value and its closing quote
     out, at = [], 0
     for token in re.findall(r"\w+|\s+|[^\w\s]", text):
         start, at = at, at + len(token)
-        p = sure if any(start < end and at > begin for begin, end in spans) else 0.999
+        inside = [other for begin, end, other in spans if start < end and at > begin]
+        p = sure if inside else 0.999
         entry = {"token": token, "logprob": math.log(p), "bytes": list(token.encode())}
         entry["top_logprobs"] = [{"token": token, "logprob": math.log(p), "bytes": None},
-                                 {"token": "\u2591", "logprob": math.log(max(1 - p, 1e-9)), "bytes": None}][: max(top, 0)]
+                                 {"token": inside[0] if inside else "\u2591", "logprob": math.log(max(1 - p, 1e-9)),
+                                  "bytes": None}][: max(top, 0)]
         out.append(entry)
     return out

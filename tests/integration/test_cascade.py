@@ -31,7 +31,7 @@ def test_a_sure_small_model_answers_and_the_strong_one_is_never_asked(pilot, tmp
     assert r.code == 0, r.stdout + r.stderr
     assert b"got:y" in (r.log / "session.raw").read_bytes()
     assert [a["source"] for a in r.of("answer")] == ["openai:small"] and not strong.requests
-    assert small.requests[0]["json"]["logprobs"] is True and small.requests[0]["json"]["top_logprobs"] == 5
+    assert small.requests[0]["json"]["logprobs"] is True and small.requests[0]["json"]["top_logprobs"] == 20
     [reply] = r.of("provider_reply")
     [tier] = reply["cascade"]
     assert tier["source"] == "openai:small" and tier["kept"] and tier["margin"] == pytest.approx(0.94, abs=0.001)

@@ -35,6 +35,21 @@ def test_an_empty_answer_is_judged_by_the_quote_that_ends_it():
     assert toks[17][0] == '"' and margin(toks, reply) == pytest.approx(-0.3)
 
 
+def test_a_choice_among_what_the_question_takes_is_weighed_among_those_only():
+    """pip uninstall's `Proceed (Y/n)?` takes y and n; the 0.5B model's raw favourite was "yes", which the grammar never
+    let it type, and the quote after its y was forced. Its confidence is its y against its n, not against "yes"."""
+    reply = json.dumps({"action": "type", "text": "y", "submit": True})
+    toks = tokens(reply, 0.99)
+    at = next(i for i, t in enumerate(toks) if t[0] == "y")
+    toks[at] = ("y", math.log(0.3), [("yes", math.log(0.6)), ("y", math.log(0.3)), ("n", math.log(0.05))])
+    toks[at + 1] = ('"', math.log(0.02), [("es", math.log(0.9)), ('"', math.log(0.02))])  # the grammar closed it
+    enums = {"action": ("type", "wait", "human"), "text": ("", "y", "n")}
+    assert margin(toks, reply, enums) == pytest.approx((0.3 - 0.05) / 0.35, abs=1e-3)
+    assert margin(toks, reply) < 0  # token by token, raw: the forced quote and the untypable "yes" look like doubt
+    toks[at] = ("y", math.log(0.3), [("n", math.log(0.28)), ("y", math.log(0.3))])  # y against n, nearly even: unsure
+    assert margin(toks, reply, enums) == pytest.approx(0.02 / 0.58, abs=1e-3)
+
+
 def test_a_plain_reply_counts_every_token_but_blank_space_and_tokens_of_another_text_count_none():
     assert margin(tokens("y", 0.7), "y") == pytest.approx(0.4)
     assert margin(tokens("y", 0.7), "n") is None and margin([], "y") is None
