@@ -50,7 +50,6 @@ class Cascade:
         self.tiers = tuple(tiers)
         self.min_margin = min_margin
         self.objections = tuple(objections)
-        self._no_logprobs: set[int] = set()  # the tiers whose server gave no log-probabilities: agreement instead
 
     @property
     def strongest(self) -> ChatProvider:
@@ -69,12 +68,12 @@ class Cascade:
         if request.kind in STRONGEST_ONLY:  # (no cascade to tell of: its source names the strongest)
             return self.strongest.answer(request)
         asked, tiers, spent = request, [], Usage()
-        for n, provider in enumerate(self.tiers):
+        for provider in self.tiers:
             if provider is self.strongest:
                 reply = provider.answer(asked)
                 tiers.append(self._tier(reply, True, "the strongest model named: its answer is checked like any other", request))
             else:
-                reply, why = self._tried(n, provider, request)
+                reply, why = self._tried(provider, request)
                 if why is None:
                     tiers.append(self._tier(reply, True, f"sure of it ({self._sureness(reply)})", request))
                 else:
@@ -85,13 +84,14 @@ class Cascade:
             return replace(reply, usage=spent.plus(reply.usage), cascade=tuple(tiers))
         raise AssertionError("unreachable: the strongest answers")
 
-    def _tried(self, n: int, provider: ChatProvider, request: AnswerRequest) -> tuple[Reply, str | None]:
-        """One model's answer, and why it is not taken (None: taken)."""
-        reply = provider.answer(request, Sampling(logprobs=n not in self._no_logprobs))
+    def _tried(self, provider: ChatProvider, request: AnswerRequest) -> tuple[Reply, str | None]:
+        """One model's answer, and why it is not taken (None: taken). Log-probabilities are asked for every time: a
+        reply without them (a server that gives none, tokens that are not the reply's text) is one reply, not the
+        server's last word."""
+        reply = provider.answer(request, Sampling(logprobs=True))
         if (why := outside(request, reply)) is not None:
             return reply, why
-        if reply.margin is None:
-            self._no_logprobs.add(n)  # its server gives none: agreement of two answers from now on
+        if reply.margin is None:  # no confidence from its tokens: a second answer, sampled, must agree
             second = provider.answer(request, Sampling(temperature=SECOND_SAMPLE))
             reply = replace(reply, usage=reply.usage.plus(second.usage))
             if (second.text, second.wait) != (reply.text, reply.wait):

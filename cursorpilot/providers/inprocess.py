@@ -79,14 +79,17 @@ class LocalProvider(ChatProvider):
     def _margin(llm, steps: list[tuple[int, list[tuple[int, float]]]], text: str, enums: dict[str, tuple[str, ...]]) -> float | None:
         """The answer's margin from the steps' likeliest tokens: the token chosen at a step is the one the next step
         found appended (the last step's is the end of the reply, never part of the answer)."""
+        import codecs
+
         tokens = []
-        for at, top in steps[:-1]:
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a character split over two tokens ("↗") is whole in
+        for at, top in steps[:-1]:  # the second: the tokens' texts join to the reply's
             chosen = int(llm.input_ids[at])
-            word = llm.detokenize([chosen]).decode("utf-8", "replace")
+            word = decoder.decode(llm.detokenize([chosen]))
             mine = next((lp for t, lp in top if t == chosen), None)
             if mine is None:
                 mine = -30.0  # outside the likeliest few: a grammar forced it
-            tokens.append((word, mine, [(llm.detokenize([t]).decode("utf-8", "replace"), lp) for t, lp in top]))
+            tokens.append((word, mine, [(word if t == chosen else llm.detokenize([t]).decode("utf-8", "replace"), lp) for t, lp in top]))
         return margin(tokens, text, enums)
 
     def _classify(self, exc: Exception) -> Failure | None:
