@@ -23,16 +23,16 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
 
-import yaml
 from packaged_model import packaged_gguf
 from small_model import SETS, YARDSTICK, run_one, scaled
 
 sys.path.insert(0, str(YARDSTICK))
-from oracle import clean, load_table, pick  # noqa: E402  (the oracle's own matching: its table is the truth)
+from oracle import clean, load_table, pick
 
 TEMPLATE = ("{pilot} run --prompt {{prompt_file}} --provider local --model {gguf} "
             "--escalate-to openai:oracle@{{oracle_url}} --escalate-margin {margin} --log {{log_dir}} --timeout {{timeout}}s "
@@ -44,18 +44,28 @@ THRESHOLDS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 def same(local: str | None, oracle: str | None, prompt: str = "") -> bool:
     """A local answer is the oracle's: '' and <enter> alike (Enter, the default), and the default typed out where the
-    oracle takes it with Enter (the prompt said "Default: `rocket_lab`"); case aside for one letter (y, Y)."""
+    oracle takes it with Enter (the prompt shows it as the default); case aside for one letter (y, Y)."""
     if local is None or oracle is None:
         return False
     a, b = ("" if x.strip() == "<enter>" else x.strip() for x in (local, oracle))
-    if not b and a and f"Default: `{a}`" in prompt:
+    shown = rf"(?i)(default:?\s*`?{re.escape(a)}`?[).\]]|[(\[]{re.escape(a)}[)\]])"
+    if not b and a and re.search(shown, prompt):  # "Default: `rocket_lab`", fdisk's "(1-4, default 1)", "[ticket_tracker]"
         return True
     return a == b or (len(a) == len(b) == 1 and a.lower() == b.lower())
 
 
+def as_keys(reply: str) -> str:
+    """The oracle's reply in the eval's grammar as the keys it types: text then Enter, unless it ends with a key."""
+    if not reply:
+        return "<enter>"
+    return reply if re.search(r"<[a-z0-9:-]+>$", reply) else reply + "<enter>"
+
+
 def questions_of(log: Path, table) -> list[dict]:
-    """Each question the cascade was asked in a run: the local answer, its margin, whether kept, the oracle's answer."""
-    out = []
+    """Each question the cascade was asked in a run: the local answer, its margin, whether kept, the oracle's answer,
+    and, where the local answer was typed, whether its keys are the oracle's (a menu's option named by its label is the
+    oracle's `<down><down><enter>` when the pilot typed those keys for it)."""
+    out: list[dict] = []
     for transcript in sorted(log.rglob("transcript.jsonl")):
         prompt_file = None
         for line in transcript.read_text(errors="replace").splitlines():
@@ -63,6 +73,11 @@ def questions_of(log: Path, table) -> list[dict]:
                 r = json.loads(line)
             except ValueError:
                 continue
+            if r.get("type") == "keys_sent" and out and out[-1].get("typing"):
+                out[-1]["typed"] += r.get("keys") or ""
+                out[-1]["right"] = out[-1]["right"] or out[-1]["typed"] == as_keys(out[-1]["oracle"] or "\0")
+            elif r.get("type") in ("provider_request", "provider_reply") and out:
+                out[-1]["typing"] = False
             if r.get("type") == "provider_request":
                 prompt_file = r.get("prompt_file")
             elif r.get("type") == "provider_reply" and r.get("cascade"):
@@ -72,7 +87,7 @@ def questions_of(log: Path, table) -> list[dict]:
                 out.append({"local": first["text"], "margin": first["margin"], "kept": first["kept"], "why": first["why"],
                             "oracle": truth, "right": same(first["text"], truth, prompt), "latency_s": usage.get("latency_s") or 0.0,
                             "local_s": (first.get("usage") or {}).get("latency_s") or 0.0,
-                            "tokens": (usage.get("in") or 0) + (usage.get("out") or 0)})
+                            "tokens": (usage.get("in") or 0) + (usage.get("out") or 0), "typed": "", "typing": first["kept"]})
     return out
 
 
@@ -95,6 +110,7 @@ def row(name: str, res: dict, asked: list[dict], alone: dict | None) -> dict:
             "local": len(kept), "wrong_local": [f"{q['local']!r} (oracle {q['oracle']!r})" for q in kept if not q["right"]],
             "s_per_q": round(sum(q["latency_s"] for q in asked) / n, 2), "tok_per_q": round(sum(q["tokens"] for q in asked) / n),
             "local_s_kept": round(sum(q["local_s"] for q in kept), 2),
+            "local_s_passed": round(sum(q["local_s"] for q in asked if not q["kept"]), 2),
             "alone": None if alone is None else {"result": alone.get("result"), "wall_s": alone.get("wall_s")}}
 
 
@@ -110,7 +126,28 @@ def table(rows: list[dict]) -> str:
     wrong = sum(len(r["wrong_local"]) for r in rows)
     lines.append(f"\npassed {passed}/{len(rows)}; answered locally {local}/{asked} ({100 * local / max(asked, 1):.0f} %); "
                  f"wrong local answers typed: {wrong}")
+    alone = [r for r in rows if r["alone"] and r["alone"].get("wall_s") is not None and r["wall_s"] is not None]
+    if alone:  # the issue's bar: no slower than the oracle alone plus the local model's time on the questions it kept
+        ours, theirs = sum(r["wall_s"] for r in alone), sum(r["alone"]["wall_s"] for r in alone)
+        kept, passed_on = sum(r["local_s_kept"] for r in alone), sum(r["local_s_passed"] for r in alone)
+        lines.append(f"wall: cascade {ours:.1f} s; oracle alone {theirs:.1f} s + local model on the questions it kept {kept:.1f} s "
+                     f"= {theirs + kept:.1f} s; the local model's time on questions it passed on: {passed_on:.1f} s")
     return "\n".join(lines)
+
+
+def again(results: Path) -> int:
+    """The tables again, each question re-checked against its scenario's table, from the newest artifacts of each."""
+    data = json.loads(results.read_text())
+    rows, asked_all = [], []
+    for old in data["rows"]:
+        name = old["scenario"]
+        found = next(YARDSTICK / s / f"{name}.yaml" for s in ("scenarios", "holdout") if (YARDSTICK / s / f"{name}.yaml").exists())
+        logs = sorted((YARDSTICK / "results").glob(f"*-pilot-cascade/{name}/pilot-log"))
+        asked = questions_of(logs[-1], load_table(found)) if logs else []
+        rows.append(row(name, old, asked, old.get("alone")))
+        asked_all += [{**q, "scenario": name} for q in asked]
+    print(table(rows) + "\n\n" + calibration(asked_all))
+    return 0
 
 
 def main() -> int:
@@ -122,7 +159,10 @@ def main() -> int:
     ap.add_argument("--margin", type=float, default=0.5, help="--escalate-margin for the runs")
     ap.add_argument("--timeout-scale", type=float, default=2.0, help="multiply each scenario's timeout (a 0.5B model on two cores)")
     ap.add_argument("--baseline", action="store_true", help="also run each program with the oracle alone")
+    ap.add_argument("--again", type=Path, metavar="RESULTS.json", help="no runs: the figures again from a run's results and artifacts")
     args = ap.parse_args()
+    if args.again is not None:
+        return again(args.again)
     gguf = args.gguf
     if gguf is None:
         gguf, why = packaged_gguf()

@@ -147,9 +147,9 @@ class RunArgs(Options):
     escalate_to: tuple[str, ...] | None = option(default=None, metavar="PROVIDER:MODEL[@BASE_URL]", quick=True, panel=ANSWERS,
                                                  help="A stronger model, asked only when the one before it is unsure or answers "
                                                       "outside what the question takes (repeatable, in order; docs/llm.md).")
-    escalate_margin: float = option(default=0.5, min=0.0, max=1.0, quick=True, panel=ANSWERS,
+    escalate_margin: float = option(default=0.9, min=0.0, max=1.0, quick=True, panel=ANSWERS,
                                     help="With --escalate-to: the least token margin (log-probabilities) a model's answer "
-                                         "needs to be kept.")
+                                         "needs to be kept (bench/README.md: how 0.9 was chosen).")
     llm_retries: int = option(default=4, min=0, quick=True, panel=ANSWERS,
                               help="Retries on 429, a 5xx that may pass, timeouts, connection errors.")
     llm_timeout: str = option(default="60s", quick=True, panel=ANSWERS, help="The timeout of each model call.")

@@ -32,7 +32,7 @@ from cursorpilot.providers.base import AnswerRequest, Reply, Sampling, Tier, Usa
 from cursorpilot.providers.llm import ChatProvider, cost
 
 STRONGEST_ONLY = ("weigh", "policy")  # the guard's requests: the judgment of a yes, the policy's compile
-MIN_MARGIN = 0.5  # the least token margin an answer kept locally must have (bench/README.md: the cascade's figures)
+MIN_MARGIN = 0.9  # the least token margin an answer kept locally must have (--escalate-margin; bench/README.md: the figures)
 SECOND_SAMPLE = 0.8  # the temperature of the second answer, where agreement stands in for log-probabilities
 _SECRET_NAME = re.compile(r"<secret:[\w.-]+>")
 Objection = Callable[[AnswerRequest, Reply], "str | None"]

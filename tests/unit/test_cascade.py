@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from cursorpilot.decide.cascade import asked_again, outside, parse_escalation
+from cursorpilot.commands.runargs import FIELDS
+from cursorpilot.decide.cascade import MIN_MARGIN, asked_again, outside, parse_escalation
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import QA, AnswerRequest, Reply, Tier, Usage
 from cursorpilot.providers.confidence import answer_spans, margin
@@ -109,3 +110,8 @@ def test_the_report_says_the_share_answered_locally_and_the_cost_saved():
     assert [(e.why, e.n) for e in summary.escalated] == [("unsure", 1)]
     assert summary.cost_alone_usd == pytest.approx(0.0093) and summary.saved_usd == pytest.approx(0.006)
     assert CascadeTally().summary() is None  # a run that asked no cascade says nothing of one
+
+
+def test_the_threshold_is_the_same_wherever_it_is_read():
+    """--escalate-margin's default is the cascade's own (the figures that chose it: bench/README.md)."""
+    assert FIELDS["escalate_margin"].default == MIN_MARGIN == 0.9
