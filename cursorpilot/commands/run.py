@@ -210,6 +210,9 @@ def _answerer(args: RunArgs, answers: list[RuleEntry], interactive_steps: bool) 
     )
     provider: Provider
     rule_entries: list[RuleEntry]
+    if args.escalate_to and provider_name in ("rules", "script"):
+        raise BadInput("--escalate-to asks models one after another: --provider must name a model's provider (openai, anthropic, "
+                       "local); rules go first anyway with --rules")
     if provider_name == "rules":  # --answer first, then --rules; with neither, the plan's answers alone (no match escalates)
         origin = str(rules or ("--answer" if answers else "--learn" if args.learn else "--provider rules" if args.provider else ""))
         # (""): nothing was chosen to answer, and a question's escalation says how to choose
@@ -238,7 +241,7 @@ def _cascade(first: Provider, args: RunArgs, pconfig) -> Provider:
         name, model, base_url = parse_escalation(spec)
         tiers.append(create_provider(name, replace(pconfig, model=model, base_url=base_url)))
     if not all(isinstance(t, ChatProvider) for t in tiers):
-        raise BadInput("--escalate-to asks models one after another: --provider must name a model's provider (openai, anthropic, local)")
+        raise BadInput("--escalate-to names models: PROVIDER is openai, anthropic or local")
     return Cascade(tiers, min_margin=args.escalate_margin)  # type: ignore[arg-type]
 
 

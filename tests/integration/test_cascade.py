@@ -127,3 +127,13 @@ def test_without_logprobs_two_samples_that_agree_keep_the_answer_and_two_that_di
     report = json.loads((r.log / "report.json").read_text())
     assert report["cascade"]["questions"] == 2 and report["cascade"]["local"] == 1
     assert report["cascade"]["models"][0]["model"] == "openai:small"
+
+
+@pytest.mark.parametrize("opts, said", [
+    (("--provider", "rules", "--escalate-to", "openai:gpt-4o"), "--provider must name a model's provider"),
+    (("--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "--escalate-to", "gpt-4o"), "give PROVIDER:MODEL"),
+    (("--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "--escalate-to", "openai:gpt-4o"), "OPENAI_API_KEY"),
+])
+def test_a_cascade_that_cannot_be_made_is_one_line_and_exit_2(pilot, opts, said):
+    r = pilot(["true"], *opts)  # (the last: a public strong model and no key)
+    assert r.code == 2 and said in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
