@@ -56,7 +56,7 @@ class LocalProvider(ChatProvider):
 
     def _send(self, system: str, user: str, kind: str = "input", accepts: tuple[str, ...] = ()):
         llm = self.client
-        name, schema = schema_for(kind, accepts)
+        _, schema = schema_for(kind, accepts)
         extra: dict[str, object] = {}
         if self.form == "json_object":
             extra["response_format"] = {"type": "json_object", "schema": lean(schema)}
@@ -82,8 +82,8 @@ class LocalProvider(ChatProvider):
         import codecs
 
         tokens = []
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a character split over two tokens ("↗") is whole in
-        for at, top in steps[:-1]:  # the second: the tokens' texts join to the reply's
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")  # "↗" split over two tokens is whole in the second
+        for at, top in steps[:-1]:
             chosen = int(llm.input_ids[at])
             word = decoder.decode(llm.detokenize([chosen]))
             mine = next((lp for t, lp in top if t == chosen), None)
