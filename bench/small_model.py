@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import hashlib
 import json
 import re
 import subprocess
@@ -38,23 +37,15 @@ import urllib.request
 from pathlib import Path
 
 import yaml
+from packaged_model import SHA256, sha256  # the model's file and its digest, said once (bench/packaged_model.py)
 
 HERE = Path(__file__).resolve().parent
 YARDSTICK = HERE / "yardstick"
 SETS = {"all": ("scenarios", "holdout"), "first": ("scenarios",), "holdout": ("holdout",)}
-SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 PRODUCT = ("env -u OPENAI_API_KEY {pilot} run --prompt {{prompt_file}} --provider openai --base-url {url} --model {model} "
            "--log {{log_dir}} --timeout {{timeout}}s --cwd {{workdir}} -- {{command}}")
 NAIVE = ("env OPENAI_BASE_URL={url} {{bin}}/python {{eval}}/naive_pilot.py run --prompt {{prompt_file}} --provider openai "
          "--model {model} --log {{log_dir}} --timeout {{timeout}}s --cwd {{workdir}} -- {{command}}")
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def up(url: str) -> bool:

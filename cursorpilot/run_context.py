@@ -60,6 +60,7 @@ class RunContext:
     goal: str | None = None  # the last goal check: passed | failed (None: none ran)
     on_turn: Callable[[int, dict], None] | None = None  # (step, turn_end's fields): the runner keeps the manifest's turn ledger
     humans: Humans | None = None  # who is asked when nothing else can answer (the runner owns it; every run has them)
+    on_note: Callable[[str], None] | None = None  # a line for the console (the runner's sink), e.g. why a cascade passed a question on
     _old_handlers: dict[int, object] = field(default_factory=dict)
 
     def count_usage(self, reply: Reply) -> None:
@@ -70,6 +71,13 @@ class RunContext:
         self.usage["tokens_cached"] += u.cached_tokens
         if u.cost_usd is not None:
             self.cost_usd = round((self.cost_usd or 0.0) + u.cost_usd, 8)
+        if reply.cascade:  # a cascade's answer (decide/cascade.py): counted, and who answered and why said where it shows
+            self.usage["cascade_questions"] = self.usage.get("cascade_questions", 0) + 1
+            if reply.cascade[0].kept:
+                self.usage["cascade_local"] = self.usage.get("cascade_local", 0) + 1
+            elif self.on_note is not None:
+                passed = "; ".join(f"{t.source}'s {t.text!r} not taken: {t.why}" for t in reply.cascade if not t.kept)
+                self.on_note(f"asked {reply.cascade[-1].source}: {passed}")
 
     def turn_ended(self, step: int, fields: dict) -> None:
         """A turn end was judged (either channel): counted, its check kept for the summary, the ledger told."""

@@ -207,6 +207,8 @@ class ConsoleSink(BaseSink):
         goal += f" · changed by the deny policy: {c['policy_changed']}" if c.get("policy_changed") else ""
         goal += f" · granted by your words: {c['policy_granted']}" if c.get("policy_granted") else ""
         goal += f" · usage limits waited out: {c['limit_waits']} ({c.get('limit_wait_s', 0)}s)" if c.get("limit_waits") else ""
+        if c.get("cascade_questions"):  # --escalate-to: the share the first (local) model answered
+            llm += f"\n  cascade: {c.get('cascade_local', 0)} of {c['cascade_questions']} questions answered by the first model"
         self.console.print(Text(
             f"  answers: {outcome.answers}{self._by_whom(outcome.answers)} · escalations: {outcome.escalations}{turns}{goal}"
             f" · program: {outcome.child}{llm}\n  transcript: {outcome.transcript}"

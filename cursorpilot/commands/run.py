@@ -213,6 +213,9 @@ def _answerer(args: RunArgs, answers: list[RuleEntry], interactive_steps: bool) 
     )
     provider: Provider
     rule_entries: list[RuleEntry]
+    if args.escalate_to and provider_name in ("rules", "script"):
+        raise BadInput("--escalate-to asks models one after another: --provider must name a model's provider (openai, anthropic, "
+                       "local); rules go first anyway with --rules")
     if provider_name == "rules":  # --answer first, then --rules; with neither, the plan's answers alone (no match escalates)
         origin = str(rules or ("--answer" if answers else "--learn" if args.learn else "--provider rules" if args.provider else ""))
         # (""): nothing was chosen to answer, and a question's escalation says how to choose
@@ -221,9 +224,28 @@ def _answerer(args: RunArgs, answers: list[RuleEntry], interactive_steps: bool) 
         rule_entries = []
     else:  # an answerer that is not rules: the rules go first, as the step's own (the script's file is its script)
         provider = create_provider(provider_name, pconfig)
+        if args.escalate_to:
+            provider = _cascade(provider, args, pconfig)
         read = read_entries(rules) if rules is not None and provider.needs_prompt else []
         rule_entries = [*answers, *read]
     return provider, rule_entries, read
+
+
+def _cascade(first: Provider, args: RunArgs, pconfig) -> Provider:
+    """--escalate-to: the run's model first, each named model after it (decide/cascade.py)."""
+    from dataclasses import replace
+
+    from cursorpilot.decide.cascade import Cascade, parse_escalation
+    from cursorpilot.providers import create as create_provider
+    from cursorpilot.providers.llm import ChatProvider
+
+    tiers = [first]
+    for spec in args.escalate_to or ():
+        name, model, base_url = parse_escalation(spec)
+        tiers.append(create_provider(name, replace(pconfig, model=model, base_url=base_url)))
+    if not all(isinstance(t, ChatProvider) for t in tiers):
+        raise BadInput("--escalate-to names models: PROVIDER is openai, anthropic or local")
+    return Cascade(tiers, min_margin=args.escalate_margin)  # type: ignore[arg-type]
 
 
 def _rules_written(args: RunArgs, answers: list[RuleEntry], read: list[RuleEntry], plan: Plan) -> Iterator[tuple[str, RuleEntry]]:

@@ -142,10 +142,17 @@ class RunArgs(Options):
                                             help="A secret read from the environment, typed where a reply says <secret:NAME> "
                                                  "and never shown or written down (repeatable).")
     provider: str | None = option(default=None, complete="providers", quick=True, panel=ANSWERS,
-                                  help="rules | script | openai | anthropic (default: from the API key that is set).")
+                                  help="rules | script | openai | anthropic | local (a GGUF in-process; default: from the API key that is set).")
     model: str | None = option(default=None, quick=True, panel=ANSWERS,
-                               help="The model (openai: gpt-4o-mini, anthropic: claude-haiku-4-5).")
+                               help="The model (openai: gpt-4o-mini, anthropic: claude-haiku-4-5, local: PATH.gguf or "
+                                    "hf:OWNER/REPO/FILE.gguf, either pinned with #sha256=HEX).")
     base_url: str | None = option(default=None, quick=True, panel=ANSWERS, help="The model's server, e.g. an OpenAI-compatible one.")
+    escalate_to: tuple[str, ...] | None = option(default=None, metavar="PROVIDER:MODEL[@BASE_URL]", quick=True, panel=ANSWERS,
+                                                 help="A stronger model, asked only when the one before it is unsure or answers "
+                                                      "outside what the question takes (repeatable, in order; docs/llm.md).")
+    escalate_margin: float = option(default=0.9, min=0.0, max=1.0, quick=True, panel=ANSWERS,
+                                    help="With --escalate-to: the least token margin (log-probabilities) a model's answer "
+                                         "needs to be kept (bench/README.md: how 0.9 was chosen).")
     llm_retries: int = option(default=4, min=0, quick=True, panel=ANSWERS,
                               help="Retries on 429, a 5xx that may pass, timeouts, connection errors.")
     llm_timeout: str = option(default="60s", quick=True, panel=ANSWERS, help="The timeout of each model call.")

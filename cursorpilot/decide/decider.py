@@ -123,7 +123,7 @@ class Decider:
         return AnswerRequest(
             governing_prompt=self.governing_prompt, kind=q.kind, rule_id=q.source, prompt_block=q.text,
             screen="\n".join(q.live), history=tuple(self.history), multiline=q.multiline, may_wait=q.may_wait,
-            previous=self.previous, accepts=accepted(q),
+            previous=self.previous, accepts=accepted(q), secret=q.secret,
         )
 
     def request(self, q: Question) -> AnswerRequest:
@@ -238,7 +238,7 @@ class Decider:
         self.tx.write(R.ProviderReply(
             source=reply.source, secret=secret or None, text=reply.text, wait=reply.wait, submit=reply.submit,
             turn=reply.turn, judged=reply.judged, raw=reply.raw, removed=list(reply.removed), reason=reply.reason,
-            usage=reply.usage.record(),
+            usage=reply.usage.record(), cascade=[t.record() for t in reply.cascade] or None,
         ))
         self.filer.file_answer(replace(reply, text=masked(reply.text), raw=reply.raw and masked(reply.raw)) if secret and reply.text else reply)
 

@@ -18,6 +18,7 @@ REGISTRY: dict[str, str] = {
     "script": "cursorpilot.providers.script:create",
     "openai": "cursorpilot.providers.openai:create",
     "anthropic": "cursorpilot.providers.anthropic:create",
+    "local": "cursorpilot.providers.inprocess:create",  # a GGUF in-process (llama-cpp-python: the `local` extra)
 }
 
 

@@ -72,6 +72,8 @@ class AnthropicProvider(ChatProvider):
             messages=[{"role": "user", "content": user}],
             max_tokens=800 if kind in ("turn_end", "policy") else 300,  # a verdict carries a message and its why
             **extra,
+            # a cascade's second, sampled answer (decide/cascade.py); the SDK's create() no longer names the parameter
+            **({"extra_body": {"temperature": self.sampling.temperature}} if self.sampling.temperature else {}),
         )
         try:
             blocks = list(resp.content)
@@ -92,7 +94,8 @@ class AnthropicProvider(ChatProvider):
         usage = getattr(resp, "usage", None)
         read, written = _count(usage, "cache_read_input_tokens"), _count(usage, "cache_creation_input_tokens")
         # Anthropic's input_tokens leaves out what was read from or written to the cache: the prompt is all three
-        return "".join(texts), tuple(reasoning), _count(usage, "input_tokens") + read + written, _count(usage, "output_tokens"), read
+        tin = _count(usage, "input_tokens") + read + written
+        return "".join(texts), tuple(reasoning), tin, _count(usage, "output_tokens"), read, None  # (no log-probabilities)
 
     def _classify(self, exc: Exception) -> Failure | None:
         if isinstance(exc, MalformedResponse):

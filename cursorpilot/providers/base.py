@@ -37,6 +37,7 @@ class AnswerRequest:
     may_wait: bool = False  # nothing known is asking: the answerer may say WAIT
     previous: str = ""  # who chose the last answer delivered in this step ("rules:<id>", a model, "human"): a rule's after:
     accepts: tuple[str, ...] = ()  # the answers the question takes, where it says (decide/accepts.py): the schema's enum
+    secret: bool = False  # the question hides what is typed (a password): a model may type a secret by name only
 
 
 @dataclass(slots=True, frozen=True)
@@ -47,6 +48,12 @@ class Usage:
     cost_usd: float | None = None
     calls: int = 0  # HTTP requests made, retries included
     cached_tokens: int = 0  # of input_tokens, those the server read from its prompt cache (a prefix it had seen)
+
+    def plus(self, other: Usage) -> Usage:
+        """Two calls' usage as one (a cost where either has one)."""
+        spent = None if self.cost_usd is None and other.cost_usd is None else round((self.cost_usd or 0) + (other.cost_usd or 0), 8)
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
+                     round(self.latency_s + other.latency_s, 3), spent, self.calls + other.calls, self.cached_tokens + other.cached_tokens)
 
     def record(self) -> dict:
         """As the transcript's provider_reply keeps it."""
@@ -60,6 +67,33 @@ class Attempt:
 
     error: str
     wait_s: float | None  # None: not retried
+
+
+@dataclass(slots=True, frozen=True)
+class Sampling:
+    """How a chat provider samples one call: greedy, as every answer is asked, unless a cascade (decide/cascade.py) asks
+    for the tokens' log-probabilities (its confidence) or for a second, sampled answer (agreement, where a server gives
+    no log-probabilities)."""
+
+    logprobs: bool = False
+    temperature: float = 0.0
+
+
+@dataclass(slots=True, frozen=True)
+class Tier:
+    """One model a cascade asked for one question (decide/cascade.py): whether its answer was taken, and why not."""
+
+    source: str  # provider:model
+    kept: bool
+    why: str  # why it was taken (its confidence), or why not (outside the answer space, unsure, an objection)
+    text: str | None = None  # what it answered (masked at a hidden prompt)
+    margin: float | None = None  # its confidence: the least margin of its answer's tokens (None: the server gave none)
+    usage: Usage = field(default_factory=Usage)
+    usd_alone: float | None = None  # what the strongest model would have cost for this call (the cost saved is the difference)
+
+    def record(self) -> dict:
+        return {"source": self.source, "kept": self.kept, "why": self.why, "text": self.text, "margin": self.margin,
+                "usage": self.usage.record(), "usd_alone": self.usd_alone}
 
 
 @dataclass(slots=True, frozen=True)
@@ -80,6 +114,8 @@ class Reply:
     names: str | None = None  # ...and the question's words that name the grant's object, when it says
     matched: str | None = None  # a rule's answer: the text its pattern matched (does the rule name what a yes does?)
     named: tuple[str, ...] = ()  # ...and the words of its own its pattern spells out there (a catch-all spells none)
+    margin: float | None = None  # the model's confidence in its answer, from its tokens' log-probabilities (confidence.py)
+    cascade: tuple[Tier, ...] = ()  # a cascade's answer: each model it asked, in order, the last the one that answered
 
 
 class Provider(Protocol):

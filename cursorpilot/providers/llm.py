@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from cursorpilot.providers.base import Attempt
+from cursorpilot.providers.base import Attempt, Sampling
 from cursorpilot.providers.cleaning import clean_reply
 from cursorpilot.providers.schema import names_structured
 
@@ -42,7 +42,8 @@ DEFAULT_PRICES: dict[str, tuple[float, ...]] = {
     "claude-haiku-4-5": (1.00, 5.00, 0.10),
     "claude-sonnet-4-5": (3.00, 15.00, 0.30),
 }
-Sent = tuple[str, tuple[str, ...], int, int, int]  # one call's reply text, reasoning removed, tokens in, out, cached
+# one call's reply text, reasoning removed, tokens in, out, cached, and its answer's margin (confidence.py; None: not asked)
+Sent = tuple[str, tuple[str, ...], int, int, int, float | None]
 
 
 class SdkImport:
@@ -209,6 +210,7 @@ class ChatProvider:
         self.prices = prices
         self._sleep = sleep
         self.form = self.forms[0]
+        self.sampling = Sampling()  # how the call being made samples (answer() sets it; the resident's child is told)
 
     @property
     def structured(self) -> bool:
@@ -216,7 +218,8 @@ class ChatProvider:
 
     # provider modules implement these two
     def _send(self, system: str, user: str, kind: str = "input", accepts: tuple[str, ...] = ()) -> Sent:
-        """Returns (text, removed reasoning, input tokens, output tokens, cached input tokens); raises SDK errors.
+        """Returns (text, removed reasoning, input tokens, output tokens, cached input tokens, the answer's margin where
+        self.sampling asks for log-probabilities and the server gives them); raises SDK errors.
         In a structured form, asks for the structured reply of the question's kind (schema.schema_for, its text limited
         to `accepts` when the question says what it takes) and returns the object as JSON text."""
         raise NotImplementedError
@@ -231,7 +234,7 @@ class ChatProvider:
             from cursorpilot.providers.resident import Unreachable
 
             try:
-                return self._remote.send(self.form, system, user, kind, accepts)
+                return self._remote.send(self.form, system, user, kind, accepts, self.sampling)
             except Unreachable:
                 self._remote = None
         return self._send(system, user, kind, accepts)
@@ -268,7 +271,15 @@ class ChatProvider:
             message = f"{message}, from {self.base_url}"
         return replace(failure, message=message)
 
-    def answer(self, request):  # -> Reply
+    def answer(self, request, sampling: Sampling | None = None):  # -> Reply
+        """The model's reply to one question: greedy, or sampled as `sampling` says (a cascade's, decide/cascade.py)."""
+        self.sampling = sampling or Sampling()
+        try:
+            return self._answer(request)
+        finally:
+            self.sampling = Sampling()
+
+    def _answer(self, request):  # -> Reply
         from cursorpilot.providers.base import Reply, Usage
 
         t0 = time.monotonic()
@@ -288,14 +299,14 @@ class ChatProvider:
                     continue
                 usage = Usage(latency_s=round(time.monotonic() - t0, 3), calls=spent)
                 return Reply(text=None, source=source, reason=f"provider error: {exc}", usage=usage, attempts=earlier)
-        text, reasoning, tin, tout, cached = result  # type: ignore[misc]
+        text, reasoning, tin, tout, cached, margin = result  # type: ignore[misc]
         cleaned = clean_reply(text, multiline_ok=request.multiline, constrained=bool(accepts) and self.structured)
         usage = Usage(tin, tout, round(time.monotonic() - t0, 3), cost(self.model, tin, tout, self.prices, cached), spent + calls,
                       cached)
         return Reply(
             text=cleaned.text, source=source, reason=cleaned.reason, usage=usage, raw=text,
             removed=(*reasoning, *cleaned.removed), attempts=(*earlier, *attempts), wait=cleaned.wait, submit=cleaned.submit,
-            turn=cleaned.turn, judged=cleaned.judged, act=cleaned.act, names=cleaned.names,
+            turn=cleaned.turn, judged=cleaned.judged, act=cleaned.act, names=cleaned.names, margin=margin,
         )
 
 

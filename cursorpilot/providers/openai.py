@@ -11,6 +11,7 @@ from types import ModuleType
 
 from cursorpilot.errors import BadInput
 from cursorpilot.providers.base import ProviderConfig
+from cursorpilot.providers.confidence import margin
 from cursorpilot.providers.llm import (
     ChatProvider,
     Failure,
@@ -20,9 +21,11 @@ from cursorpilot.providers.llm import (
 )
 from cursorpilot.providers.local import is_local
 from cursorpilot.providers.resident import remote
-from cursorpilot.providers.schema import lean, schema_for
+from cursorpilot.providers.schema import enums_for, lean, schema_for
 
 DEFAULT_MODEL = "gpt-4o-mini"
+TOP_LOGPROBS = 20  # the likeliest tokens asked for at each token of a reply whose confidence counts (OpenAI allows 0-20): the
+# answers a grammar allows must be among them, or a choice looks surer than it was
 
 
 class OpenAIProvider(ChatProvider):
@@ -46,16 +49,18 @@ class OpenAIProvider(ChatProvider):
 
     def _send(self, system: str, user: str, kind: str = "input", accepts: tuple[str, ...] = ()):
         name, schema = schema_for(kind, accepts)
-        extra = {}
+        extra: dict[str, object] = {}
         if self.form == "json_schema":
             extra = {"response_format": {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}}
         elif self.form == "json_object":
             extra = {"response_format": {"type": "json_object", "schema": lean(schema)}}
+        if self.sampling.logprobs:  # a cascade's confidence (confidence.py): the likeliest tokens at each of its tokens
+            extra |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
         resp = self.client.chat.completions.create(
             model=self.model,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-            temperature=0,
-            max_tokens=800 if kind in ("turn_end", "policy") else 300,  # a verdict carries a message and its why
+            temperature=self.sampling.temperature,
+            max_tokens=800 if kind in ("turn_end", "policy") else 300,  # a verdict carries a message and its why; a compile its entries
             **extra,
         )
         try:
@@ -68,7 +73,9 @@ class OpenAIProvider(ChatProvider):
         extra = getattr(message, "model_extra", None) or {}
         reasoning = tuple(str(extra[k]) for k in ("reasoning_content", "reasoning") if extra.get(k))
         usage = getattr(resp, "usage", None)
-        return text, reasoning, _count(usage, "prompt_tokens"), _count(usage, "completion_tokens"), cached_tokens(resp)
+        tin, tout = _count(usage, "prompt_tokens"), _count(usage, "completion_tokens")
+        sure = answer_margin(resp, text, enums_for(kind, accepts)) if self.sampling.logprobs else None
+        return text, reasoning, tin, tout, cached_tokens(resp), sure
 
     def _classify(self, exc: Exception) -> Failure | None:
         if isinstance(exc, MalformedResponse):
@@ -85,6 +92,16 @@ class OpenAIProvider(ChatProvider):
 
 class MalformedResponse(Exception):
     pass
+
+
+def answer_margin(resp, text: str, enums: dict[str, tuple[str, ...]]) -> float | None:
+    """The answer's margin from the reply's token log-probabilities (confidence.py), None where the server gave none."""
+    try:
+        content = resp.choices[0].logprobs.content
+        tokens = [(t.token, float(t.logprob), [(x.token, float(x.logprob)) for x in (t.top_logprobs or ())]) for t in content]
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return None
+    return margin(tokens, text, enums)
 
 
 def _count(obj, name: str) -> int:

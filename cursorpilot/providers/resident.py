@@ -32,6 +32,7 @@ from pathlib import Path
 
 from cursorpilot import __version__
 from cursorpilot.daemons import Unreachable, _daemons, connect, folder, spawn_daemon  # noqa: F401 - _daemons: the tests'
+from cursorpilot.providers.base import Sampling
 
 
 class RemoteFailure(Exception):
@@ -44,25 +45,31 @@ class RemoteFailure(Exception):
         self.fields = fields
 
 
-def remote(sdk: str, config, api_key: str) -> Remote | None:
-    """The run's line to the resident for this SDK (connecting in the background), or None: the SDK is imported here."""
+def remote(sdk: str, config, api_key: str, module: str | None = None, warm_with: tuple[str, ...] = ()) -> Remote | None:
+    """The run's line to the resident for this SDK (connecting in the background), or None: the SDK is imported here.
+    `module`: the provider's module, when its name is not the SDK's (inprocess.py, for llama_cpp); `warm_with`: what its
+    warm() is given (a model file: each file has a resident of its own, which loads it once)."""
     if not wanted():
         return None
     fields = {"model": config.model, "base_url": config.base_url, "retries": config.retries, "timeout": config.timeout,
               "prices": config.prices}
-    return Remote(sdk, sdk, fields, api_key)
+    return Remote(sdk, module or sdk, fields, api_key, warm_with)
 
 
 def wanted() -> bool:
     return os.environ.get("CURSORPILOT_RESIDENT", "1") != "0" and hasattr(socket, "AF_UNIX") and hasattr(os, "fork")
 
 
-def digest(sdk: str) -> str:
-    """What the daemon runs, in 16 hex digits: a daemon of another install, Python or SDK release is never asked."""
+def digest(sdk: str, warm_with: tuple[str, ...] = ()) -> str:
+    """What the daemon runs, in 16 hex digits: a daemon of another install, Python or SDK release (or model file) is never
+    asked."""
     from importlib.util import find_spec
 
     here = Path(__file__).resolve().parent
     parts = [__version__, sys.executable, sys.version, sdk, str(here)]
+    for arg in warm_with:
+        st = os.stat(arg) if os.path.exists(arg) else None
+        parts.append(f"{arg}:{st.st_size}:{st.st_mtime_ns}" if st else arg)
     for path in sorted(here.glob("*.py")):
         st = path.stat()
         parts.append(f"{path.name}:{st.st_mtime_ns}:{st.st_size}")
@@ -75,21 +82,22 @@ def digest(sdk: str) -> str:
 class Remote:
     """One run's line to the resident: connected in the background from the moment the provider is made."""
 
-    def __init__(self, sdk: str, provider: str, config: dict, api_key: str):
+    def __init__(self, sdk: str, provider: str, config: dict, api_key: str, warm_with: tuple[str, ...] = ()):
         self._sock: socket.socket | None = None
         self._file: io.BufferedRWPair | None = None
         self.child: int | None = None  # the pid of the resident's child that serves this run
         self._error: BaseException | None = None
         self._lock = threading.Lock()
         hello = {"provider": provider, "config": config, "key": api_key, "env": dict(os.environ)}
-        self._thread = threading.Thread(target=self._connect, args=(sdk, hello), name="resident-connect", daemon=True)
+        self._thread = threading.Thread(target=self._connect, args=(sdk, provider, hello, warm_with), name="resident-connect",
+                                        daemon=True)
         self._thread.start()
 
-    def _connect(self, sdk: str, hello: dict) -> None:
+    def _connect(self, sdk: str, provider: str, hello: dict, warm_with: tuple[str, ...]) -> None:
         try:
-            key = digest(sdk)
-            path = os.path.join(folder(), f"{sdk}-{key}.sock")
-            sock = connect(path) or _start(sdk, key, path)
+            key = digest(sdk, warm_with)
+            path = os.path.join(folder(), f"{provider}-{key}.sock")
+            sock = connect(path) or _start(provider, key, path, warm_with)
             self._file = sock.makefile("rwb")
             _send(self._file, {**hello, "digest": key})
             reply = _receive(self._file)
@@ -103,20 +111,22 @@ class Remote:
         self._thread.join()
         return self._sock is not None
 
-    def send(self, form: str, system: str, user: str, kind: str, accepts: tuple[str, ...]) -> tuple[str, tuple[str, ...], int, int, int]:
+    def send(self, form: str, system: str, user: str, kind: str, accepts: tuple[str, ...],
+             sampling: Sampling) -> tuple[str, tuple[str, ...], int, int, int, float | None]:
         """One SDK call, made by the run's child: its result, or the SDK's error as RemoteFailure."""
         if not self.ready():
             raise Unreachable(str(self._error))
         with self._lock:  # one call at a time on the line (a run asks one question at a time)
             try:
-                _send(self._file, {"form": form, "system": system, "user": user, "kind": kind, "accepts": list(accepts)})
+                _send(self._file, {"form": form, "system": system, "user": user, "kind": kind, "accepts": list(accepts),
+                                   "logprobs": sampling.logprobs, "temperature": sampling.temperature})
                 reply = _receive(self._file)
             except (OSError, ValueError) as exc:
                 self.close()
                 raise Unreachable(f"the resident's child is gone: {exc}") from None
         if "ok" in reply:
-            text, reasoning, tin, tout, cached = reply["ok"]
-            return text, tuple(reasoning), tin, tout, cached
+            text, reasoning, tin, tout, cached, margin = reply["ok"]
+            return text, tuple(reasoning), tin, tout, cached, margin
         raise RemoteFailure(reply.get("error", "error"), reply.get("described", "error"), reply.get("failure"))
 
     def close(self) -> None:
@@ -130,10 +140,10 @@ class Remote:
         self._file = self._sock = None
 
 
-def _start(sdk: str, key: str, path: str) -> socket.socket:
+def _start(module: str, key: str, path: str, warm_with: tuple[str, ...] = ()) -> socket.socket:
     """Start the daemon and connect to it: the connection waits in the backlog while the daemon imports its SDK."""
     try:
-        spawn_daemon("cursorpilot.providers.residentd", [sdk, key], path)
+        spawn_daemon("cursorpilot.providers.residentd", [module, key, *warm_with], path)
     except OSError:  # another run started one just now: that one is asked
         pass
     sock = connect(path)

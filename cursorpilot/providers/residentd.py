@@ -1,6 +1,6 @@
 """The resident (resident.py says why): imports one SDK once, then forks a child for each run that connects.
 
-    python -m cursorpilot.providers.residentd SDK DIGEST SOCKET FD
+    python -m cursorpilot.providers.residentd MODULE DIGEST [WARM_WITH...] SOCKET FD
 
 FD is the listening socket, bound at SOCKET by the run that started it (so that run connects at once and waits in the
 backlog while the SDK is imported). It exits after IDLE seconds without a run, or when SOCKET is no longer its own.
@@ -17,18 +17,19 @@ import sys
 from importlib import import_module
 
 from cursorpilot.daemons import accept_loop
+from cursorpilot.providers.base import Sampling
 
 
 def main(argv: list[str]) -> int:
-    sdk, key, path, fd = argv
+    module, key, *warm_with, path, fd = argv
     listener = socket.socket(fileno=int(fd))
-    _warm(sdk)
+    _warm(module, warm_with)
     return accept_loop(listener, path, lambda conn: serve(conn, key))
 
 
-def _warm(sdk: str) -> None:
-    """The SDK, and what its first call would import (its provider module's warm())."""
-    import_module(f"cursorpilot.providers.{sdk}").warm()
+def _warm(module: str, warm_with: list[str]) -> None:
+    """The SDK, and what its first call would import (its provider module's warm()); a local model, loaded."""
+    import_module(f"cursorpilot.providers.{module}").warm(*warm_with)
 
 
 def serve(conn: socket.socket, key: str) -> None:
@@ -51,6 +52,7 @@ def serve(conn: socket.socket, key: str) -> None:
     _send(f, {"ready": True, "pid": os.getpid()})
     while (request := _receive(f)) is not None:
         provider.form = request["form"]
+        provider.sampling = Sampling(bool(request.get("logprobs")), float(request.get("temperature") or 0.0))
         try:
             result = provider._send(request["system"], request["user"], request["kind"], tuple(request["accepts"]))
         except Exception as exc:
@@ -62,7 +64,7 @@ def serve(conn: socket.socket, key: str) -> None:
         _send(f, {"ok": list(result)})
 
 
-CLASSES = {"openai": "OpenAIProvider", "anthropic": "AnthropicProvider"}
+CLASSES = {"openai": "OpenAIProvider", "anthropic": "AnthropicProvider", "inprocess": "LocalProvider"}
 
 
 def _provider(name: str, config: dict, key: str):

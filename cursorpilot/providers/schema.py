@@ -100,6 +100,16 @@ def schema_for(kind: str, accepts: tuple[str, ...] = ()) -> tuple[str, dict]:
     return ("judge_turn", TURN_SCHEMA) if kind == "turn_end" else ("answer", reply_schema(accepts))
 
 
+def enums_for(kind: str, accepts: tuple[str, ...] = ()) -> dict[str, tuple[str, ...]]:
+    """The structured reply's fields whose value is one of a few (confidence.py weighs a choice among them)."""
+    if kind == "weigh":
+        return {"decision": ("allow", "refuse")}
+    if kind == "turn_end":
+        return {"verdict": tuple(TURN_SCHEMA["properties"]["verdict"]["enum"])}  # type: ignore[index]
+    actions = tuple(REPLY_SCHEMA["properties"]["action"]["enum"])  # type: ignore[index]
+    return {"action": actions, "text": ("", *accepts)} if accepts else {"action": actions}
+
+
 # Words by which a server's error names the structured-output parameters. llama-cpp-python 0.3.36 answers a
 # json_schema response_format with HTTP 500 ("Input should be 'text' or 'json_object'"), others with 400 or 422:
 # the status does not say it, the words do.

@@ -97,7 +97,8 @@ class ProviderReply(Rec):
     """The answerer's reply: the text to type (or WAIT), what was removed from it (reasoning, fences), the raw reply,
     and usage: tokens in and out, latency, calls, cost. `secret`: the question hides what is typed, or the answer is a
     secret; `text` and `raw` are masked. At a turn end, `turn` is the verdict (done, continue, blocked, impossible) and
-    `text` the next message. A yes weighed: `judged` is allow or refuse, `text` the governing prompt's words quoted."""
+    `text` the next message. A yes weighed: `judged` is allow or refuse, `text` the governing prompt's words quoted.
+    `cascade`: the models a cascade asked for it, each `{source, kept, why, text, margin, usage, usd_alone}`."""
 
     source: str | None
     secret: bool | None
@@ -110,6 +111,7 @@ class ProviderReply(Rec):
     removed: list[Any] | None
     reason: str | None
     usage: dict[str, Any] | None
+    cascade: list[Any] | None = None  # a cascade's reply (decide/cascade.py): each model asked, kept or why not, in order
 
 
 BY_TIMEOUT = "on-human-timeout"  # an answer's source when --human-timeout passed and --on-human-timeout no gave the no

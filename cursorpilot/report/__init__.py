@@ -72,7 +72,7 @@ def build(target: Path, caps: Caps | None = None) -> tuple[Report, str]:
         replay=_replay(joined, rows, steps), records=RecordStats(
             lines=d.stats.lines, records=d.stats.lines - d.stats.bad_lines - int(d.stats.torn_last), bad_lines=d.stats.bad_lines,
             torn_last=d.stats.torn_last, misfits=d.stats.misfits, unknown=d.stats.unknown),
-        policy=(d.compiled.lines or []) if d.compiled else [], notes=_notes(d, joined),
+        policy=(d.compiled.lines or []) if d.compiled else [], notes=_notes(d, joined), cascade=d.cascade.summary(),
     )
     return Report.model_validate(redactor.value(report.model_dump())), joined.text
 

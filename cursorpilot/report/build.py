@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 
 from cursorpilot.records import models as R
 from cursorpilot.records.reading import ReadStats, read
+from cursorpilot.report.cascade import CascadeTally
 from cursorpilot.report.model import Row, RowOutcome, SourceKind, Step, Turn
 
 T = TypeVar("T")
@@ -145,6 +146,7 @@ class Draft:
     writes: list[R.FsWrite] = field(default_factory=list)  # ACP writes, when git can't tell
     prompts_shown: int = 0
     prompts_left_out: int = 0
+    cascade: CascadeTally = field(default_factory=CascadeTally)  # --escalate-to: who answered, the cost saved
 
 
 class Builder:
@@ -270,6 +272,7 @@ class Builder:
         if isinstance(u.get("cost_usd"), (int, float)) and not isinstance(u.get("cost_usd"), bool):
             d.cost_usd = round((d.cost_usd or 0.0) + u["cost_usd"], 8)
         p.source, p.reason = r.source, r.reason or None
+        d.cascade.add(r.cascade, u)
         if calls:
             latency = u.get("latency_s")
             p.model_latency, p.tokens = (latency if isinstance(latency, (int, float)) else None), (tin, tout)

@@ -174,6 +174,31 @@ class RecordStats(_Model):
     unknown: dict[str, int]
 
 
+class CascadeModel(_Model):
+    model: str  # provider:model
+    asked: int  # questions it was asked
+    answered: int  # ...and those whose answer was taken
+
+
+class Escalated(_Model):
+    why: str  # why a model's answer was not taken ("unsure", "repeats the question", ...)
+    n: int
+
+
+class Cascade(_Model):
+    """A cascade of answerers (--escalate-to): the share of questions the first model (the local one) answered, and what
+    the run cost against the strongest model alone (every question priced at its rates; None: it has no price)."""
+
+    questions: int
+    local: int
+    local_share: float
+    models: list[CascadeModel]
+    escalated: list[Escalated]
+    cost_usd: float
+    cost_alone_usd: float | None
+    saved_usd: float | None
+
+
 class Report(_Model):
     schema_version: int = SCHEMA_VERSION
     generator: str  # cursor-pilot <version>
@@ -189,3 +214,4 @@ class Report(_Model):
     records: RecordStats
     policy: list[str] = Field(default_factory=list)  # the governing prompt compiled: its grants and prohibitions, as a person reads them
     notes: list[str] = Field(default_factory=list)  # what the reader must know: a crash, a torn line, what was cut
+    cascade: Cascade | None = None  # a run with --escalate-to: who answered, and the cost saved

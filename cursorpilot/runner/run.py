@@ -91,6 +91,7 @@ class Runner:
             max_answers=spec.max_steps or spec.plan.defaults.max_steps, model_calls=spec.model_calls,
             deadline=t0 + spec.timeout if spec.timeout else None, dry_run=spec.dry_run, secrets=spec.secrets,
         )
+        session.on_note = self.sink.note
         session.humans = humans = Humans(spec.humans, tx, self.clock, redactor.text, self.sink)
         if found is not None:
             self._start(session, redactor, found.result())

@@ -1,7 +1,11 @@
 """A local fake of the OpenAI and Anthropic HTTP APIs on 127.0.0.1, for the real SDKs to talk to.
 
 Responses come from a script (a list of Step) or, when the script is empty, from an
-``answer(prompt_text) -> str`` function. Every request is recorded. ``refuse(request_json) -> Step | None`` answers
+``answer(prompt_text) -> str`` function. Every request is recorded. A request that asks for `logprobs` gets them where
+the fake is told how sure its model is (``sure(prompt_text) -> float | None``, or a Step's `sure`): each token of the
+answer (a structured reply's `text` and `action` values and the quote that closes them, or the whole of a plain reply)
+chosen with that probability and a runner-up with the rest, every other token with 0.999; with neither, none are
+given, as a server that has none ignores the parameter. ``refuse(request_json) -> Step | None`` answers
 before either, for servers that refuse some requests whatever is scripted: `llama_cpp_python` replays the error that
 llama-cpp-python's server really sends for a json_schema response_format (captured/).
 """
@@ -9,6 +13,8 @@ llama-cpp-python's server really sends for a json_schema response_format (captur
 from __future__ import annotations
 
 import json
+import math
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -28,6 +34,7 @@ class Step:
     reasoning: str | None = None  # reasoning_content (OpenAI) or a thinking block (Anthropic)
     usage: dict | None = None  # fields of the reply's usage, over the fake's own counts (cached tokens, as each API says them)
     extra: dict | None = None  # top-level fields of the reply beside the API's own (llama.cpp's llama-server: timings)
+    sure: float | None = None  # the probability of the answer's tokens, when the request asks for logprobs
 
 
 def replayed(name: str) -> Step:
@@ -46,8 +53,9 @@ def llama_cpp_python(request: dict) -> Step | None:
 
 
 class FakeLLM:
-    def __init__(self, answer=None, refuse=None):
+    def __init__(self, answer=None, refuse=None, sure=None):
         self.script: list[Step] = []
+        self.sure = sure or (lambda prompt: None)
         self.answer = answer or (lambda prompt: "y")
         self.refuse = refuse or (lambda request: None)
         self.requests: list[dict] = []
@@ -108,9 +116,13 @@ class FakeLLM:
         message = {"role": "assistant", "content": text}
         if step.reasoning:
             message["reasoning_content"] = step.reasoning
+        sure = step.sure if step.sure is not None else self.sure(prompt)
+        choice = {"index": 0, "message": message, "finish_reason": "stop"}
+        if req.get("logprobs") and sure is not None:
+            choice["logprobs"] = {"content": logprobs(text, sure, int(req.get("top_logprobs") or 0), _enums(req))}
         return json.dumps({
             "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": req.get("model"),
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "choices": [choice],
             "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 3, "total_tokens": len(prompt) // 4 + 3, **(step.usage or {})},
             **(step.extra or {}),
         }).encode()
@@ -122,3 +134,39 @@ class FakeLLM:
     def __exit__(self, *exc) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def _enums(req: dict) -> dict[str, list[str]]:
+    """The values the request's answer schema allows, field by field (a question that says what it takes)."""
+    rf = req.get("response_format") or {}
+    schema = (rf.get("json_schema") or {}).get("schema") or rf.get("schema") or {}
+    return {k: v["enum"] for k, v in (schema.get("properties") or {}).items() if isinstance(v, dict) and "enum" in v}
+
+
+def logprobs(text: str, sure: float, top: int, enums: dict[str, list[str]] | None = None) -> list[dict]:
+    """OpenAI's `logprobs.content` for `text`: words, spaces and marks as tokens; the answer's chosen with `sure`, its
+    runner-up another value its field allows (where the schema says), else a token no answer starts with."""
+    spans: list[tuple[int, int, str]] = [(0, len(text), "\u2591")]
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        spans = []
+        for key in ("action", "text"):
+            if isinstance(data.get(key), str):
+                value = json.dumps(data[key])
+                at = text.find(value, text.find(f'"{key}"') + len(key) + 2)
+                other = next((v for v in (enums or {}).get(key, ()) if v and v != data[key]), "\u2591")
+                spans.append((at + 1, at + len(value), other))  # the value and its closing quote
+    out, at = [], 0
+    for token in re.findall(r"\w+|\s+|[^\w\s]", text):
+        start, at = at, at + len(token)
+        inside = [other for begin, end, other in spans if start < end and at > begin]
+        p = sure if inside else 0.999
+        entry = {"token": token, "logprob": math.log(p), "bytes": list(token.encode())}
+        entry["top_logprobs"] = [{"token": token, "logprob": math.log(p), "bytes": None},
+                                 {"token": inside[0] if inside else "\u2591", "logprob": math.log(max(1 - p, 1e-9)),
+                                  "bytes": None}][: max(top, 0)]
+        out.append(entry)
+    return out

@@ -135,7 +135,7 @@ def test_a_mistake_in_the_command_line_is_one_error_line_not_a_boxed_panel(tmp_p
 
 
 @pytest.mark.parametrize("words, expected", [
-    ("cursor-pilot run --provider ", ["anthropic", "openai", "rules", "script", "mock"]),
+    ("cursor-pilot run --provider ", ["anthropic", "local", "openai", "rules", "script", "mock"]),
     ("cursor-pilot run --profile c", ["claude", "codex", "cursor"]),
     ("cursor-pilot run --agent ", ["cursor", "gemini", "claude", "codex"]),
     ("cursor-pilot run --plan l", ["line-tools"]),
