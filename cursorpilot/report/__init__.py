@@ -20,10 +20,10 @@ from pathlib import Path
 from cursorpilot import __version__
 from cursorpilot.errors import BadInput
 from cursorpilot.records.redact import Redactor
-from cursorpilot.report.build import Builder, Caps, Draft, cut, read_prompts, steps_of
+from cursorpilot.report.build import Builder, Caps, Draft, cut, read_prompts
 from cursorpilot.report.cast import Joined, join
 from cursorpilot.report.changes import changes
-from cursorpilot.report.model import Marker, RecordStats, Replay, Report, RunInfo, Verdict
+from cursorpilot.report.model import Marker, RecordStats, Replay, Report, RunInfo, Step, Verdict
 
 OUTCOMES = {0: ("completed", "Completed"), 1: ("failed", "Failed"), 2: ("bad_input", "Bad input"),
             3: ("needs_human", "Needs a human"), 4: ("limit", "Stopped at a limit"), 130: ("interrupted", "Interrupted")}
@@ -35,6 +35,13 @@ class Written:
     json: Path
     md: Path
     report: Report
+
+
+def steps_of(d: Draft) -> list[Step]:
+    """The steps as the report shows them, in order (their replay offsets are set once the terminal is joined)."""
+    return [Step(n=s.n, name=s.name, kind=s.kind, channel=s.channel, status=s.status, exit_code=s.exit_code,  # type: ignore[arg-type]
+                 reason=s.reason, command=s.command, program=s.program, last_words=s.last_words, start_s=s.start,
+                 end_s=s.end, replay_start_s=None) for s in sorted(d.steps.values(), key=lambda s: s.n)]
 
 
 def transcript_of(target: Path) -> Path:

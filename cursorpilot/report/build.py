@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar
 from cursorpilot.records import models as R
 from cursorpilot.records.reading import ReadStats, read
 from cursorpilot.report.cascade import CascadeTally
-from cursorpilot.report.model import Row, RowOutcome, SourceKind, Step, Turn
+from cursorpilot.report.model import Row, RowOutcome, SourceKind, Turn
 
 T = TypeVar("T")
 
@@ -395,9 +395,3 @@ def read_prompts(d: Draft, log_dir: Path) -> None:
         row.prompt = text if len(text) <= d.caps.prompt else text[: d.caps.prompt] + "\n[… cut: the whole prompt is in the file]"
         budget -= len(row.prompt)
         d.prompts_shown += 1
-
-
-def steps_of(d: Draft) -> list[Step]:
-    return [Step(n=s.n, name=s.name, kind=s.kind, channel=s.channel, status=s.status, exit_code=s.exit_code,  # type: ignore[arg-type]
-                 reason=s.reason, command=s.command, program=s.program, last_words=s.last_words, start_s=s.start,
-                 end_s=s.end, replay_start_s=None) for s in sorted(d.steps.values(), key=lambda s: s.n)]
