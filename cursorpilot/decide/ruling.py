@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cursorpilot.decide.compiled import BY_RULE, Entry, Policy, terms
+from cursorpilot.decide.compiled import BY_RULE, RULE_OF, Entry, Policy, terms
 from cursorpilot.decide.policy import QUESTION_RULES
 
 GRANTED, REFUSED, PERSON, JUDGE = "granted", "refused", "person", "judge"
@@ -65,7 +65,8 @@ def floor(block: str, home: str | None, acts: frozenset[str]) -> str | None:
 def rule_names(named: tuple[str, ...], acts: frozenset[str]) -> frozenset[str]:
     """The acts among `acts` a user's rule names in its own pattern's words (rules.spelled)."""
     words = " ".join(named)
-    return frozenset(a for a in acts if a in QUESTION_RULES and QUESTION_RULES[a].search(words))
+    said = {RULE_OF[w] for w in named if w in RULE_OF}  # a rule's `grants:` names the act in the policy's own words
+    return frozenset(a for a in acts if a in said or (a in QUESTION_RULES and QUESTION_RULES[a].search(words)))
 
 
 def rule(policy: Policy, acts: frozenset[str], block: str, by_rule: frozenset[str] = frozenset(), can_judge: bool = False) -> Ruling:

@@ -36,6 +36,9 @@ class RuleEntry(BaseModel):
     screen: str | None = None  # a regex that must also be found anywhere on the live screen
     after: str | None = None  # only when the last answer delivered came from the rule with this id
     secret: bool = False  # the reply is a secret: masked wherever it is shown or kept (`<secret:NAME>` replies are anyway)
+    # the acts a yes of this rule may carry out, named by you (the deny policy's words): your grant for them where the
+    # rule answers (`match: Proceed`, `grants: [overwrite]` at gdisk's write); the hard floor still holds
+    grants: list[Literal["delete", "overwrite", "format", "drop", "reset", "force-push"]] = []
 
 
 def rule_id(entry: RuleEntry, i: int) -> str:
@@ -136,7 +139,7 @@ class RulesProvider:
                 continue
             if (m := rx.search(request.prompt_block)) and (screen is None or screen.search(request.screen)):
                 return Reply(text=entry.reply, source=f"rules:{rid}", secret=entry.secret, matched=m.group(0),
-                             named=tuple(w for w in spelled(entry.match) if w.lower() in m.group(0).lower()))
+                             named=(*(w for w in spelled(entry.match) if w.lower() in m.group(0).lower()), *entry.grants))
         if not self.rules and not self.origin:  # nothing was chosen to answer: say how to choose
             return Reply(text=None, source="rules", reason=NOTHING_CHOSEN)
         return Reply(text=None, source="rules", reason="no rule matches this prompt")

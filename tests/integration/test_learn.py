@@ -202,6 +202,9 @@ def test_learned_gdisk_rules_partition_a_disk_of_another_size(tmp_path):
     assert person.finish() == 0, person.seen
     assert sectors(learned / "disk.img") == [(2048, 18431)]  # the whole 10 MiB disk, aligned
     assert "20446" not in (tmp_path / "gdisk.yaml").read_text()
+    # a learned rule names no act: gdisk's write (THIS WILL OVERWRITE EXISTING PARTITIONS) needs your grant for it
+    rules = (tmp_path / "gdisk.yaml").read_text()
+    (tmp_path / "gdisk.yaml").write_text(rules.replace('reply: "Y"}', 'reply: "Y", grants: [overwrite]}', 1))
     r = nobody(["--log", "log", "--rules", str(tmp_path / "gdisk.yaml"), "--", "gdisk", "disk.img"], again)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "answers: 7 (7 by rules) · escalations: 0" in r.stdout

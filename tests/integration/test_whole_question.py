@@ -165,7 +165,8 @@ MIXED = {
 def test_a_granting_sentence_with_a_dont_about_something_else_grants(pilot, tmp_path, case):
     prompt, setup, ask, gone, quote = MIXED[case]
     grants = [("delete", "the old release branches", "Prune the old release branches")] if case == "prune" else []
-    with FakeLLM(answer=model([], "y", quote=quote, acts={"": "delete"}, grants=grants)) as server:
+    names = {"merged branches": "merged branches"} if case == "prune" else None  # "the old release branches": the judge points
+    with FakeLLM(answer=model([], "y", quote=quote, acts={"": "delete"}, grants=grants, names=names)) as server:
         r = run_with(pilot, server, ["bash", "-c", f"{setup}; {ask}; echo done"], prompt)
     assert r.code == 0 and not (tmp_path / gone).exists(), r.stdout + r.stderr
     assert r.of("policy_denied") == [] and r.of("answer")[0]["granted"]
