@@ -227,7 +227,7 @@ class Decider:
             decision = replace(decision, submit=reply.submit)
         if decision.verdict == Verdict.WAIT and not q.may_wait:
             return Decision.escalate("the answerer said WAIT, but a prompt the rules know is waiting for an answer", reply.source)
-        return hidden.refused(q, decision, self.provider.needs_prompt) or self.check(q, decision)  # a model's own secret: a person's
+        return hidden.refused(q, decision, self.provider.needs_prompt, self.governing_prompt) or self.check(q, decision)  # a model's own secret: a person's
 
     def _received(self, reply: Reply, secret: bool) -> None:
         """A provider's reply, recorded, counted and filed beside its prompt."""

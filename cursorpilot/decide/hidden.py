@@ -30,19 +30,21 @@ _OFFERS_EMPTY = re.compile(r"(?i)\b(?:empty|blank|enter|return)\s+(?:for|=|means
 ROWS_ABOVE = 4  # rows above the prompt read for the offer (the first of two prompts that ask for the same value)
 
 
-def refused(q: Question, d: Decision, by_model: bool) -> Decision | None:
+def refused(q: Question, d: Decision, by_model: bool, governing_prompt: str = "") -> Decision | None:
     """A model's answer that must not be typed here, as the escalation it becomes (its one line says why, and the
     escalation's record keeps it); None: it goes on to the checks every answer passes."""
-    why = made_up(q, d) if by_model else None
+    why = made_up(q, d, governing_prompt) if by_model else None
     return None if why is None else Decision.escalate(why, d.source)
 
 
-def made_up(q: Question, d: Decision) -> str | None:
-    """Why a model's answer must not be typed at this prompt (one line), or None: it may."""
+def made_up(q: Question, d: Decision, governing_prompt: str = "") -> str | None:
+    """Why a model's answer must not be typed at this prompt (one line), or None: it may. A value your governing prompt
+    spells out ("Protect the key with the passphrase s3cret-pass") is yours, not made up: 4 characters or more, whole,
+    and no yes or no word (`YES` is never a passphrase because a prompt says "type YES")."""
     if not q.secret or d.verdict != Verdict.ANSWER:
         return None
     text = (d.text or "").strip()
-    if _GIVEN.fullmatch(text) or text.lower() in _NO_CHARACTER:
+    if _GIVEN.fullmatch(text) or text.lower() in _NO_CHARACTER or yours(text, governing_prompt):
         return None
     if text in _EMPTY:
         if offers_empty(q):
@@ -51,6 +53,17 @@ def made_up(q: Question, d: Decision) -> str | None:
                 "it stays without one")
     return ("a model's own value refused at a hidden prompt: only a secret you give (--secret NAME=ENVVAR), "
             "a rule's value or a person may fill it")
+
+
+def yours(text: str, governing_prompt: str) -> bool:
+    """The value is spelled out, whole, in the user's governing prompt."""
+    value = text.removesuffix("<enter>")
+    if len(value) < 4 or value.lower() in _YES_NO or not governing_prompt:
+        return False
+    return re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", governing_prompt) is not None
+
+
+_YES_NO = {"yes", "no", "true", "false", "okay", "sure", "none"}
 
 
 def offers_empty(q: Question) -> bool:

@@ -51,3 +51,13 @@ def test_only_a_models_answer_is_refused_the_users_rules_are_theirs():
     assert d is not None and d.verdict == Verdict.ESCALATE and d.source == "openai:m" and "hidden prompt" in d.why
     assert refused(q(), said("y"), by_model=False) is None
     assert refused(q(), said("<secret:kp>"), by_model=True) is None
+
+
+def test_a_value_the_governing_prompt_spells_out_is_yours_and_a_yes_word_never_is():
+    """The yardstick's ssh-keygen ("Protect the key with the passphrase s3cret-pass"), openssl, django, gpg: the
+    passphrase is the user's words. Its mirror: "type YES" in a prompt never makes YES a passphrase."""
+    from cursorpilot.decide.hidden import yours
+    assert yours("s3cret-pass", "Protect the key with the passphrase s3cret-pass (type it twice when asked).")
+    assert not yours("s3cret", "Protect the key with the passphrase s3cret-pass.")  # only the whole value
+    assert not yours("YES", "Format the image; type YES when cryptsetup asks.")
+    assert not yours("hunter2", "Set up the account.")
