@@ -132,8 +132,16 @@ def test_status_json_and_report_read_the_fleets_folder(tmp_path):
     doc = json.loads(s.stdout)
     assert doc["status"] == "finished" and doc["exit_code"] == 1
     assert [(t["id"], t["status"], t["exit_code"]) for t in doc["tasks"]] == [("ok", "done", 0), ("bad", "failed", 1)]
+    # typed for scripts: counts are numbers, the cost a float in USD, the wall seconds (not "2", "$0.0000", "0.1s")
+    totals = doc["totals"]
+    wall = totals.pop("wall_s")
+    assert totals == {"tasks": 2, "done": 1, "failed": 1, "answers": 0, "escalations": 0, "denials": 0, "cost_usd": 0.0}
+    assert type(totals["tasks"]) is int and type(totals["cost_usd"]) is float and type(wall) is float and wall > 0
+    ok = doc["tasks"][0]
+    assert (ok["turns"], ok["answers"], ok["cost_usd"]) == (0, 0, 0.0) and type(ok["wall_s"]) is float
     table = lab.fleet("status", str(folder), cwd=tmp_path)
     assert "ok" in table.stdout and "failed" in table.stdout
+    assert "tasks 2 · done 1 · failed 1 · answers 0 · escalations 0 · denials 0 · cost $0.0000 · task wall" in " ".join(table.stdout.split())
     (folder / "report.html").unlink()
     rep = lab.fleet("report", str(folder), cwd=tmp_path)
     assert rep.returncode == 0 and (folder / "report.html").is_file() and str(folder / "report.html") in rep.stdout
