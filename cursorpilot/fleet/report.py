@@ -14,7 +14,7 @@ from cursorpilot.fleet.manifest import FleetState
 
 CSS = Path(__file__).resolve().parent.parent / "report" / "templates" / "report.css"
 BADGE = {"done": "outcome-completed", "failed": "outcome-failed", "needs-person": "outcome-needs_human", "limit": "outcome-limit",
-         "interrupted": "outcome-limit", "running": "", "waiting": "outcome-needs_human", "pending": ""}
+         "interrupted": "outcome-limit", "killed": "outcome-failed", "running": "", "waiting": "outcome-needs_human", "pending": ""}
 COLUMNS = ("task", "status", "exit", "turns", "answers", "escalations", "denials", "cost", "wall", "branch", "changes", "run")
 
 

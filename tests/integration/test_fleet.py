@@ -5,12 +5,15 @@ page looked at in the browser; Ctrl-C leaving no process; `fleet resume` running
 from __future__ import annotations
 
 import json
+import os
 import secrets
+import signal
 import subprocess
 import sys
 import urllib.error
 import urllib.parse
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -119,6 +122,52 @@ def test_ctrl_c_leaves_no_process_and_resume_runs_only_the_unfinished(tmp_path):
     assert {t: (folder / "runs" / t / "transcript.jsonl").read_text() for t in ("t1", "t2")} == done_before
     resumed = [json.loads(ln)["type"] for ln in (folder / "runs" / "t3" / "transcript.jsonl").read_text().splitlines()]
     assert resumed.count("run_started") == 1 and "run_resumed" in resumed  # the interrupted run went on: cursor-pilot run --resume
+    assert lab.marked(name) == []
+
+
+def _run_process(task_dir: Path) -> int | None:
+    """The pid of the `cursor-pilot run` whose run folder is `task_dir` (the task's run, not its program)."""
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"cursorpilot" in argv and b"run" in argv and str(task_dir).encode() in argv:
+            return int(proc.name)
+    return None
+
+
+def test_a_run_killed_by_sigkill_is_killed_not_failed_and_fleet_resume_completes_it(tmp_path):
+    """The OOM killer, as a user meets it: a task's run is SIGKILLed while its program works. The task is `killed` (not
+    `failed`, which `fleet resume` keeps), the other task finishes, and `fleet resume` runs it again to its end."""
+    name = f"fl{secrets.token_hex(3)}"
+    go = tmp_path / "go"
+    (tmp_path / "slow.py").write_text(SLOW)
+    tasks = [{"id": "victim", "command": [sys.executable, str(tmp_path / "slow.py"), str(go)]},
+             {"id": "other", "command": [sys.executable, str(tmp_path / "slow.py"), str(go)], "env": {"QUICK": "1"}}]
+    fleet_file = tmp_path / "fleet.yaml"
+    fleet_file.write_text(json.dumps({"name": name, "defaults": {"answers": ["Ready=y"], "env": {"FLEET_TEST": name}}, "tasks": tasks}))
+    folder, out = tmp_path / "fleet", tmp_path / "fleet.out"
+    proc = lab.start(["run", str(fleet_file), "-j", "2", "--dir", str(folder)], out, tmp_path)
+    transcript = folder / "runs" / "victim" / "transcript.jsonl"
+    lab.wait_for(lambda: transcript.is_file() and '"type": "answer"' in transcript.read_text(), 90, "the victim's answer typed")
+    run = lab.wait_for(lambda: _run_process(folder / "runs" / "victim"), 10, "the victim's run process")
+    os.kill(run, signal.SIGKILL)
+    code = proc.wait(90)
+    text = out.read_text()
+    rows = lab.rows(folder)
+    assert code == 1 and "some tasks were killed (fleet resume runs them again)" in lab.state(folder)["reason"], text
+    assert (rows["victim"]["status"], rows["victim"]["exit_code"]) == ("killed", 137), rows["victim"]
+    assert "signal 9 (SIGKILL)" in rows["victim"]["reason"] and rows["other"]["status"] == "done"
+    lab.wait_for(lambda: lab.marked(name) == [], 15, f"nothing left running: {lab.marked(name)}")
+
+    go.write_text("")
+    r = lab.fleet("resume", str(folder), cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert [ln.split(":")[0] for ln in r.stdout.splitlines() if ": started" in ln] == ["victim"], r.stdout
+    assert {t: x["status"] for t, x in lab.rows(folder).items()} == {"victim": "done", "other": "done"}
+    kinds = [json.loads(ln)["type"] for ln in transcript.read_text().splitlines()]
+    assert kinds.count("run_started") == 1 and "run_resumed" in kinds  # the same run went on (run --resume)
     assert lab.marked(name) == []
 
 
