@@ -12,6 +12,7 @@ import re
 import secrets
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -103,6 +104,8 @@ def test_a_running_task_force_cancelled_leaves_no_program(cluster, tmp_path):
                     options=("--answer", "Ready=y", "--", sys.executable, str(program)), place=Isolated("none", str(folder / "work" / "long")),
                     env={"FLEET_TEST": mark, "XDG_STATE_HOME": str(tmp_path / "state")})
     engine.start(spec)
+    # one loop waits on every task's stream (ray.wait over their generators): no thread of a task's own
+    assert [t.name for t in threading.enumerate() if t.name.startswith("ray-")] == ["ray-streams"]
     facts = []
     deadline = time.monotonic() + 90
     while not any(isinstance(f, ProgramStarted) for f in facts):
