@@ -13,7 +13,6 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -125,18 +124,6 @@ def test_ctrl_c_leaves_no_process_and_resume_runs_only_the_unfinished(tmp_path):
     assert lab.marked(name) == []
 
 
-def _run_process(task_dir: Path) -> int | None:
-    """The pid of the `cursor-pilot run` whose run folder is `task_dir` (the task's run, not its program)."""
-    for proc in Path("/proc").iterdir():
-        try:
-            argv = (proc / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"cursorpilot" in argv and b"run" in argv and str(task_dir).encode() in argv:
-            return int(proc.name)
-    return None
-
-
 def test_a_run_killed_by_sigkill_is_killed_not_failed_and_fleet_resume_completes_it(tmp_path):
     """The OOM killer, as a user meets it: a task's run is SIGKILLed while its program works. The task is `killed` (not
     `failed`, which `fleet resume` keeps), the other task finishes, and `fleet resume` runs it again to its end."""
@@ -151,7 +138,7 @@ def test_a_run_killed_by_sigkill_is_killed_not_failed_and_fleet_resume_completes
     proc = lab.start(["run", str(fleet_file), "-j", "2", "--dir", str(folder)], out, tmp_path)
     transcript = folder / "runs" / "victim" / "transcript.jsonl"
     lab.wait_for(lambda: transcript.is_file() and '"type": "answer"' in transcript.read_text(), 90, "the victim's answer typed")
-    run = lab.wait_for(lambda: _run_process(folder / "runs" / "victim"), 10, "the victim's run process")
+    run = lab.wait_for(lambda: lab.run_process(folder / "runs" / "victim"), 10, "the victim's run process")
     os.kill(run, signal.SIGKILL)
     code = proc.wait(90)
     text = out.read_text()
