@@ -3,7 +3,8 @@ column and, for a mistyped key, the key it probably meant.
 
 A task is one `cursor-pilot run`: its own text for a program or an agent (`task`), a whole command line (`command`) or
 a plan (`plan`), with any default overridden. Relative paths are the fleet file's, so a fleet reads the same from any
-folder.
+folder. Besides the fleet's own keys (`Own`, `Task`), every key is a `run` option: `models()` adds them, one per
+RunArgs field that fleet/options.py passes on, with the field's type and range.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from __future__ import annotations
 import functools
 import re
 import shlex
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator

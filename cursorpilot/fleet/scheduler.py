@@ -14,8 +14,8 @@ The rules, said once:
   verdict, so `fleet resume` runs it again (its run goes on: run --resume);
 - Ctrl-C (or SIGTERM) stops every running task and starts none; what has not stopped `GRACE` seconds later is forced;
   a second one forces at once;
-- the fleet's exit: 130 interrupted; else 1 if a task failed or was killed; else 3 if one needs a person; else 4 if a limit stopped
-  one (or kept it from starting); else 0.
+- the fleet's exit: 130 interrupted; else 1 if a task failed or was killed; else 3 if one needs a person; else 4 if a
+  limit stopped one (or kept it from starting); else 0.
 """
 
 from __future__ import annotations
@@ -128,7 +128,9 @@ class Scheduler:
             self.order.insert(0, task)
             return [Say(f"{task}: its worker died before its program started ({why}): started again")]
         said = "after its program started: not started again now (a run has side effects)" if row.started_program else "again"
-        return self._ended(task, Result(1, f"its worker died {said}; fleet resume continues it: {why}", run_dir=row.run_dir), lost=True)
+        lost = Result(1, f"its worker died {said}; fleet resume continues it: {why}", answers=row.answers, cost_usd=row.cost_usd,
+                      run_dir=row.run_dir)  # (what it had done, as its records said so far)
+        return self._ended(task, lost, lost=True)
 
     def _interrupt(self, now: float, force: bool) -> list[Effect]:
         if self.interrupted_at is None:
