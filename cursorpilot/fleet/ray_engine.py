@@ -11,10 +11,10 @@ module that imports ray.
   (PR_SET_PDEATHSIG) and stops its program: nothing is left running. A graceful stop is not Ray's cancel: after a
   non-force `ray.cancel` a generator's later items are dropped (measured on 2.60: the next `ray.get` raises
   TaskCancelledError), and with them the run's end, its report's figures and, on a node without the fleet's folder,
-  the run folder itself. So each task asks a small actor once, at its start, whether it is to stop (`Control.asked`);
-  the call returns when the fleet says so, and the task looks at that reply locally (`ray.wait(timeout=0)`, no call
-  to the actor) while it watches its run: its run is interrupted (SIGTERM), stops its program, keeps its folder, and
-  its end still comes back in its stream.
+  the run folder itself. So each task asks a small actor (on the fleet's node) once, at its start, whether it is to
+  stop (`Control.asked`); the call returns when the fleet says so, and the task looks at that reply locally
+  (`ray.wait(timeout=0)`, no call to the actor) while it watches its run: its run is interrupted (SIGTERM), stops its
+  program, keeps its folder, and its end still comes back in its stream.
 - Retries: Ray retries nothing (max_retries=0); the scheduler starts a task again only when its worker died before
   its program started (a run has side effects).
 - The run folder: written where the task runs; on a node that does not share the fleet's folder it comes back in the
@@ -88,7 +88,10 @@ if ray is not None:
 
         def stop():
             ready, _ = ray.wait([ask], timeout=0)  # (the reply is here or not: no call to the actor)
-            return ray.get(ready[0]) if ready else None
+            try:
+                return ray.get(ready[0]) if ready else None
+            except ray.exceptions.RayError:  # the actor is gone (its node with it): the run goes on; force still stops it
+                return None
 
         # the worker's own debugger hook is no business of the run's (and a Python with it is never served warm)
         environ = {k: v for k, v in os.environ.items() if not (k == "PYTHONBREAKPOINT" and v.startswith("ray."))}
@@ -113,7 +116,9 @@ class RayEngine:
         if not ray.cluster_resources().get(RESOURCE):
             raise BadInput(f"the Ray cluster declares no {RESOURCE!r} resource: start its nodes with "
                            f"--resources '{{\"{RESOURCE}\": 8}}' (how many programs each node runs at once)")
-        self.control = Control.remote()  # type: ignore[attr-defined]
+        # the actor lives on the fleet's own node: a node lost takes its own tasks, never the others' way to be stopped
+        here = ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        self.control = Control.options(scheduling_strategy=here).remote()  # type: ignore[attr-defined]
         # the workers the first tasks will run in, started now, together (a worker's start is Ray's start-up, not a task's)
         ray.get([warm.options(resources={RESOURCE: 1}).remote(WARM_HOLD) for _ in range(concurrency)])
         self._refs: dict[str, object] = {}
