@@ -111,6 +111,23 @@ def marked(mark: str) -> list[str]:
     return out
 
 
+def run_process(task_dir: Path) -> int | None:
+    """The pid of the `cursor-pilot run` whose run folder is `task_dir` (the task's run, not its program)."""
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"cursorpilot" in argv and b"run" in argv and str(task_dir).encode() in argv:
+            return int(proc.name)
+    return None
+
+
+def parent(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2:].split()[1])
+
+
 def interrupt(proc: subprocess.Popen) -> int:
     proc.send_signal(signal.SIGINT)
     return proc.wait(60)

@@ -102,10 +102,11 @@ def find_folder(folder: Path | None) -> Path:
 def run_fleet(fleet_file: Path, folder: Path | None, options: dict, listen: str | None, notify: list[str]) -> int:
     from cursorpilot.fleet.manifest import FleetState
     from cursorpilot.fleet.facts import Row
+    from cursorpilot.commands.runargs import FIELDS
     from cursorpilot.fleet.model import load_fleet
     from cursorpilot.records.manifest import now_iso
 
-    fleet = load_fleet(fleet_file)
+    fleet = load_fleet(fleet_file, FIELDS)
     _check_engine(options["engine"])
     folder = (folder or fleets_home() / f"{fleet.name}-{datetime.now():%Y%m%d-%H%M%S}").resolve()
     if (folder / "fleet.json").exists():
@@ -117,6 +118,7 @@ def run_fleet(fleet_file: Path, folder: Path | None, options: dict, listen: str 
 
 def resume_fleet(folder: Path, given: dict, listen: str | None, notify: list[str]) -> int:
     from cursorpilot.fleet import manifest
+    from cursorpilot.commands.runargs import FIELDS
     from cursorpilot.fleet.model import load_fleet
     from cursorpilot.fleet.scheduler import FINISHED
 
@@ -124,7 +126,7 @@ def resume_fleet(folder: Path, given: dict, listen: str | None, notify: list[str
     state = manifest.read(folder)
     if state.status == "running" and state.pid and _alive(state.pid):
         raise BadInput(f"the fleet in {folder} is still running (pid {state.pid})")
-    fleet = load_fleet(Path(state.file))
+    fleet = load_fleet(Path(state.file), FIELDS)
     unknown = [r.id for r in state.rows if r.id not in {t.id for t in fleet.tasks}]
     if unknown:
         raise BadInput(f"{state.file}: the fleet file no longer has task(s) {', '.join(unknown)}: resume needs the file it ran")
@@ -205,19 +207,27 @@ def _alive(pid: int) -> bool:
 def status(folder: Path | None, as_json: bool) -> int:
     from cursorpilot.commands.fleetview import watch
     from cursorpilot.fleet import manifest
-    from cursorpilot.fleet.report import figures, totals
+    from cursorpilot.fleet.report import counted
 
     folder = find_folder(folder).resolve()
     state = manifest.read(folder)
     if as_json:
-        rows = [{**figures(r), "id": r.id, "exit_code": r.exit_code, "reason": r.reason, "run_dir": r.run_dir,
-                 "wall_s": r.result.wall_s if r.result else None, "cost_usd": (r.result.cost_usd if r.result else None)}
-                for r in state.rows]
         print(json.dumps({"name": state.name, "folder": str(folder), "file": state.file, "status": state.status,
                           "exit_code": state.exit_code, "reason": state.reason, "options": state.options,
-                          "totals": totals(state), "tasks": rows}, indent=2))
+                          "totals": counted(state), "tasks": [_task_json(r) for r in state.rows]}, indent=2))
         return 0
     return watch(folder, live=sys.stdout.isatty())
+
+
+def _task_json(r) -> dict[str, object]:
+    """A task's row for scripts: numbers as numbers (None where its run has not said), text as text."""
+    res = r.result
+    return {"id": r.id, "status": r.status, "exit_code": r.exit_code, "reason": r.reason, "attempts": r.attempts,
+            "turns": res.turns if res else None, "answers": res.answers if res else r.answers,
+            "escalations": res.escalations if res else None, "denials": res.denials if res else None,
+            "cost_usd": res.cost_usd if res and res.cost_usd is not None else r.cost_usd,
+            "wall_s": res.wall_s if res else None, "waiting": list(r.waiting), "node": r.node, "branch": r.branch,
+            "changes": res.diffstat if res else "", "run_dir": r.run_dir}
 
 
 def write_report(folder: Path | None) -> int:

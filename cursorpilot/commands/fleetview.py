@@ -15,7 +15,7 @@ from rich.text import Text
 from cursorpilot.fleet.manifest import FleetState
 from cursorpilot.fleet.report import COLUMNS, figures, totals
 
-STYLE = {"done": "green", "failed": "red", "needs-person": "yellow", "limit": "yellow", "interrupted": "magenta",
+STYLE = {"done": "green", "failed": "red", "needs-person": "yellow", "limit": "yellow", "interrupted": "magenta", "killed": "red",
          "waiting": "bold yellow", "running": "cyan", "pending": "dim"}
 
 

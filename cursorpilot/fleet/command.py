@@ -1,6 +1,6 @@
-"""A task as the `cursor-pilot run` that does it: its options, in the order `run --help` lists them, then what it
-runs. The unit of a fleet is exactly that run (the same options, the same records, the same exit codes), so nothing
-of a run is done twice here.
+"""A task as the `cursor-pilot run` that does it: its options, in the order `run --help` lists them (each with the flag
+its RunArgs field declares: fleet/options.py), then what it runs. The unit of a fleet is exactly that run (the same
+options, the same records, the same exit codes), so nothing of a run is done twice here.
 
 Written as plain data (UnitSpec, picklable): the local engine starts it on this machine, the Ray engine on a node.
 """
@@ -10,12 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cursorpilot.fleet.model import Task
-
-# a fleet option -> its `run` option, each taking one value
-VALUED = (("prompt", "--prompt"), ("rules", "--rules"), ("provider", "--provider"), ("model", "--model"),
-          ("base_url", "--base-url"), ("prices", "--prices"), ("timeout", "--timeout"), ("max_steps", "--max-steps"),
-          ("max_turns", "--max-turns"), ("max_wall", "--max-wall"), ("max_cost", "--max-cost"),
-          ("human_timeout", "--human-timeout"), ("done_when", "--done-when"))
 
 
 @dataclass(frozen=True)
@@ -48,12 +42,14 @@ class UnitSpec:
 def run_options(t: Task) -> list[str]:
     """`run`'s options for the task (its working folder, --log and --listen are the unit's)."""
     out: list[str] = []
-    for key, flag in VALUED:
-        value = getattr(t, key)
-        if value is not None:
-            out += [flag, str(value)]
-    for answer in t.answers or []:
-        out += ["--answer", answer]
+    for p in sorted(t.passed, key=lambda p: p.kind == "list"):  # a list's items last, each after its flag (--answer A --answer B)
+        value = getattr(t, p.key)
+        if p.kind == "list":
+            out += [w for item in value or [] for w in (p.flag, item)]
+        elif p.kind == "flag":
+            out += [p.flag] if value else []
+        elif value is not None:
+            out += [p.flag, str(value)]
     if t.plan is not None:
         return [*out, "--plan", t.plan]
     if t.command is not None:

@@ -76,6 +76,7 @@ class Result:
     cpu_s: float = 0.0  # its CPU time (user + system), with its program's
     started_at: float = 0.0  # Unix time the run process was started, and when it ended (its wall is between them)
     ended_at: float = 0.0
+    signal: int = 0  # the signal that killed the run process (SIGKILL from the OOM killer...): it never reached its end
 
 
 @dataclass(frozen=True)
@@ -169,7 +170,7 @@ class Row:
     """One task as the fleet knows it: the manifest's row, the page's and the live table's."""
 
     id: str
-    status: str = "pending"  # pending | running | waiting | done | failed | needs-person | limit | interrupted
+    status: str = "pending"  # pending | running | waiting | done | failed | needs-person | limit | interrupted | killed
     attempts: int = 0
     exit_code: int | None = None
     reason: str = ""

@@ -3,20 +3,25 @@ column and, for a mistyped key, the key it probably meant.
 
 A task is one `cursor-pilot run`: its own text for a program or an agent (`task`), a whole command line (`command`) or
 a plan (`plan`), with any default overridden. Relative paths are the fleet file's, so a fleet reads the same from any
-folder.
+folder. Besides the fleet's own keys (`Own`, `Task`), every key is a `run` option: `models()` adds them, one per
+RunArgs field that fleet/options.py passes on, with the field's type and range.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 
 from cursorpilot.durations import parse_duration
 from cursorpilot.errors import BadInput
+from cursorpilot.fleet.options import DURATIONS, Passed, passed
+from cursorpilot.fleet.options import Field as OptionField
 from cursorpilot.yamlpos import explain, load_with_positions, where
 
 SHAPE = "; a fleet file is a mapping: {name: NAME, defaults: {...}, tasks: [{id: ID, task: TEXT}, ...]}"
@@ -40,28 +45,15 @@ def _words(value: object) -> object:
     return shlex.split(value) if isinstance(value, str) else value
 
 
-class Settings(BaseModel):
-    """What `defaults` sets and a task may override: each is the `cursor-pilot run` option of the same name."""
+class Own(BaseModel):
+    """What `defaults` sets and a task may override that the fleet spells its own way: the program, the agent and its
+    channel (`run`'s command, --agent, --acp, --headless), and where the task works."""
 
     model_config = ConfigDict(extra="forbid")
 
     program: list[str] | None = None  # a program on a terminal; a task's text is its last argument
     agent: str | None = None  # a known agent (claude, cursor, gemini, codex), driven over `channel`
     channel: Channel | None = None  # pty (a program), acp (an agent's default), headless (its print mode)
-    prompt: str | None = None  # the governing prompt: a file, or its text
-    rules: str | None = None
-    answers: list[str] | None = None  # --answer 'REGEX=REPLY', each
-    provider: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    prices: str | None = None
-    timeout: str | None = None
-    max_steps: int | None = Field(default=None, ge=1)
-    max_turns: int | None = Field(default=None, ge=1)
-    max_wall: str | None = None
-    max_cost: float | None = Field(default=None, ge=0)
-    human_timeout: str | None = None
-    done_when: str | None = None
     isolation: Isolation | None = None
     repo: str | None = None  # worktree: the repository (default: the fleet file's folder)
     base: str | None = None  # worktree: where its branch starts (default: HEAD)
@@ -69,7 +61,6 @@ class Settings(BaseModel):
     env: dict[str, str] | None = None
 
     _p = field_validator("program", mode="before")(lambda cls, v: _words(v))
-    _d = field_validator("timeout", "max_wall", "human_timeout", mode="before")(lambda cls, v: _duration(v))
 
     @field_validator("env", mode="before")
     @classmethod
@@ -77,7 +68,11 @@ class Settings(BaseModel):
         return {str(k): str(x) for k, x in v.items()} if isinstance(v, dict) else v
 
 
-class Task(Settings):
+class Task(Own):
+    """A task: the fleet's own keys, what it runs, and (in the model `models()` makes) each `run` option's key."""
+
+    passed: ClassVar[tuple[Passed, ...]] = ()  # the `run` options this model takes (fleet/options.py)
+
     id: str
     task: str | None = None  # the task's text: the program's last argument, or the agent's first prompt
     command: list[str] | None = None  # a whole command line, driven on a terminal
@@ -101,12 +96,16 @@ class Task(Settings):
             raise ValueError("command: needs a command line")
         return self
 
+    def paths(self) -> tuple[str, ...]:
+        """Its keys that name a file or a folder: found from the fleet file's folder, and checked to be there."""
+        return (*(p.key for p in self.passed if p.kind == "path"), "repo", "source", "plan")
+
 
 class FleetFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str | None = None
-    defaults: Settings = Field(default_factory=Settings)
+    defaults: Own = Field(default_factory=Own)
     tasks: list[Task] = Field(min_length=1)
 
     @field_validator("name")
@@ -115,6 +114,29 @@ class FleetFile(BaseModel):
         if v is not None and not ID.match(v):
             raise ValueError(f"{v!r} is not a name: letters, digits, '.', '_' and '-' (it names the branches cursor-pilot/{v}/<task>)")
         return v
+
+
+def _field(p: Passed) -> tuple[object, object]:
+    """A `run` option as a fleet key: its type and range, read from its RunArgs field."""
+    kind = {"flag": bool, "int": int, "float": float, "str": str, "path": str, "list": list[str]}[p.kind]
+    return kind | None, Field(default=None, ge=p.min, le=p.max)  # type: ignore[operator]
+
+
+@functools.lru_cache(maxsize=4)
+def models(passed: tuple[Passed, ...]) -> tuple[type[Own], type[Task], type[FleetFile]]:
+    """The fleet file's models with a key per `run` option (fleet/options.py): `defaults`, a task, the file."""
+    fields: dict[str, Any] = {p.key: _field(p) for p in passed}
+    durations = [d for d in DURATIONS if d in fields]
+
+    def checked() -> dict[str, Any]:
+        return {"_d": field_validator(*durations, mode="before")(lambda cls, v: _duration(v))} if durations else {}
+
+    settings = create_model("Settings", __base__=Own, __validators__=checked(), **fields)
+    task = create_model("Task", __base__=Task, __validators__=checked(), **fields)
+    task.passed = passed
+    file = create_model("FleetFile", __base__=FleetFile, defaults=(settings, Field(default_factory=settings)),
+                        tasks=(list[task], Field(min_length=1)))  # type: ignore[valid-type]
+    return settings, task, file
 
 
 class Fleet:
@@ -129,36 +151,35 @@ class Fleet:
         return next(t for t in self.tasks if t.id == task_id)
 
 
-PATHS = ("rules", "prices", "repo", "source", "plan")
-
-
-def resolved(task: Task, defaults: Settings, home: Path) -> Task:
+def resolved(task: Task, defaults: Own, home: Path) -> Task:
     """The task with the defaults it does not override, its env added to theirs, and its files found from `home`."""
     own = task.model_dump(exclude_unset=True)
     merged = {**defaults.model_dump(exclude_unset=True), **own}
     merged["env"] = {**(defaults.env or {}), **(task.env or {})}
-    for key in PATHS:
+    for key in task.paths():
         if merged.get(key):
             merged[key] = str((home / Path(merged[key]).expanduser()).resolve())
     prompt = merged.get("prompt")
     if prompt and (home / prompt).is_file():  # a prompt file; else its text (the run tells a one-word typo apart)
         merged["prompt"] = str((home / prompt).resolve())
-    out = Task.model_validate(merged)
+    out = type(task).model_validate(merged)
     if out.isolation == "worktree" and not out.repo:
         out.repo = str(home)
     return out
 
 
-def load_fleet(path: Path) -> Fleet:
+def load_fleet(path: Path, run_fields: Mapping[str, OptionField]) -> Fleet:
+    """The fleet file at `path`, its tasks' keys `run`'s options (RunArgs.FIELDS, handed in: fleet/options.py)."""
+    defaults_model, task_model, file_model = models(passed(run_fields))
     data, positions = load_with_positions(path, hint=SHAPE)
     if not isinstance(data, dict):
         raise BadInput(f"{path}:1:1: a fleet file is a mapping{SHAPE}")
     try:
-        file = FleetFile.model_validate(data)
+        file = file_model.model_validate(data)
     except ValidationError as exc:
         loc = exc.errors()[0]["loc"]
-        fields = Task.model_fields if loc[:1] == ("tasks",) and len(loc) > 2 else Settings.model_fields if loc[:1] == ("defaults",) \
-            else FleetFile.model_fields
+        fields = task_model.model_fields if loc[:1] == ("tasks",) and len(loc) > 2 else defaults_model.model_fields \
+            if loc[:1] == ("defaults",) else file_model.model_fields
         msg, at = explain(exc, positions, fields)
         raise BadInput(f"{path}{where(positions, at)}: {_named(data, at)}{msg}") from None
     seen: dict[str, int] = {}
@@ -193,7 +214,7 @@ def _unrunnable(t: Task) -> str:
         return "channel: pty drives a program: give program: (an agent on a terminal is a program: [cursor-agent])"
     if t.isolation == "copy" and not t.source:
         return "isolation: copy needs source: (the folder copied for each task)"
-    for key in ("plan", "source", "rules", "prices"):
+    for key in ("plan", *t.paths()):
         value = getattr(t, key)
         if value and not Path(value).exists():
             return f"{key}: not found: {value}"

@@ -14,7 +14,7 @@ from cursorpilot.fleet.manifest import FleetState
 
 CSS = Path(__file__).resolve().parent.parent / "report" / "templates" / "report.css"
 BADGE = {"done": "outcome-completed", "failed": "outcome-failed", "needs-person": "outcome-needs_human", "limit": "outcome-limit",
-         "interrupted": "outcome-limit", "running": "", "waiting": "outcome-needs_human", "pending": ""}
+         "interrupted": "outcome-limit", "killed": "outcome-failed", "running": "", "waiting": "outcome-needs_human", "pending": ""}
 COLUMNS = ("task", "status", "exit", "turns", "answers", "escalations", "denials", "cost", "wall", "branch", "changes", "run")
 
 
@@ -38,15 +38,28 @@ def figures(row: Row) -> dict[str, str]:
     }
 
 
-def totals(state: FleetState) -> dict[str, str]:
+def counted(state: FleetState) -> dict[str, int | float]:
+    """The fleet's totals as numbers (`fleet status --json`): tasks, a count per status, what the ended runs did, what
+    they cost (USD) and their wall time (seconds, summed)."""
     done = [r.result for r in state.rows if r.result]
     count: dict[str, int] = {}
     for r in state.rows:
         count[r.status] = count.get(r.status, 0) + 1
-    return {"tasks": str(len(state.rows)), **{k: str(v) for k, v in sorted(count.items())},
-            "answers": str(sum(r.answers for r in done)), "escalations": str(sum(r.escalations for r in done)),
-            "denials": str(sum(r.denials for r in done)), "cost": money(sum(r.cost_usd or 0.0 for r in done)),
-            "task wall": f"{sum(r.wall_s for r in done):.1f}s"}
+    return {"tasks": len(state.rows), **dict(sorted(count.items())), "answers": sum(r.answers for r in done),
+            "escalations": sum(r.escalations for r in done), "denials": sum(r.denials for r in done),
+            "cost_usd": round(sum(r.cost_usd or 0.0 for r in done), 6), "wall_s": round(sum(r.wall_s for r in done), 3)}
+
+
+SHOWN = {"cost_usd": ("cost", money), "wall_s": ("task wall", lambda s: f"{s:.1f}s")}
+
+
+def totals(state: FleetState) -> dict[str, str]:
+    """The totals as the page and the terminal's table show them."""
+    out: dict[str, str] = {}
+    for key, value in counted(state).items():
+        name, shown = SHOWN.get(key, (key, str))
+        out[name] = shown(value)
+    return out
 
 
 def render(state: FleetState, folder: Path) -> str:

@@ -10,10 +10,12 @@ The rules, said once:
   next question (exit 4, said in its row);
 - a task whose worker died before its program started is started again (twice at most); after, never: a run has
   side effects;
+- a task whose run was killed by a signal (the OOM killer's SIGKILL) or whose worker was lost is `killed`: not its
+  verdict, so `fleet resume` runs it again (its run goes on: run --resume);
 - Ctrl-C (or SIGTERM) stops every running task and starts none; what has not stopped `GRACE` seconds later is forced;
   a second one forces at once;
-- the fleet's exit: 130 interrupted; else 1 if a task failed; else 3 if one needs a person; else 4 if a limit stopped
-  one (or kept it from starting); else 0.
+- the fleet's exit: 130 interrupted; else 1 if a task failed or was killed; else 3 if one needs a person; else 4 if a
+  limit stopped one (or kept it from starting); else 0.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from cursorpilot.fleet.facts import (AskedPerson, Changed, Effect, Ended, Fact, 
 GRACE = 20.0  # seconds a stopped run has to end by itself (it stops its program: SIGINT, then SIGKILL after 3 s)
 RETRIES = 2  # starts again of a task whose worker died before its program started
 STATUS = {0: "done", 1: "failed", 2: "failed", 3: "needs-person", 4: "limit", 130: "interrupted"}
-ENDED = ("done", "failed", "needs-person", "limit", "interrupted")
+ENDED = ("done", "failed", "needs-person", "limit", "interrupted", "killed")
 FINISHED = ("done", "failed")  # a task that reached its verdict keeps it; the others are what `fleet resume` runs again
 
 
@@ -97,22 +99,24 @@ class Scheduler:
         return [Say(f"the fleet's budget is spent ({self.spent():.4f} of {self.max_cost:g} USD): no task starts now, and each "
                     "running one stops at its next question")]
 
-    def _ended(self, task: str, result: Result) -> list[Effect]:
+    def _ended(self, task: str, result: Result, lost: bool = False) -> list[Effect]:
+        """The task's end: its run's exit (or the signal that killed it), or its worker `lost` (no exit at all)."""
         row = self.rows[task]
         why = self.stopping.pop(task, "")
-        status = STATUS.get(result.exit_code, "failed")
+        status = "killed" if lost or result.signal else STATUS.get(result.exit_code, "failed")
         if why == "budget" and status != "done":
             status, result.exit_code = "limit", 4
             result.reason = f"stopped at a question: the fleet's budget (--max-cost {self.max_cost:g} USD) was spent"
         elif why == "interrupt" and status != "done":
             status, result.exit_code = "interrupted", 130
-        row.status, row.exit_code, row.reason, row.result = status, result.exit_code, result.reason, result
+        row.status, row.reason, row.result = status, result.reason, result
+        row.exit_code = None if lost and status == "killed" else result.exit_code
         row.answers, row.cost_usd = result.answers, result.cost_usd or row.cost_usd
         row.run_dir = result.run_dir or row.run_dir
         out: list[Effect] = [Withdraw(task)] if row.waiting else []
         row.waiting = []
-        return [*out, Say(f"{task}: {status} (exit {result.exit_code}{': ' + result.reason if result.reason else ''})"),
-                Changed(task, ended=True), *self._budget()]
+        said = result.reason if row.exit_code is None else f"exit {row.exit_code}{': ' + result.reason if result.reason else ''}"
+        return [*out, Say(f"{task}: {status} ({said})"), Changed(task, ended=True), *self._budget()]
 
     def _lost(self, task: str, why: str) -> list[Effect]:
         row = self.rows[task]
@@ -123,8 +127,10 @@ class Scheduler:
             self.order.remove(task)
             self.order.insert(0, task)
             return [Say(f"{task}: its worker died before its program started ({why}): started again")]
-        said = "after its program started: not started again (a run has side effects)" if row.started_program else "again"
-        return self._ended(task, Result(1, f"its worker died {said}: {why}", run_dir=row.run_dir))
+        said = "after its program started: not started again now (a run has side effects)" if row.started_program else "again"
+        lost = Result(1, f"its worker died {said}; fleet resume continues it: {why}", answers=row.answers, cost_usd=row.cost_usd,
+                      run_dir=row.run_dir)  # (what it had done, as its records said so far)
+        return self._ended(task, lost, lost=True)
 
     def _interrupt(self, now: float, force: bool) -> list[Effect]:
         if self.interrupted_at is None:
@@ -170,6 +176,8 @@ class Scheduler:
             return 130, f"interrupted: {said}"
         if count.get("failed"):
             return 1, f"some tasks failed: {said}"
+        if count.get("killed"):
+            return 1, f"some tasks were killed (fleet resume runs them again): {said}"
         if count.get("needs-person"):
             return 3, f"some tasks need a person: {said}"
         if count.get("limit") or count.get("pending"):

@@ -170,11 +170,14 @@ class Tail:
 def outcome(spec: UnitSpec, run_dir: Path, code: int, wall: float) -> Result:
     """The run's end, as its own report says it (report.json: the same figures as its page)."""
     base = Result(code, run_dir=str(run_dir), wall_s=round(wall, 3))
+    if code < 0:  # it never wrote its end: a report.json there is an earlier sitting's
+        base.exit_code, base.signal = 128 - code, -code
+        base.reason = f"its run was killed by signal {-code} ({_signame(-code)}): fleet resume continues it"
+        return base
     try:
         report = json.loads((run_dir / "report.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        base.reason = f"killed by signal {-code}" if code < 0 else f"the run left no report (exit {code})"
-        base.exit_code = code if code >= 0 else 1
+        base.reason = f"the run left no report (exit {code})"
         return base
     v = report.get("verdict") or {}
     base.reason = v.get("reason") or ""
@@ -183,6 +186,13 @@ def outcome(spec: UnitSpec, run_dir: Path, code: int, wall: float) -> Result:
     base.cost_usd = v.get("cost_usd")
     base.diffstat = (report.get("changes") or {}).get("stat") or ""
     return base
+
+
+def _signame(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "unknown"
 
 
 def archive(run_dir: Path) -> bytes:

@@ -5,7 +5,9 @@ page looked at in the browser; Ctrl-C leaving no process; `fleet resume` running
 from __future__ import annotations
 
 import json
+import os
 import secrets
+import signal
 import subprocess
 import sys
 import urllib.error
@@ -122,6 +124,40 @@ def test_ctrl_c_leaves_no_process_and_resume_runs_only_the_unfinished(tmp_path):
     assert lab.marked(name) == []
 
 
+def test_a_run_killed_by_sigkill_is_killed_not_failed_and_fleet_resume_completes_it(tmp_path):
+    """The OOM killer, as a user meets it: a task's run is SIGKILLed while its program works. The task is `killed` (not
+    `failed`, which `fleet resume` keeps), the other task finishes, and `fleet resume` runs it again to its end."""
+    name = f"fl{secrets.token_hex(3)}"
+    go = tmp_path / "go"
+    (tmp_path / "slow.py").write_text(SLOW)
+    tasks = [{"id": "victim", "command": [sys.executable, str(tmp_path / "slow.py"), str(go)]},
+             {"id": "other", "command": [sys.executable, str(tmp_path / "slow.py"), str(go)], "env": {"QUICK": "1"}}]
+    fleet_file = tmp_path / "fleet.yaml"
+    fleet_file.write_text(json.dumps({"name": name, "defaults": {"answers": ["Ready=y"], "env": {"FLEET_TEST": name}}, "tasks": tasks}))
+    folder, out = tmp_path / "fleet", tmp_path / "fleet.out"
+    proc = lab.start(["run", str(fleet_file), "-j", "2", "--dir", str(folder)], out, tmp_path)
+    transcript = folder / "runs" / "victim" / "transcript.jsonl"
+    lab.wait_for(lambda: transcript.is_file() and '"type": "answer"' in transcript.read_text(), 90, "the victim's answer typed")
+    run = lab.wait_for(lambda: lab.run_process(folder / "runs" / "victim"), 10, "the victim's run process")
+    os.kill(run, signal.SIGKILL)
+    code = proc.wait(90)
+    text = out.read_text()
+    rows = lab.rows(folder)
+    assert code == 1 and "some tasks were killed (fleet resume runs them again)" in lab.state(folder)["reason"], text
+    assert (rows["victim"]["status"], rows["victim"]["exit_code"]) == ("killed", 137), rows["victim"]
+    assert "signal 9 (SIGKILL)" in rows["victim"]["reason"] and rows["other"]["status"] == "done"
+    lab.wait_for(lambda: lab.marked(name) == [], 15, f"nothing left running: {lab.marked(name)}")
+
+    go.write_text("")
+    r = lab.fleet("resume", str(folder), cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert [ln.split(":")[0] for ln in r.stdout.splitlines() if ": started" in ln] == ["victim"], r.stdout
+    assert {t: x["status"] for t, x in lab.rows(folder).items()} == {"victim": "done", "other": "done"}
+    kinds = [json.loads(ln)["type"] for ln in transcript.read_text().splitlines()]
+    assert kinds.count("run_started") == 1 and "run_resumed" in kinds  # the same run went on (run --resume)
+    assert lab.marked(name) == []
+
+
 def test_status_json_and_report_read_the_fleets_folder(tmp_path):
     fleet_file = tmp_path / "fleet.yaml"
     fleet_file.write_text("name: st\ntasks:\n  - {id: ok, command: 'true'}\n  - {id: bad, command: 'false'}\n")
@@ -132,8 +168,16 @@ def test_status_json_and_report_read_the_fleets_folder(tmp_path):
     doc = json.loads(s.stdout)
     assert doc["status"] == "finished" and doc["exit_code"] == 1
     assert [(t["id"], t["status"], t["exit_code"]) for t in doc["tasks"]] == [("ok", "done", 0), ("bad", "failed", 1)]
+    # typed for scripts: counts are numbers, the cost a float in USD, the wall seconds (not "2", "$0.0000", "0.1s")
+    totals = doc["totals"]
+    wall = totals.pop("wall_s")
+    assert totals == {"tasks": 2, "done": 1, "failed": 1, "answers": 0, "escalations": 0, "denials": 0, "cost_usd": 0.0}
+    assert type(totals["tasks"]) is int and type(totals["cost_usd"]) is float and type(wall) is float and wall > 0
+    ok = doc["tasks"][0]
+    assert (ok["turns"], ok["answers"], ok["cost_usd"]) == (0, 0, 0.0) and type(ok["wall_s"]) is float
     table = lab.fleet("status", str(folder), cwd=tmp_path)
     assert "ok" in table.stdout and "failed" in table.stdout
+    assert "tasks 2 · done 1 · failed 1 · answers 0 · escalations 0 · denials 0 · cost $0.0000 · task wall" in " ".join(table.stdout.split())
     (folder / "report.html").unlink()
     rep = lab.fleet("report", str(folder), cwd=tmp_path)
     assert rep.returncode == 0 and (folder / "report.html").is_file() and str(folder / "report.html") in rep.stdout

@@ -12,6 +12,7 @@ import re
 import secrets
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -103,6 +104,8 @@ def test_a_running_task_force_cancelled_leaves_no_program(cluster, tmp_path):
                     options=("--answer", "Ready=y", "--", sys.executable, str(program)), place=Isolated("none", str(folder / "work" / "long")),
                     env={"FLEET_TEST": mark, "XDG_STATE_HOME": str(tmp_path / "state")})
     engine.start(spec)
+    # one loop waits on every task's stream (ray.wait over their generators): no thread of a task's own
+    assert [t.name for t in threading.enumerate() if t.name.startswith("ray-")] == ["ray-streams"]
     facts = []
     deadline = time.monotonic() + 90
     while not any(isinstance(f, ProgramStarted) for f in facts):
@@ -137,3 +140,53 @@ def test_ctrl_c_on_ray_stops_every_task_and_leaves_no_process(cluster, tmp_path)
     rows = lab.rows(folder)
     assert sorted(r["status"] for r in rows.values()) == ["interrupted", "interrupted", "pending"], out.read_text()
     assert all((folder / "runs" / t / "manifest.json").is_file() for t, r in rows.items() if r["status"] == "interrupted")
+
+
+def test_a_run_killed_by_sigkill_and_a_lost_worker_are_killed_and_fleet_resume_on_ray_completes_them(cluster, tmp_path):
+    """On Ray, the two ways a task dies without its run's own end: its run SIGKILLed (the OOM killer), and its worker
+    killed (a lost worker: the run dies with it). Both are `killed`, the third task finishes, and `fleet resume`
+    continues both runs (run --resume) to their ends."""
+    import signal
+
+    from tests.integration.test_fleet import SLOW
+
+    name = f"fr{secrets.token_hex(3)}"
+    go = tmp_path / "go"
+    (tmp_path / "slow.py").write_text(SLOW)
+    slow = [sys.executable, str(tmp_path / "slow.py"), str(go)]
+    fleet_file = tmp_path / "fleet.yaml"
+    fleet_file.write_text(json.dumps({"name": name, "defaults": {"answers": ["Ready=y"], "env": {"FLEET_TEST": name,
+                                      "XDG_STATE_HOME": str(tmp_path / "state")}},
+                                      "tasks": [{"id": "oom", "command": slow}, {"id": "lost", "command": slow},
+                                                {"id": "other", "command": slow, "env": {"QUICK": "1"}}]}))
+    folder, out = tmp_path / "fleet", tmp_path / "fleet.out"
+    proc = lab.start(["run", str(fleet_file), "-j", "3", "--engine", "ray", "--address", cluster, "--dir", str(folder)], out, tmp_path)
+    try:
+        for task in ("oom", "lost"):
+            transcript = folder / "runs" / task / "transcript.jsonl"
+            lab.wait_for(lambda: transcript.is_file() and '"type": "answer"' in transcript.read_text(), 90, f"{task}'s answer typed")
+        oom = lab.wait_for(lambda: lab.run_process(folder / "runs" / "oom"), 10, "oom's run")
+        lost = lab.wait_for(lambda: lab.run_process(folder / "runs" / "lost"), 10, "lost's run")
+        os.kill(oom, signal.SIGKILL)
+        os.kill(lab.parent(lost), signal.SIGKILL)  # its Ray worker
+        code = proc.wait(120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    text = out.read_text()
+    rows = lab.rows(folder)
+    assert code == 1, text
+    assert {t: r["status"] for t, r in rows.items()} == {"oom": "killed", "lost": "killed", "other": "done"}, text
+    assert rows["oom"]["exit_code"] == 137 and "SIGKILL" in rows["oom"]["reason"]
+    assert rows["lost"]["exit_code"] is None and "worker died" in rows["lost"]["reason"], rows["lost"]
+    lab.wait_for(lambda: lab.marked(name) == [], 30, f"nothing left running: {lab.marked(name)}")
+
+    go.write_text("")
+    r = lab.fleet("resume", str(folder), "--address", cluster, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert sorted(ln.split(":")[0] for ln in r.stdout.splitlines() if ": started" in ln) == ["lost", "oom"], r.stdout
+    assert {t: x["status"] for t, x in lab.rows(folder).items()} == {"oom": "done", "lost": "done", "other": "done"}
+    for task in ("oom", "lost"):
+        kinds = [json.loads(ln)["type"] for ln in (folder / "runs" / task / "transcript.jsonl").read_text().splitlines()]
+        assert kinds.count("run_started") == 1 and "run_resumed" in kinds, (task, kinds)
+    assert lab.marked(name) == []

@@ -9,7 +9,8 @@ import pytest
 
 from cursorpilot.errors import BadInput
 from cursorpilot.fleet.command import place, run_options
-from cursorpilot.fleet.model import load_fleet
+from cursorpilot.commands.runargs import FIELDS
+from cursorpilot.fleet import model
 
 GOOD = """\
 name: backlog
@@ -29,6 +30,10 @@ tasks:
   - id: planned
     plan: plan.yaml
 """
+
+
+def load_fleet(path):
+    return model.load_fleet(path, FIELDS)
 
 
 def fleet(tmp_path, text: str, name: str = "fleet.yaml"):

@@ -109,16 +109,51 @@ def test_a_worker_that_died_before_its_program_started_is_started_again_and_afte
     out = f(Lost("t1", "WorkerCrashedError"))
     assert f.started(out) == ["t2"]
     row = f.s.rows["t1"]
-    assert row.status == "failed" and "side effects" in row.reason
+    assert row.status == "killed" and row.exit_code is None and "side effects" in row.reason  # fleet resume runs it again
 
 
-def test_a_worker_that_keeps_dying_before_its_program_starts_fails_after_two_more_tries():
+def test_a_worker_that_keeps_dying_before_its_program_starts_is_killed_after_two_more_tries():
     f = Fleet(1, 1)
     f(Tick())
     for _ in range(2):
         assert f.started(f(Lost("t1", "node gone"))) == ["t1"]
     f(Lost("t1", "node gone"))
-    assert f.s.rows["t1"].status == "failed" and f.finished().exit_code == 1
+    assert f.s.rows["t1"].status == "killed" and f.finished().exit_code == 1
+    assert "killed (fleet resume runs them again)" in f.finished().reason
+
+
+def test_a_run_killed_by_a_signal_is_killed_not_failed_and_the_others_go_on():
+    """The OOM killer's SIGKILL is not the task's verdict: `killed` is what `fleet resume` runs again; a run that ended
+    by itself with an exit code (its own failure) keeps `failed`."""
+    from cursorpilot.fleet.scheduler import FINISHED
+
+    f = Fleet(3, 2)
+    f(Tick())
+    out = f(Ended("t1", Result(137, "its run was killed by signal 9 (SIGKILL)", signal=9)))
+    assert f.s.rows["t1"].status == "killed" and f.s.rows["t1"].exit_code == 137 and f.started(out) == ["t3"]
+    assert Say("t1: killed (exit 137: its run was killed by signal 9 (SIGKILL))") in out
+    f.end("t2", 1)
+    f.end("t3", 0)
+    assert [r.status for r in f.s.rows.values()] == ["killed", "failed", "done"]
+    assert "killed" not in FINISHED and "failed" in FINISHED
+    assert f.finished().exit_code == 1
+
+
+def test_a_killed_task_alone_is_not_a_fleet_done():
+    f = Fleet(2, 2)
+    f(Tick())
+    f(Ended("t1", Result(137, signal=9)))
+    f.end("t2", 0)
+    assert f.finished() == Finished(1, "some tasks were killed (fleet resume runs them again): 1 done, 1 killed")
+
+
+def test_a_run_killed_by_the_fleets_own_force_stop_is_interrupted():
+    f = Fleet(1, 1)
+    f(Tick())
+    f(Interrupt(), after=1.0)
+    f(Interrupt(), after=1.0)
+    f(Ended("t1", Result(137, signal=9)))
+    assert f.s.rows["t1"].status == "interrupted" and f.finished().exit_code == 130
 
 
 def test_ctrl_c_stops_every_running_task_starts_none_and_forces_after_the_grace():
