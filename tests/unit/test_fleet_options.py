@@ -57,6 +57,8 @@ def _value(p: Passed, tmp_path: Path) -> object:
     if kind == "path":
         (tmp_path / key).write_text("[]\n")
         return str(tmp_path / key)
+    if kind == "float" and p.max is not None:  # within the option's own range (--escalate-margin is a share, at most 1)
+        return (p.min or 0) + (p.max - (p.min or 0)) / 2
     return {"flag": True, "float": 1.5, "str": f"{key}-value", "list": [f"{key}=1", f"{key}=2"]}[kind]
 
 
