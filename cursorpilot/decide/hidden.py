@@ -26,7 +26,8 @@ _NO_CHARACTER = {"<esc>", "<ctrl-c>", "<ctrl-d>"}  # leave the prompt; nothing t
 _EMPTY = ("", "<enter>")
 # the prompt's own rows name an empty answer: "(empty for no passphrase)", "leave blank for none", "Enter for none"
 _OFFERS_EMPTY = re.compile(r"(?i)\b(?:empty|blank|enter|return)\s+(?:for|=|means)\s+(?:no|none)\b"
-                           r"|\bleave\s+(?:it\s+|this\s+)?(?:empty|blank)\b")
+                           r"|\bleave\s+(?:it\s+|this\s+)?(?:empty|blank)\b"
+                           r"|\[\]\s*:?\s*$")  # an empty default shown: openssl's "A challenge password []:"
 ROWS_ABOVE = 4  # rows above the prompt read for the offer (the first of two prompts that ask for the same value)
 
 

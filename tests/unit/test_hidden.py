@@ -61,3 +61,11 @@ def test_a_value_the_governing_prompt_spells_out_is_yours_and_a_yes_word_never_i
     assert not yours("s3cret", "Protect the key with the passphrase s3cret-pass.")  # only the whole value
     assert not yours("YES", "Format the image; type YES when cryptsetup asks.")
     assert not yours("hunter2", "Set up the account.")
+
+
+def test_an_empty_default_shown_offers_the_empty_answer_and_its_mirror():
+    """openssl req's `A challenge password []:` shows its default: empty (the yardstick's openssl-req)."""
+    from cursorpilot.decide.hidden import offers_empty
+    from cursorpilot.decide.question import Kind, Question
+    ask = lambda text: Question(kind=Kind.QUESTION, text=text, key="k", source="generic.library_input", secret=True)  # noqa: E731
+    assert offers_empty(ask("A challenge password []:")) and not offers_empty(ask("New password:"))
