@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.fakes.llm_server import FakeLLM, Step
-from tests.helpers import KEY, is_weigh, judged, question_of, script, typed
+from tests.helpers import KEY, is_policy, is_weigh, judged, question_of, script, typed
 
 pytestmark = pytest.mark.timeout(120)
 DEPLOY = 'read -p "Deploy to staging? [y/n] " a; echo "got:$a"'
@@ -89,8 +89,9 @@ echo "got:$a"
 
 
 def test_the_judgment_of_a_destructive_yes_goes_to_the_strongest_model_only(pilot, tmp_path):
-    """The small model is sure of its y, and is kept as the answerer; the focused judgment of that yes (kind weigh) is
-    asked of the strong model alone, which finds no grant: nothing is deleted. The small model would have allowed it."""
+    """The small model is sure of its y, and is kept as the answerer; the guard's model request on that yes (the
+    governing prompt's compile, kind policy; a judge only where a grant may cover it) is asked of the strong model
+    alone, and nothing grants it: nothing is deleted. The small model would have allowed it."""
     def small_answers(prompt: str) -> str:
         return judged("allow", "Tidy up this folder", act="delete") if is_weigh(prompt) else typed("y")
 
@@ -100,7 +101,7 @@ def test_the_judgment_of_a_destructive_yes_goes_to_the_strongest_model_only(pilo
                   env={"OPENAI_API_KEY": KEY})
     assert (tmp_path / "important" / "a").exists(), r.stdout + r.stderr
     assert not any(is_weigh(json.dumps(q["json"])) for q in small.requests) and len(small.requests) == 1
-    assert [is_weigh(json.dumps(q["json"])) for q in strong.requests] == [True]
+    assert [is_policy(json.dumps(q["json"])) for q in strong.requests] == [True]
     assert "logprobs" not in strong.requests[0]["json"]
 
 
