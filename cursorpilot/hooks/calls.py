@@ -25,6 +25,7 @@ AGENTS = ("claude", "gemini", "cursor")
 SETTINGS = {"claude": ".claude/settings.local.json", "gemini": ".gemini/settings.json", "cursor": ".cursor/hooks.json"}  # hook install's
 RECORD = "cursor-pilot-hook.json"  # beside each: what hook install found there before
 HOOK_FILES = (*SETTINGS.values(), ".claude/settings.json", *(f"{f.rsplit('/', 1)[0]}/{RECORD}" for f in SETTINGS.values()))
+REFUSALS = ("cursor-pilot refused", "cursor-pilot hook could not decide")  # how the hook's deny reasons begin (verdict.py, failed())
 ALLOW, DENY, ASK, PASS = "allow", "deny", "ask", "pass"  # PASS: nothing to say, the agent's own permissions apply
 SHELL, WRITE, REMOVE, MCP, OTHER = "shell", "write", "remove", "mcp", "other"
 

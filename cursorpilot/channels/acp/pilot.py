@@ -79,7 +79,7 @@ class AcpPilot(AgentPilot[Effect], AgentWaits[Effect]):
             self.last_fact_at = now
         match fact:  # every fact has its rule: mypy says so (assert_never), and checks the fact each rule is given
             case DenyListWritten():
-                return [Record(R.NativeDeny(agent=fact.agent, file=fact.file, deny=list(fact.deny)))]
+                return [Record(R.NativeDeny(agent=fact.agent, file=fact.file, deny=list(fact.deny), hook=fact.hook, no_hook=fact.no_hook))]
             case Started():
                 return self._started(now, fact)
             case Exited():

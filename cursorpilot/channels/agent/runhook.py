@@ -1,0 +1,117 @@
+"""cursor-pilot's hook (commands/hook.py) in the agent's settings for one step, beside its native deny list
+(nativedeny.py), so that the run's policy decides every tool call the agent makes, even the ones it asks nobody about.
+
+The run's policy is pinned in a file of the step's (the hook reads it with `--policy`: it never compiles), and the hook
+appends each decision to another (`--record`), which the step's loop reads into the transcript as `hook_decided`
+records (`decisions()`). Where each agent takes a step's hooks, never changing the user's own files:
+- Claude Code: `hooks.PreToolUse` in the settings file the run already hands it with `--settings` (nativedeny.py).
+- Gemini CLI: `hooks.BeforeTool` in a system settings file of the step's, named by `GEMINI_CLI_SYSTEM_SETTINGS_PATH`
+  (a copy of the machine's own system settings, if any, with the hook added). Gemini concatenates hook lists across
+  its layers, so the user's and the project's hooks still run; it runs hooks only in a folder it trusts.
+- Cursor: no place of a run's own. It reads hooks from the project's `.cursor/hooks.json` and `~/.cursor/hooks.json`
+  only, and no variable moves them. The step adds its entries to the project's file as `hook install` does and puts
+  the file's very bytes back when the step ends (a run killed first: `cursor-pilot hook uninstall cursor` does it);
+  a project where `hook install cursor` already put a hook is left as it is (that hook guards it; nothing is recorded).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from cursorpilot.decide.compiled import Policy
+from cursorpilot.decide.policyfile import dump
+from cursorpilot.errors import BadInput
+from cursorpilot.hooks import install
+from cursorpilot.hooks.calls import AGENTS, RECORD, SETTINGS
+
+GEMINI_SYSTEM = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
+
+
+@dataclass(frozen=True, slots=True)
+class Hooked:
+    """Where a step's hook went: the settings file that holds it (None: not installed, `why`), the policy it reads."""
+
+    where: str | None
+    policy: str
+    why: str = ""
+
+
+class RunHook:
+    """One step's hook: its policy and record files in the run's folder, its place in the agent's settings, undone
+    when the step ends."""
+
+    def __init__(self, agent: str, base: Path, cwd: str):
+        self.agent, self.cwd, self.base = agent, cwd, base
+        self.policy_path = base.with_suffix(".hook-policy.yaml")
+        self.record_path = base.with_suffix(".hook-decisions.jsonl")
+        self.settings: Path | None = None  # Gemini's system settings of the step's
+        self._project: Path | None = None  # Cursor: the project whose .cursor/hooks.json holds the step's hook
+        self._offset = 0
+
+    def prepare(self, policy: Policy, prompt: str) -> str:
+        """The policy and the (empty) record written; the hook's command line."""
+        assert self.agent in AGENTS
+        self.policy_path.write_text(dump(policy, prompt), encoding="utf-8")
+        self.record_path.write_text("", encoding="utf-8")
+        return install.command(self.agent, None, self.policy_path, self.record_path)
+
+    def install(self, cmd: str) -> Hooked:
+        """Gemini's and Cursor's place for the hook (Claude's is nativedeny's settings file: `claude_hooks`)."""
+        if self.agent == "gemini":
+            system = Path(os.environ.get(GEMINI_SYSTEM) or "/etc/gemini-cli/settings.json")
+            try:
+                data = json.loads(system.read_text(encoding="utf-8")) if system.is_file() else {}
+            except (OSError, ValueError) as exc:
+                return Hooked(None, str(self.policy_path), f"the machine's Gemini system settings {system} can't be copied: {exc}")
+            hooks = data.setdefault("hooks", {}) if isinstance(data, dict) else None
+            if not isinstance(hooks, dict):
+                return Hooked(None, str(self.policy_path), f"the machine's Gemini system settings {system} are not an object")
+            for event, entries in install.entries("gemini", cmd).items():
+                hooks[event] = [*(hooks.get(event) or []), *entries]
+            self.settings = self.base.with_suffix(".gemini-settings.json")
+            self.settings.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+            return Hooked(str(self.settings), str(self.policy_path))
+        project = Path(self.cwd)
+        if (project / SETTINGS["cursor"]).with_name(RECORD).exists():
+            return Hooked(None, str(self.policy_path), "`cursor-pilot hook install cursor` already guards this project")
+        try:
+            where = install.install("cursor", project, cmd)
+        except (BadInput, OSError) as exc:
+            return Hooked(None, str(self.policy_path), f"the project's Cursor hooks can't take it: {exc}")
+        self._project = project
+        return Hooked(str(where), str(self.policy_path))
+
+    def claude_hooks(self, cmd: str) -> dict:
+        return install.entries("claude", cmd)
+
+    def env(self) -> dict[str, str]:
+        return {GEMINI_SYSTEM: str(self.settings)} if self.settings is not None else {}
+
+    def remove(self) -> None:
+        """The project's Cursor hooks file as it was (the step's system settings and files stay in the run's folder)."""
+        if self._project is not None:
+            install.uninstall("cursor", self._project)
+            self._project = None
+
+    def decisions(self) -> list[dict]:
+        """The decisions the hook appended since the last call (whole lines only: one being written waits)."""
+        try:
+            with open(self.record_path, "rb") as fh:
+                fh.seek(self._offset)
+                chunk = fh.read()
+        except OSError:
+            return []
+        whole = chunk[: chunk.rfind(b"\n") + 1]
+        self._offset += len(whole)
+        out = []
+        for line in whole.decode("utf-8", "replace").splitlines():
+            try:
+                found = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(found, dict):
+                out.append(found)
+        return out
