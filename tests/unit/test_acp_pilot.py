@@ -383,7 +383,7 @@ def test_a_call_the_agents_own_deny_list_refused_is_the_policys_denial_and_the_j
 def test_the_agents_start_its_deny_list_and_a_cancel_sent_are_recorded_by_the_pilot():
     p = AcpPilot(AcpPilotConfig(task="t", governing_prompt="", cwd=CWD, native=True), RunCounts())
     assert p.handle(0.0, DenyListWritten("claude", None, ("Bash(rm:*)", "Read(./.env)"))) == [
-        Record(R.NativeDeny(agent="claude", file=None, deny=["Bash(rm:*)", "Read(./.env)"]))]
+        Record(R.NativeDeny(agent="claude", file=None, deny=["Bash(rm:*)", "Read(./.env)"], hook=None, no_hook=None))]
     assert p.handle(0.0, Started(4242, ("claude-agent-acp",), ("CI", "IS_SANDBOX"))) == [
         Record(R.ProgramStarted(pid=4242, command=["claude-agent-acp"], channel="acp", hidden_env=["CI", "IS_SANDBOX"]))]
     assert records(AcpPilot(AcpPilotConfig(task="t", governing_prompt="", cwd=CWD), RunCounts()).handle(0.0, Started(7, ("a",))),
