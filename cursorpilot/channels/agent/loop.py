@@ -100,7 +100,7 @@ class AgentLoop:
         written = self.guard.write(policy, self.ctx.redactor.text(self.job.governing_prompt))
         if written:
             hook = written.hook
-            self.feed(DenyListWritten(written.agent, written.file, tuple(written.deny), hook and hook.where,
+            self.feed(DenyListWritten(written.agent, written.file, tuple(written.deny), hook.where if hook is not None else None,
                                       hook.why if hook is not None and hook.where is None else None))
 
     def hook_decisions(self) -> None:
