@@ -142,7 +142,9 @@ def test_a_refusal_by_cursor_pilots_hook_inside_the_agent_is_the_policy_not_an_a
     p.handle(1.0, ToolUse("c1", "Write", {"path": "tests/fixtures/users.json"}))
     p.handle(1.1, ToolDone("c1", False, "cursor-pilot refused: this call would overwrite tests/fixtures/users.json; your words forbid it"))
     assert not p.self_rejected and "rule hook" in p.turns.happened[0]
-    assert of(p.handle(2.0, Result("s1", "Done.")), CheckGoal)
+    p.handle(1.2, ToolUse("c2", "Edit", {"file_path": "tests/fixtures/users.json"}))
+    p.handle(1.3, ToolDone("c2", False, "PreToolUse:Edit hook error: cursor-pilot refused: this call would overwrite it"))  # Claude's words
+    assert not p.self_rejected and of(p.handle(2.0, Result("s1", "Done.")), CheckGoal)
     q = started()
     q.handle(1.0, ToolUse("c1", "Shell", {"command": "mkdir logs"}))
     q.handle(1.1, ToolDone("c1", False, "User Rejected (cursor-pilot refused: said the model)"))

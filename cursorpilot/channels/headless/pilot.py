@@ -11,6 +11,7 @@ still open is denied and a turn still running is stopped.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import assert_never
 
@@ -29,6 +30,7 @@ from cursorpilot.channels.headless.facts import (STUCK_AFTER, Ask, AskHuman, Con
 from cursorpilot.channels.headless.stream import classify
 from cursorpilot.records import models as R
 
+_HOOK_SAID = re.compile(r"^PreToolUse:\S+ hook [a-z ]*: ")  # how Claude Code 2.1.330 words a hook's deny in a rejected call
 TOOL_LOOP_LIMIT = 5  # the same tool call announced more often than this in a step stops it
 TOOL_FACTOR = 2.0  # STUCK_AFTER (facts.py), twice as long while a tool call the agent announced has not finished
 NOT_JSON_KEPT = 20  # lines on stdout that are not JSON: recorded up to this many, the last ones kept for the failure's words
@@ -186,7 +188,7 @@ class HeadlessPilot(AgentPilot[Effect], AgentWaits[Effect]):
         out: list[Effect] = [Record(R.ToolCall(update="completed", tool_call_id=f.call_id, status=status, raw_input=None))]
         if f.rejected is None or f.call_id in self.denied:
             return out
-        if any(f.rejected.startswith(said) for said in REFUSALS):  # cursor-pilot's hook, inside the agent: the run's policy (hook_decided)
+        if _HOOK_SAID.sub("", f.rejected, count=1).startswith(REFUSALS):  # cursor-pilot's hook in the agent: the run's policy
             self.turns.answered(self._said_as(f.call_id), f.rejected, "policy", "hook")
             return out
         denial = check_policy(self.actions.get(f.call_id, ""), self.config.cwd, self.config.allow)
