@@ -21,11 +21,14 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from cursorpilot.channels.contract import Job
+from cursorpilot.channels.host import StepHost
 from cursorpilot.decide.compiled import Policy
 from cursorpilot.decide.policyfile import dump
 from cursorpilot.errors import BadInput
 from cursorpilot.hooks import install
 from cursorpilot.hooks.calls import AGENTS, RECORD, SETTINGS
+from cursorpilot.records import models as R
 
 GEMINI_SYSTEM = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
 
@@ -115,3 +118,55 @@ class RunHook:
             if isinstance(found, dict):
                 out.append(found)
         return out
+
+
+def screen_agent(command: list[str]) -> str | None:
+    """Which agent a program on the screen channel is, by its name or what npx runs (Claude Code, Gemini CLI, the
+    Cursor CLI); None for any other program, which gets no hook."""
+    names = [os.path.basename(a.rstrip("/")).lower() for a in command[:3]]
+    if any(n in ("claude", "claude-code") for n in names):
+        return "claude"
+    if any(n.startswith("gemini") and "acp" not in n for n in names):
+        return "gemini"
+    return "cursor" if names and names[0] in ("agent", "cursor-agent") else None
+
+
+class ScreenHook:
+    """The hook for an agent on the screen channel (`run -- claude`, a `cursor:` or `drive:` step), where no deny list
+    is written: Claude's in a settings file of the step's given with `--settings`, Gemini's and Cursor's as RunHook
+    puts them."""
+
+    def __init__(self, agent: str, base: Path, cwd: str):
+        self.hook = RunHook(agent, base, cwd)
+
+    def start(self, command: list[str], policy: Policy, prompt: str) -> tuple[list[str], dict[str, str], Hooked]:
+        """The hook written; the program's command line and the environment it adds, and where the hook went."""
+        cmd = self.hook.prepare(policy, prompt)
+        if self.hook.agent != "claude":
+            return command, self.hook.env(), self.hook.install(cmd)
+        settings = self.hook.base.with_suffix(".claude-settings.json")
+        settings.write_text(json.dumps({"hooks": self.hook.claude_hooks(cmd)}, indent=2) + "\n", encoding="utf-8")
+        return [*command, "--settings", str(settings)], {}, Hooked(str(settings), str(self.hook.policy_path))
+
+    def pass_on(self, host: StepHost) -> None:
+        """The hook's decisions since the last look, into the run's records (host.hook_decided)."""
+        for found in self.hook.decisions():
+            host.hook_decided(found)
+
+    def remove(self) -> None:
+        self.hook.remove()
+
+
+def screen_hook(job: Job, host: StepHost, env: dict[str, str]) -> tuple[list[str], ScreenHook | None]:
+    """A screen step's command line, with the hook where the program is a known agent (unless --no-native-deny); the
+    environment it needs added to `env`, and where it went recorded (`native_deny`, with no deny list)."""
+    agent = screen_agent(job.command) if job.ctx.native_deny else None
+    policy = host.policy_now() if agent is not None else None
+    if agent is None or policy is None:
+        return job.command, None
+    suffix = f"-{job.index:02d}" if job.index > 1 else ""
+    hook = ScreenHook(agent, job.ctx.log_dir / f"native-deny{suffix}", host.workdir(job))
+    command, more, hooked = hook.start(job.command, policy, job.ctx.redactor.text(job.governing_prompt))
+    env.update(more)
+    host.tx.write(R.NativeDeny(step=job.index, agent=agent, file=None, deny=[], hook=hooked.where, no_hook=hooked.why or None))
+    return command, hook
