@@ -97,7 +97,8 @@ class AgentLoop:
         """The deny policy in the agent's own list, and cursor-pilot's hook with the step's policy (runhook.py), before
         it starts."""
         policy = await asyncio.get_running_loop().run_in_executor(self.host.pool, self.host.policy_now) if self.guard.hook else None
-        written = self.guard.write(policy, self.ctx.redactor.text(self.job.governing_prompt))
+        redact = self.ctx.redactor.text
+        written = self.guard.write(policy, redact(self.job.governing_prompt), redact)
         if written:
             hook = written.hook
             self.feed(DenyListWritten(written.agent, written.file, tuple(written.deny), hook.where if hook is not None else None,

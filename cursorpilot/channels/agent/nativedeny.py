@@ -23,6 +23,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,13 +115,13 @@ class Guard:
         self._private: str | None = None  # a folder holding a copy of the user's own configuration
         self.hook = RunHook(agent, base, cwd) if agent in AGENTS else None
 
-    def write(self, policy: Policy | None = None, prompt: str = "") -> Written | None:
+    def write(self, policy: Policy | None = None, prompt: str = "", redact: Callable[[str], str] = str) -> Written | None:
         """Write the list, and the hook with `policy` (None: no hook); what was written, for the transcript (None:
         nothing to write)."""
         agent = self.agent
         entries = deny_list(agent, self.allow) if agent in LISTS else []
         hook = self.hook if policy is not None else None
-        cmd = hook.prepare(policy, prompt) if hook is not None and policy is not None else None
+        cmd = hook.prepare(policy, prompt, redact) if hook is not None and policy is not None else None
         if agent is None or not (entries or cmd):
             return None
         hooked = hook.install(cmd) if hook is not None and cmd is not None and agent != "claude" else None

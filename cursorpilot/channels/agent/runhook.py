@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,10 +55,11 @@ class RunHook:
         self._project: Path | None = None  # Cursor: the project whose .cursor/hooks.json holds the step's hook
         self._offset = 0
 
-    def prepare(self, policy: Policy, prompt: str) -> str:
-        """The policy and the (empty) record written; the hook's command line."""
+    def prepare(self, policy: Policy, prompt: str, redact: Callable[[str], str]) -> str:
+        """The policy (redacted as the transcript is: a run's folder holds no secret) and the (empty) record written;
+        the hook's command line."""
         assert self.agent in AGENTS
-        self.policy_path.write_text(dump(policy, prompt), encoding="utf-8")
+        self.policy_path.write_text(redact(dump(policy, prompt)), encoding="utf-8")
         self.record_path.write_text("", encoding="utf-8")
         return install.command(self.agent, None, self.policy_path, self.record_path)
 
@@ -94,10 +96,12 @@ class RunHook:
         return {GEMINI_SYSTEM: str(self.settings)} if self.settings is not None else {}
 
     def remove(self) -> None:
-        """The project's Cursor hooks file as it was (the step's system settings and files stay in the run's folder)."""
+        """The project's Cursor hooks file as it was; the record, read by now, deleted (it holds the agent's commands
+        unredacted: the transcript keeps them redacted). The policy and Gemini's settings stay in the run's folder."""
         if self._project is not None:
             install.uninstall("cursor", self._project)
             self._project = None
+        self.record_path.unlink(missing_ok=True)
 
     def decisions(self) -> list[dict]:
         """The decisions the hook appended since the last call (whole lines only: one being written waits)."""
@@ -139,9 +143,9 @@ class ScreenHook:
     def __init__(self, agent: str, base: Path, cwd: str):
         self.hook = RunHook(agent, base, cwd)
 
-    def start(self, command: list[str], policy: Policy, prompt: str) -> tuple[list[str], dict[str, str], Hooked]:
+    def start(self, command: list[str], policy: Policy, prompt: str, redact: Callable[[str], str]) -> tuple[list[str], dict[str, str], Hooked]:
         """The hook written; the program's command line and the environment it adds, and where the hook went."""
-        cmd = self.hook.prepare(policy, prompt)
+        cmd = self.hook.prepare(policy, prompt, redact)
         if self.hook.agent != "claude":
             return command, self.hook.env(), self.hook.install(cmd)
         settings = self.hook.base.with_suffix(".claude-settings.json")
@@ -166,7 +170,8 @@ def screen_hook(job: Job, host: StepHost, env: dict[str, str]) -> tuple[list[str
         return job.command, None
     suffix = f"-{job.index:02d}" if job.index > 1 else ""
     hook = ScreenHook(agent, job.ctx.log_dir / f"native-deny{suffix}", host.workdir(job))
-    command, more, hooked = hook.start(job.command, policy, job.ctx.redactor.text(job.governing_prompt))
+    redact = job.ctx.redactor.text
+    command, more, hooked = hook.start(job.command, policy, redact(job.governing_prompt), redact)
     env.update(more)
     host.tx.write(R.NativeDeny(step=job.index, agent=agent, file=None, deny=[], hook=hooked.where, no_hook=hooked.why or None))
     return command, hook
