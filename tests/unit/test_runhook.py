@@ -1,12 +1,12 @@
 """Where a run puts cursor-pilot's hook for a step (channels/agent/runhook.py, through nativedeny.Guard), with real files:
-Claude's in the run's own settings file, Gemini's in a system settings file of the run's (a copy of the machine's,
-named by its variable), Cursor's in the project's hooks file with its bytes put back; the hook reads the run's pinned
+Claude's in the run's own settings file, Gemini's in a private Gemini home (the user's linked, settings copied), Cursor's in the project's hooks file with its bytes put back; the hook reads the run's pinned
 policy and records to the run's folder; no policy (--no-native-deny) writes no hook."""
 
 from __future__ import annotations
 
 import json
 import shlex
+from pathlib import Path
 
 from cursorpilot.channels.agent import runhook
 from cursorpilot.channels.agent.nativedeny import Guard
@@ -47,20 +47,25 @@ def test_no_policy_no_hook_the_deny_list_alone(tmp_path):
     assert not (tmp_path / "native-deny.hook-policy.yaml").exists() and guard.decisions() == []
 
 
-def test_geminis_hook_goes_into_a_system_settings_file_of_the_runs_a_copy_of_the_machines(tmp_path, monkeypatch):
-    machine = tmp_path / "system.json"
-    machine.write_text(json.dumps({"general": {"vimMode": True}, "hooks": {"BeforeTool": [{"matcher": "x", "hooks": []}]}}))
-    monkeypatch.setenv(runhook.GEMINI_SYSTEM, str(machine))
+def test_geminis_hook_goes_into_a_private_gemini_home_linked_to_the_users_with_a_copy_of_its_settings(tmp_path, monkeypatch):
+    real = tmp_path / "home" / ".gemini"
+    real.mkdir(parents=True)
+    mine = json.dumps({"general": {"vimMode": True}, "hooks": {"BeforeTool": [{"matcher": "x", "hooks": []}]}})
+    (real / "settings.json").write_text(mine)
+    (real / "oauth_creds.json").write_text("{}")
+    monkeypatch.setenv(runhook.GEMINI_HOME, str(tmp_path / "home"))
     guard = Guard("gemini", tmp_path / "native-deny", frozenset(), str(tmp_path))
     written = guard.write(lexical(PROMPT), PROMPT)
-    ours = tmp_path / "native-deny.gemini-settings.json"
-    assert written is not None and written.hook is not None and written.hook.where == str(ours)
-    assert guard.env() == {runhook.GEMINI_SYSTEM: str(ours)} and "--policy" in guard.args()
-    settings = json.loads(ours.read_text())
-    assert settings["general"] == {"vimMode": True} and settings["hooks"]["BeforeTool"][0]["matcher"] == "x"  # the machine's kept
+    assert written is not None and written.hook is not None and written.hook.where is not None
+    home = guard.env()[runhook.GEMINI_HOME]
+    assert written.hook.where == f"{home}/.gemini/settings.json" and "--policy" in guard.args()
+    assert (Path(home) / ".gemini" / "oauth_creds.json").resolve() == real / "oauth_creds.json"  # linked, not copied
+    settings = json.loads(Path(written.hook.where).read_text())
+    assert settings["general"] == {"vimMode": True} and settings["hooks"]["BeforeTool"][0]["matcher"] == "x"  # the user's kept
     words = the_command({"hooks": {"BeforeTool": settings["hooks"]["BeforeTool"][1:]}}, "BeforeTool")
     assert words[words.index("hook") + 1:words.index("hook") + 3] == ["gemini", "--policy"] and "--record" in words
-    assert json.loads(machine.read_text())["hooks"]["BeforeTool"] == [{"matcher": "x", "hooks": []}]  # and never changed
+    guard.remove()
+    assert not Path(home).exists() and (real / "settings.json").read_text() == mine and (real / "oauth_creds.json").exists()
 
 
 def test_cursors_hook_goes_into_the_projects_file_for_the_step_and_its_bytes_come_back(tmp_path):

@@ -5,9 +5,11 @@ The run's policy is pinned in a file of the step's (the hook reads it with `--po
 appends each decision to another (`--record`), which the step's loop reads into the transcript as `hook_decided`
 records (`decisions()`). Where each agent takes a step's hooks, never changing the user's own files:
 - Claude Code: `hooks.PreToolUse` in the settings file the run already hands it with `--settings` (nativedeny.py).
-- Gemini CLI: `hooks.BeforeTool` in a system settings file of the step's, named by `GEMINI_CLI_SYSTEM_SETTINGS_PATH`
-  (a copy of the machine's own system settings, if any, with the hook added). Gemini concatenates hook lists across
-  its layers, so the user's and the project's hooks still run; it runs hooks only in a folder it trusts.
+- Gemini CLI: `hooks.BeforeTool` in a private Gemini home of the step's, named by `GEMINI_CLI_HOME`: the user's
+  ~/.gemini entries linked into it (credentials, trusted folders, history stay where they are) and settings.json a
+  copy of the user's with the hook added (project hooks still run: Gemini concatenates hook lists). Not its system
+  settings (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`): 0.61 skips a system file that root does not own, in a folder root does
+  not own alone. Gemini runs hooks only in a folder it trusts.
 - Cursor: no place of a run's own. It reads hooks from the project's `.cursor/hooks.json` and `~/.cursor/hooks.json`
   only, and no variable moves them. The step adds its entries to the project's file as `hook install` does and puts
   the file's very bytes back when the step ends (a run killed first: `cursor-pilot hook uninstall cursor` does it);
@@ -18,6 +20,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +35,7 @@ from cursorpilot.hooks import install
 from cursorpilot.hooks.calls import AGENTS, RECORD, SETTINGS
 from cursorpilot.records import models as R
 
-GEMINI_SYSTEM = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
+GEMINI_HOME = "GEMINI_CLI_HOME"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +55,8 @@ class RunHook:
         self.agent, self.cwd, self.base = agent, cwd, base
         self.policy_path = base.with_suffix(".hook-policy.yaml")
         self.record_path = base.with_suffix(".hook-decisions.jsonl")
-        self.settings: Path | None = None  # Gemini's system settings of the step's
+        self.settings: Path | None = None  # Gemini: the settings of the step's private home
+        self._private: str | None = None  # Gemini: that home (GEMINI_CLI_HOME), removed when the step ends
         self._project: Path | None = None  # Cursor: the project whose .cursor/hooks.json holds the step's hook
         self._offset = 0
 
@@ -66,19 +71,7 @@ class RunHook:
     def install(self, cmd: str) -> Hooked:
         """Gemini's and Cursor's place for the hook (Claude's is nativedeny's settings file: `claude_hooks`)."""
         if self.agent == "gemini":
-            system = Path(os.environ.get(GEMINI_SYSTEM) or "/etc/gemini-cli/settings.json")
-            try:
-                data = json.loads(system.read_text(encoding="utf-8")) if system.is_file() else {}
-            except (OSError, ValueError) as exc:
-                return Hooked(None, str(self.policy_path), f"the machine's Gemini system settings {system} can't be copied: {exc}")
-            hooks = data.setdefault("hooks", {}) if isinstance(data, dict) else None
-            if not isinstance(hooks, dict):
-                return Hooked(None, str(self.policy_path), f"the machine's Gemini system settings {system} are not an object")
-            for event, entries in install.entries("gemini", cmd).items():
-                hooks[event] = [*(hooks.get(event) or []), *entries]
-            self.settings = self.base.with_suffix(".gemini-settings.json")
-            self.settings.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-            return Hooked(str(self.settings), str(self.policy_path))
+            return self._gemini_home(cmd)
         project = Path(self.cwd)
         if (project / SETTINGS["cursor"]).with_name(RECORD).exists():
             return Hooked(None, str(self.policy_path), "`cursor-pilot hook install cursor` already guards this project")
@@ -89,11 +82,35 @@ class RunHook:
         self._project = project
         return Hooked(str(where), str(self.policy_path))
 
+    def _gemini_home(self, cmd: str) -> Hooked:
+        """A private Gemini home for the step: every entry of the user's ~/.gemini linked into it (credentials, trusted
+        folders, history stay where they are), but settings.json, a copy of the user's with the hook added."""
+        real = Path(os.environ.get(GEMINI_HOME) or Path.home()) / ".gemini"
+        mine = real / "settings.json"
+        try:
+            data = json.loads(mine.read_text(encoding="utf-8")) if mine.is_file() else {}
+        except (OSError, ValueError) as exc:
+            return Hooked(None, str(self.policy_path), f"your Gemini settings {mine} can't be copied as JSON: {exc}")
+        hooks = data.setdefault("hooks", {}) if isinstance(data, dict) else None
+        if not isinstance(hooks, dict):
+            return Hooked(None, str(self.policy_path), f"your Gemini settings {mine}: their 'hooks' is not an object")
+        for event, entries in install.entries("gemini", cmd).items():
+            hooks[event] = [*(hooks.get(event) or []), *entries]
+        self._private = tempfile.mkdtemp(prefix="cursor-pilot-gemini-")
+        own = Path(self._private) / ".gemini"
+        own.mkdir()
+        for entry in real.iterdir() if real.is_dir() else ():
+            if entry.name != "settings.json":
+                (own / entry.name).symlink_to(entry)
+        self.settings = own / "settings.json"
+        self.settings.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        return Hooked(str(self.settings), str(self.policy_path))
+
     def claude_hooks(self, cmd: str) -> dict:
         return install.entries("claude", cmd)
 
     def env(self) -> dict[str, str]:
-        return {GEMINI_SYSTEM: str(self.settings)} if self.settings is not None else {}
+        return {GEMINI_HOME: self._private} if self._private is not None else {}
 
     def remove(self) -> None:
         """The project's Cursor hooks file as it was; the record, read by now, deleted (it holds the agent's commands
@@ -101,6 +118,9 @@ class RunHook:
         if self._project is not None:
             install.uninstall("cursor", self._project)
             self._project = None
+        if self._private is not None:
+            shutil.rmtree(self._private, ignore_errors=True)  # (the links, never what they point to)
+            self._private = None
         self.record_path.unlink(missing_ok=True)
 
     def decisions(self) -> list[dict]:

@@ -107,7 +107,7 @@ class PtyStep:
             slave = kernel.slave_path(self.driver.fd)
             self.view.watch = kernel.TtyWatch(self.driver.fd, slave, self.host.mark)
             self.progress = Progress(self.profile.animation, self.driver.pid, self.clock.monotonic(), slave)
-            self._feed(Started(self.driver.pid, tuple(self.step.command), tuple(hidden)))
+            self._feed(Started(self.driver.pid, tuple(command), tuple(hidden)))
             if self.host.keyboard is not None:
                 self.host.keyboard.step(ctx.tx.write, screen=True)  # a person may take it: cursor-pilot watch --take
             status = self._loop()
