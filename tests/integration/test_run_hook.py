@@ -65,6 +65,7 @@ def test_a_run_with_cursor_refuses_the_protected_folder_inside_the_agent_and_rec
     assert all(d["step"] == 1 and d["agent"] == "cursor" for d in decided) and decided[1]["acts"] == ["overwrite"]
     native = records(log, "native_deny")[0]
     assert native["hook"] == str(work / ".cursor" / "hooks.json") and native["no_hook"] is None
+    assert not (log / "native-deny.hook-decisions.jsonl").exists()  # read into the transcript (redacted), then deleted
     policy = (log / "native-deny.hook-policy.yaml").read_text()  # the run's policy, pinned: the hook never compiles
     assert "Never touch tests/fixtures" in policy and "delete build/" in policy
     said = done.stdout + done.stderr
