@@ -94,3 +94,19 @@ def test_a_project_the_user_guards_with_hook_install_is_left_as_it_is(tmp_path):
     assert written is not None and written.hook is not None and written.hook.where is None and "already guards" in written.hook.why
     guard.remove()
     assert (project / ".cursor" / "hooks.json").read_text() == before
+
+
+def test_a_hook_a_killed_run_left_in_the_project_is_taken_out_by_the_next_step_and_the_users_bytes_come_back(tmp_path):
+    project = tmp_path / "work"
+    (project / ".cursor").mkdir(parents=True)
+    mine = '{"version": 1, "hooks": {}}'
+    (project / ".cursor" / "hooks.json").write_text(mine)
+    killed = Guard("cursor", tmp_path / "first", frozenset(), str(project))
+    killed.write(lexical(PROMPT), PROMPT)  # ... and never removed
+    guard = Guard("cursor", tmp_path / "second", frozenset(), str(project))
+    written = guard.write(lexical(PROMPT), PROMPT)
+    assert written is not None and written.hook is not None and written.hook.where is not None
+    assert "second.hook-policy.yaml" in (project / ".cursor" / "hooks.json").read_text()
+    assert "first.hook-policy.yaml" not in (project / ".cursor" / "hooks.json").read_text()
+    guard.remove()
+    assert (project / ".cursor" / "hooks.json").read_text() == mine

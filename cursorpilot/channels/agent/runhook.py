@@ -12,8 +12,9 @@ records (`decisions()`). Where each agent takes a step's hooks, never changing t
   not own alone. Gemini runs hooks only in a folder it trusts.
 - Cursor: no place of a run's own. It reads hooks from the project's `.cursor/hooks.json` and `~/.cursor/hooks.json`
   only, and no variable moves them. The step adds its entries to the project's file as `hook install` does and puts
-  the file's very bytes back when the step ends (a run killed first: `cursor-pilot hook uninstall cursor` does it);
-  a project where `hook install cursor` already put a hook is left as it is (that hook guards it; nothing is recorded).
+  the file's very bytes back when the step ends (a run killed first: `cursor-pilot hook uninstall cursor` does it, and
+  so does the next run's step, which takes a run's leftover out before it puts its own in); a project where `hook
+  install cursor` already put a hook is left as it is (that hook guards it; nothing is recorded).
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ class RunHook:
         if self.agent == "gemini":
             return self._gemini_home(cmd)
         project = Path(self.cwd)
-        if (project / SETTINGS["cursor"]).with_name(RECORD).exists():
+        record = (project / SETTINGS["cursor"]).with_name(RECORD)
+        if record.exists() and "--record" not in str(_read(record).get("command")):
             return Hooked(None, str(self.policy_path), "`cursor-pilot hook install cursor` already guards this project")
         try:
             where = install.install("cursor", project, cmd)
@@ -195,3 +197,12 @@ def screen_hook(job: Job, host: StepHost, env: dict[str, str]) -> tuple[list[str
     env.update(more)
     host.tx.write(R.NativeDeny(step=job.index, agent=agent, file=None, deny=[], hook=hooked.where, no_hook=hooked.why or None))
     return command, hook
+
+
+def _read(path: Path) -> dict:
+    """A JSON object from a file (install's record of what it found), or {}."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
