@@ -183,4 +183,4 @@ def test_over_acp_the_agents_own_deny_list_refuses_rm_before_the_pilot_is_asked(
     assert ("cursor-pilot refused" if name == "claude" else "denied by policy") in told
     if name == "claude":  # Claude runs cursor-pilot's hook (in the same settings file) before its deny list: the user's words refuse it
         assert [(d["tool"], d["decision"], d["quote"]) for d in r.of("hook_decided")] == [("Bash", "deny", "never delete anything")]
-        assert native["hook"] == native["file"]
+        assert native["hook"] == native["file"] and r.of("policy_denied") == []  # the hook's refusal, counted once

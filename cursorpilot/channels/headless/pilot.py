@@ -11,7 +11,6 @@ still open is denied and a turn still running is stopped.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import assert_never
 
@@ -23,14 +22,13 @@ from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdic
 from cursorpilot.decide.toolcalls import describe, fingerprint, permission_question, permission_reply, turn_end_question
 from cursorpilot.decide.turns import CheckGoal, Turns, gist
 from cursorpilot.errors import ExitCode
-from cursorpilot.hooks.calls import REFUSALS
+from cursorpilot.hooks.calls import refused_by_hook
 from cursorpilot.channels.headless.facts import (STUCK_AFTER, Ask, AskHuman, ControlAsked, Decided, DenyListWritten, Effect, End, EndInput, Exited, Fact,
                                         GoalChecked, HeadlessPilotConfig, Interrupted, NotJson, Other, PermissionAsked, RateLimited, Reply, Result, Said,
                                         SessionInit, Spawned, SpawnFailed, Started, StartTurn, StopAgent, Tick, ToolDone, ToolUse, Unsupported)
 from cursorpilot.channels.headless.stream import classify
 from cursorpilot.records import models as R
 
-_HOOK_SAID = re.compile(r"^PreToolUse:\S+ hook [a-z ]*: ")  # how Claude Code 2.1.330 words a hook's deny in a rejected call
 TOOL_LOOP_LIMIT = 5  # the same tool call announced more often than this in a step stops it
 TOOL_FACTOR = 2.0  # STUCK_AFTER (facts.py), twice as long while a tool call the agent announced has not finished
 NOT_JSON_KEPT = 20  # lines on stdout that are not JSON: recorded up to this many, the last ones kept for the failure's words
@@ -188,7 +186,7 @@ class HeadlessPilot(AgentPilot[Effect], AgentWaits[Effect]):
         out: list[Effect] = [Record(R.ToolCall(update="completed", tool_call_id=f.call_id, status=status, raw_input=None))]
         if f.rejected is None or f.call_id in self.denied:
             return out
-        if _HOOK_SAID.sub("", f.rejected, count=1).startswith(REFUSALS):  # cursor-pilot's hook in the agent: the run's policy
+        if refused_by_hook(f.rejected):  # cursor-pilot's hook in the agent: the run's policy (its hook_decided record is the loop's)
             self.turns.answered(self._said_as(f.call_id), f.rejected, "policy", "hook")
             return out
         denial = check_policy(self.actions.get(f.call_id, ""), self.config.cwd, self.config.allow)
