@@ -263,15 +263,18 @@ hook_app = typer.Typer(help="The governing prompt's policy on every tool call an
 app.add_typer(hook_app, name="hook")
 HOOK_PROMPT = "The governing prompt: a file, or its text (more than one word); read without a model."
 HOOK_POLICY = "A policy file (cursor-pilot policy -o FILE writes one, to correct and pin)."
+HOOK_RECORD = "Append each allow, deny or ask as a JSON line to this file (a run's hook: the run reads it into its transcript)."
 
 
 def _hook(agent: str) -> None:
     def body(prompt: str | None = typer.Option(None, "--prompt", help=HOOK_PROMPT),
-             policy: Path | None = typer.Option(None, "--policy", help=HOOK_POLICY)) -> None:
+             policy: Path | None = typer.Option(None, "--policy", help=HOOK_POLICY),
+             record: Path | None = typer.Option(None, "--record", help=HOOK_RECORD)) -> None:
         from cursorpilot.commands.hook import serve
 
         raise SystemExit(serve([agent, *(["--prompt", prompt] if prompt is not None else []),
-                                *(["--policy", str(policy)] if policy is not None else [])]))
+                                *(["--policy", str(policy)] if policy is not None else []),
+                                *(["--record", str(record)] if record is not None else [])]))
 
     body.__doc__ = (f"Answer one {agent} hook event (stdin) with the policy's decision (stdout), in {agent}'s own protocol; "
                     "a payload it cannot read, a policy it cannot load or any failure answers deny.")

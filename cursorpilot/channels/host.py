@@ -15,6 +15,7 @@ import asyncio
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 
 from cursorpilot.channels import goalcheck
@@ -32,8 +33,11 @@ from cursorpilot.logs import get_logger
 from cursorpilot.channels.program_env import program_env
 from cursorpilot.channels.contract import Job
 
+if TYPE_CHECKING:
+    from cursorpilot.decide.compiled import Policy
+
 # written with the step's number
-STEP_RECORDS = (R.Answer, R.WouldSend, R.TurnEnd, R.ProgramStarted, R.ProgramExited, R.TerminalIgnored, R.NativeDeny)
+STEP_RECORDS = (R.Answer, R.WouldSend, R.TurnEnd, R.ProgramStarted, R.ProgramExited, R.TerminalIgnored, R.NativeDeny, R.HookDecided)
 LEFTOVERS_GRACE = 3.0  # what the program left running: SIGTERM, then SIGKILL after this long
 
 
@@ -98,6 +102,32 @@ class StepHost:
             self.decider.delivered(e.prompt, e.text)
             return True
         return False
+
+    def policy_now(self) -> Policy | None:
+        """The step's policy before the agent starts, for its hook (channels/agent/runhook.py): pinned, cached, read
+        lexically, or compiled by the model now (blocking: run it off an event loop)."""
+        d = self.decider
+        if d.policy is None and (request := d.compile_policy()) is not None:
+            d.policy_compiled(d.call(request))
+        return d.policy
+
+    def hook_decided(self, found: dict) -> None:
+        """A decision the hook inside the agent made (runhook.py reads them): a record of the run, and a line for the
+        person watching where it refused or asked."""
+        def said(key: str) -> str | None:
+            value = found.get(key)
+            return self.ctx.redactor.text(value) if isinstance(value, str) else None
+
+        acts = found.get("acts")
+        rec = R.HookDecided(step=self.step.index, agent=said("agent"), tool=said("tool"), target=said("target"), decision=said("decision"),
+                            acts=[a for a in acts if isinstance(a, str)] if isinstance(acts, list) else None, reason=said("reason"),
+                            quote=said("quote"))
+        self.tx.write(rec)
+        what = f"{rec.agent}'s {rec.tool} call ({(rec.target or '').splitlines()[0][:120] if rec.target else 'no target'})"
+        if rec.decision == "deny":
+            self.sink.note(f"the hook refused {what}: " + (f"your words forbid it: {rec.quote!r}" if rec.quote else rec.reason or ""))
+        elif rec.decision == "ask":
+            self.sink.note(f"the hook asked about {what}: the agent asks for permission ({rec.reason})")
 
     def turn_facts(self) -> TurnFacts:
         """A turn end's facts: the goal check and the working tree (slow: run it off the loop, on `pool`)."""

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from cursorpilot.hooks.verdict import Verdict
 
 DEADLINE = 8.0  # seconds; install gives the agent 30
-USAGE = "cursor-pilot hook {claude|gemini|cursor} [--prompt FILE_OR_TEXT] [--policy FILE]"
+USAGE = "cursor-pilot hook {claude|gemini|cursor} [--prompt FILE_OR_TEXT] [--policy FILE] [--record FILE]"
 
 
 def serve(args: list[str], stdin: TextIO | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None,
@@ -31,6 +31,7 @@ def serve(args: list[str], stdin: TextIO | None = None, stdout: TextIO | None = 
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
     agent = args[0] if args else ""
     event = ""
+    options: dict[str, str] = {}
 
     def write(reply: calls.Reply) -> int:
         stdout.write(reply.stdout + ("\n" if reply.stdout else ""))
@@ -52,12 +53,15 @@ def serve(args: list[str], stdin: TextIO | None = None, stdout: TextIO | None = 
         call = calls.read(agent, stdin.read(), env if env is not None else os.environ)
         event = call.event
         verdict = judge(call, _policy(options), tuple(v for k, v in options.items() if os.path.isfile(v)))
+        _record(options.get("record"), call, verdict.decision, verdict.reason, verdict.quote)
         return write(calls.answer(agent, call.event, verdict.decision, verdict.reason))
     except Exception as exc:  # anything at all: the call is refused, and the reason said
         from cursorpilot.errors import PilotError
 
         said = str(exc) if isinstance(exc, (calls.Malformed, PilotError)) else f"internal error: {type(exc).__name__}: {exc}"
-        return write(calls.failed(agent, event, said))
+        reply = calls.failed(agent, event, said)
+        _record(options.get("record"), None, calls.DENY, reply.stderr.strip(), None, agent)
+        return write(reply)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
@@ -70,7 +74,7 @@ def _options(args: list[str]) -> dict[str, str]:
     i = 0
     while i < len(args):
         name, eq, value = args[i].partition("=")
-        if name not in ("--prompt", "--policy"):
+        if name not in ("--prompt", "--policy", "--record"):
             raise BadInput(f"unknown option {args[i]!r}: {USAGE}")
         if not eq:
             if i + 1 >= len(args):
@@ -103,6 +107,33 @@ def _policy(options: dict[str, str]) -> Policy:
 
         raise BadInput(f"no policy: give --prompt or --policy ({USAGE})")
     return parts[0] if len(parts) == 1 else merged(parts)
+
+
+def _record(path: str | None, call: calls.Call | None, decision: str, reason: str, quote: str | None, agent: str = "") -> None:
+    """A decision, for the run that installed the hook (`--record`, a file of its log folder; channels/agent/runhook.py
+    reads it): one JSON line per call the hook allowed, denied or asked about (a call it had nothing to say about is
+    not a decision). One write of one line in append mode, so that hooks running side by side never mix their lines."""
+    if not path or decision == calls.PASS:
+        return
+    import json
+
+    from cursorpilot.hooks import acts
+
+    line = {"agent": call.agent if call else agent, "event": call.event if call else None, "tool": call.tool if call else None,
+            "acts": sorted(acts.does(call).acts) if call else [], "target": _target(call), "decision": decision,
+            "reason": reason, "quote": quote}
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(line) + "\n")
+    except OSError:  # the decision stands; only its record is lost (the run says none came)
+        pass
+
+
+def _target(call: calls.Call | None) -> str | None:
+    """What the call names, as a person reads it: its command, its files, or its input."""
+    if call is None:
+        return None
+    return (call.command or " ".join(call.paths) or call.text)[:2000] or None
 
 
 def judge(call: calls.Call, policy: Policy, guarded: tuple[str, ...] = ()) -> Verdict:

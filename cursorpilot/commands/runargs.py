@@ -124,8 +124,8 @@ class RunArgs(Options):
     keep_ci_env: bool = option(default=False, quick=True, panel=PROGRAM,
                                help="Pass CI=true and the like on to the program (by default hidden: it has a user, the pilot).")
     no_native_deny: bool = option(default=False, quick=True, panel=PROGRAM,
-                                  help="Leave the agent's own deny list alone (docs/headless.md): the policy still judges what "
-                                       "the pilot is asked.")
+                                  help="Leave the agent's own deny list and cursor-pilot's hook out of the agent's settings "
+                                       "(docs/headless.md, docs/hooks.md): the policy still judges what the pilot is asked.")
     prompt: str | None = option(default=None, quick=True, panel=ANSWERS,
                                 help="The governing prompt: a file, or its text (more than one word).")
     policy: Path | None = option(default=None, metavar="FILE", panel=ANSWERS,

@@ -18,6 +18,7 @@ verdict written back as that agent's answer (its stdout, its stderr, its exit co
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -25,6 +26,8 @@ AGENTS = ("claude", "gemini", "cursor")
 SETTINGS = {"claude": ".claude/settings.local.json", "gemini": ".gemini/settings.json", "cursor": ".cursor/hooks.json"}  # hook install's
 RECORD = "cursor-pilot-hook.json"  # beside each: what hook install found there before
 HOOK_FILES = (*SETTINGS.values(), ".claude/settings.json", *(f"{f.rsplit('/', 1)[0]}/{RECORD}" for f in SETTINGS.values()))
+REFUSALS = ("cursor-pilot refused", "cursor-pilot hook could not decide")  # how the hook's deny reasons begin (verdict.py, failed())
+_AGENT_SAID = re.compile(r"^(PreToolUse:\S+ hook [a-z ]*: )?")  # how Claude Code 2.1.330 words a hook's deny in a rejected call
 ALLOW, DENY, ASK, PASS = "allow", "deny", "ask", "pass"  # PASS: nothing to say, the agent's own permissions apply
 SHELL, WRITE, REMOVE, MCP, OTHER = "shell", "write", "remove", "mcp", "other"
 
@@ -165,6 +168,13 @@ def answer(agent: str, event: str, decision: str, reason: str) -> Reply:
     if event == "beforeReadFile":
         return Reply(json.dumps({"permission": decision}))
     return Reply(json.dumps({"permission": decision, "user_message": reason, "agent_message": reason}))
+
+
+def refused_by_hook(said: str) -> bool:
+    """Whether the words a refused call came back with are this hook's deny reason (as the agent passes it on), not
+    the agent's own refusal: a pilot then takes the refusal for the run's policy (its record is the hook's)."""
+    text = said.strip().strip("`").strip()
+    return text[_AGENT_SAID.match(text).end():].startswith(REFUSALS)  # type: ignore[union-attr]
 
 
 def failed(agent: str, event: str, reason: str) -> Reply:

@@ -26,7 +26,6 @@ from cursorpilot.errors import BadInput
 from cursorpilot.hooks.calls import RECORD, SETTINGS
 
 
-
 @dataclass(frozen=True, slots=True)
 class Place:
     """Where an agent reads a project's hooks, and the entries the hook adds: (event, matcher or None)."""
@@ -52,16 +51,23 @@ def program() -> list[str]:
     return [found] if found else [sys.executable, "-m", "cursorpilot"]
 
 
-def command(agent: str, prompt: str | None, policy: Path | None) -> str:
+def command(agent: str, prompt: str | None, policy: Path | None, record: Path | None = None) -> str:
     """The hook's command line: the prompt file or the policy file by its absolute path (the agent runs the hook from
-    wherever it is), a prompt's text as it is."""
+    wherever it is), a prompt's text as it is; `record`: the file a run reads the hook's decisions from."""
     words = [*program(), "hook", agent]
-    if policy is not None:
-        words += ["--policy", str(policy.expanduser().resolve())]
+    for option, path in (("--policy", policy), ("--record", record)):
+        if path is not None:
+            words += [option, str(path.expanduser().resolve())]
     if prompt is not None:
         as_file = Path(prompt).expanduser()
         words += ["--prompt", str(as_file.resolve()) if as_file.is_file() else prompt]
     return shlex.join(words)
+
+
+def entries(agent: str, cmd: str) -> dict[str, list[dict]]:
+    """The hook's entries for an agent's `hooks` object, by event (what install adds to a project's file, and a run to
+    its own settings: channels/agent/runhook.py)."""
+    return {event: [_entry(agent, event, matcher, cmd)] for event, matcher in TARGETS[agent].events}
 
 
 def _entry(agent: str, event: str, matcher: str | None, cmd: str) -> dict:

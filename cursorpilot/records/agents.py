@@ -117,12 +117,15 @@ class AcpClientError(Rec):
 @declare("native_deny")
 class NativeDeny(Rec):
     """The deny policy written into the agent's own deny list before it started (channels/agent/nativedeny.py): which agent's list,
-    the file given to it (None: a private copy of the user's configuration, removed when the step ends), the entries."""
+    the file given to it (None: a private copy of the user's configuration, removed when the step ends), the entries;
+    and where cursor-pilot's hook went beside it (`hook`; its decisions are `hook_decided` records), or why not."""
 
     step: int | None = None
     agent: str | None
     file: str | None
     deny: list[str] | None
+    hook: str | None = None  # the settings file that holds cursor-pilot's hook, with the step's policy (runhook.py)
+    no_hook: str | None = None  # why the hook was not installed
 
 
 @declare("headless_session")

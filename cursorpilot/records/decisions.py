@@ -63,6 +63,24 @@ class PolicyGranted(Rec):
     why: str | None
 
 
+@declare("hook_decided")
+class HookDecided(Rec):
+    """A tool call the agent made, decided inside the agent by cursor-pilot's hook under the run's policy (docs/hooks.md;
+    the run installed it in the agent's settings for the step, channels/agent/runhook.py): the `agent` and its `tool`, the
+    `acts` it does that destroy, what it names (`target`: its command or files), the `decision` (allow, deny, ask: the
+    agent then asks, and the pilot is asked as at any question), the `reason` the agent was told, and the user's words
+    that decided it (`quote`; none: the hard floor, or nothing decided it)."""
+
+    step: int | None = None
+    agent: str | None
+    tool: str | None
+    acts: list[str] | None
+    target: str | None
+    decision: str | None
+    reason: str | None
+    quote: str | None
+
+
 @declare("provider_request")
 class ProviderRequest(Rec):
     """A question went to the model: the prompt block, its kind and rule, the prompt's estimated tokens, and the

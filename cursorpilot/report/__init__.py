@@ -20,7 +20,7 @@ from pathlib import Path
 from cursorpilot import __version__
 from cursorpilot.errors import BadInput
 from cursorpilot.records.redact import Redactor
-from cursorpilot.report.build import Builder, Caps, Draft, cut, read_prompts
+from cursorpilot.report.build import Builder, Caps, Draft, cut
 from cursorpilot.report.cast import Joined, join
 from cursorpilot.report.changes import changes
 from cursorpilot.report.model import Marker, RecordStats, Replay, Report, RunInfo, Step, Verdict
@@ -35,13 +35,6 @@ class Written:
     json: Path
     md: Path
     report: Report
-
-
-def steps_of(d: Draft) -> list[Step]:
-    """The steps as the report shows them, in order (their replay offsets are set once the terminal is joined)."""
-    return [Step(n=s.n, name=s.name, kind=s.kind, channel=s.channel, status=s.status, exit_code=s.exit_code,  # type: ignore[arg-type]
-                 reason=s.reason, command=s.command, program=s.program, last_words=s.last_words, start_s=s.start,
-                 end_s=s.end, replay_start_s=None) for s in sorted(d.steps.values(), key=lambda s: s.n)]
 
 
 def transcript_of(target: Path) -> Path:
@@ -196,3 +189,29 @@ def _notes(d: Draft, j: Joined) -> list[str]:
     if d.started and d.started.dry_run:
         notes.append("A dry run: nothing was typed; the ledger shows what would have been sent.")
     return notes
+
+
+def steps_of(d: Draft) -> list[Step]:
+    return [Step(n=s.n, name=s.name, kind=s.kind, channel=s.channel, status=s.status, exit_code=s.exit_code,  # type: ignore[arg-type]
+                 reason=s.reason, command=s.command, program=s.program, last_words=s.last_words, start_s=s.start,
+                 end_s=s.end, replay_start_s=None) for s in sorted(d.steps.values(), key=lambda s: s.n)]
+
+
+def read_prompts(d: Draft, log_dir: Path) -> None:
+    """The prompts that were sent, from prompts/step-NN/, for the rows kept, within the budget."""
+    budget = d.caps.prompts_total
+    for row, _, _ in d.rows.items():
+        if not row.prompt_file:
+            continue
+        path = log_dir / row.prompt_file
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read(d.caps.prompt + 1)
+        except OSError:
+            continue
+        if len(text) > budget:
+            d.prompts_left_out += 1
+            continue
+        row.prompt = text if len(text) <= d.caps.prompt else text[: d.caps.prompt] + "\n[… cut: the whole prompt is in the file]"
+        budget -= len(row.prompt)
+        d.prompts_shown += 1

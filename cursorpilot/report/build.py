@@ -288,6 +288,15 @@ class Builder:
         else:
             self.pending.policy = r
 
+    def _hook_decided(self, r: R.HookDecided) -> None:
+        """A tool call decided inside the agent by cursor-pilot's hook (docs/hooks.md): a row; a deny counted with the
+        denials, an allow with the grants (the user's words let it through); an ask leaves it to the agent's question."""
+        self.d.counts["denials"] += r.decision == "deny"
+        self.d.counts["grants"] += r.decision == "allow"
+        outcome: RowOutcome = "refused" if r.decision == "deny" else "answered" if r.decision == "allow" else "escalated"
+        self._row(r, outcome, question=f"{r.agent}'s {r.tool}: {r.target or ''}", answer=r.decision, source="policy:hook", kind="action",
+                  why=r.reason, granted=r.quote if r.decision == "allow" else None, policy_rule=",".join(r.acts or []) or None)
+
     def _human_answered(self, r: R.HumanAnswered) -> None:
         where = {"terminal": "at the terminal", "timeout": "by --on-human-timeout (the question's own no)"}.get(
             r.channel or "", f"on the {r.channel}")
@@ -375,23 +384,3 @@ class Builder:
         self.d.rows.add((row, r.mono, s.attempt))
         self.pending = _Pending()
         return row
-
-
-def read_prompts(d: Draft, log_dir: Path) -> None:
-    """The prompts that were sent, from prompts/step-NN/, for the rows kept, within the budget."""
-    budget = d.caps.prompts_total
-    for row, _, _ in d.rows.items():
-        if not row.prompt_file:
-            continue
-        path = log_dir / row.prompt_file
-        try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read(d.caps.prompt + 1)
-        except OSError:
-            continue
-        if len(text) > budget:
-            d.prompts_left_out += 1
-            continue
-        row.prompt = text if len(text) <= d.caps.prompt else text[: d.caps.prompt] + "\n[… cut: the whole prompt is in the file]"
-        budget -= len(row.prompt)
-        d.prompts_shown += 1

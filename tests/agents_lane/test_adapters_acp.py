@@ -163,8 +163,8 @@ def test_codex_acp_edit_not_applied_on_a_machine_without_bwrap(tmp_path, monkeyp
 def test_over_acp_the_agents_own_deny_list_refuses_rm_before_the_pilot_is_asked(agent, name):
     """By default the deny policy also goes into the agent's own list before it starts: Claude Code's permissions.deny
     (a settings file of the run's, handed to claude-agent-acp in session/new's _meta as Claude's --settings) and Gemini
-    CLI's Policy Engine (a TOML file given with --policy). The agent refuses rm -rf by itself and never asks; the
-    mirror, touch, is asked and allowed."""
+    CLI's Policy Engine (a TOML file given with --policy), and cursor-pilot's hook beside them (Claude runs it first).
+    The agent refuses rm -rf by itself and never asks; the mirror, touch, is asked and allowed."""
     tool = {"claude": lambda c: shell("claude", c, "Run it"),
             "gemini": lambda c: {"name": "run_shell_command", "input": {"command": c}}}[name]
     script = [{"text": "Cleaning up.", "tool_use": tool("rm -rf build")}, {"text": "Creating the file.", "tool_use": tool("touch acp.txt")},
@@ -180,6 +180,7 @@ def test_over_acp_the_agents_own_deny_list_refuses_rm_before_the_pilot_is_asked(
     asked = [json.dumps(p["tool_call"]) for p in r.of("permission_request")]
     assert len(asked) == 1 and "touch acp.txt" in asked[0]  # rm -rf was never asked: the agent refused it
     told = json.dumps([q.get("body") for q in r.requests])
-    assert ("has been denied" if name == "claude" else "denied by policy") in told
-    if name == "claude":  # its adapter describes the call before it fails: the pilot records the policy's denial
-        assert [(d["policy_rule"], d["rule_id"]) for d in r.of("policy_denied")] == [("delete", "acp.native_deny")]
+    assert ("cursor-pilot refused" if name == "claude" else "denied by policy") in told
+    if name == "claude":  # Claude runs cursor-pilot's hook (in the same settings file) before its deny list: the user's words refuse it
+        assert [(d["tool"], d["decision"], d["quote"]) for d in r.of("hook_decided")] == [("Bash", "deny", "never delete anything")]
+        assert native["hook"] == native["file"] and r.of("policy_denied") == []  # the hook's refusal, counted once

@@ -19,9 +19,11 @@ def test_task_on_the_command_line_an_allowed_command_is_approved_once(agent):
 
 
 def test_destructive_command_is_denied_and_the_follow_up_question_answered(agent):
+    """The screen's own permission prompt, denied by the policy (--no-native-deny: no hook refuses it first; the test
+    below is the same run with the hook)."""
     script = [{"text": "Cleaning up.", "tool_use": {"name": "Bash", "input": {"command": "rm -rf build", "description": "Remove build"}}},
               {"text": "Understood: I left build/ in place."}]
-    r = agent("claude", script, "--prompt", GOVERNING, args=("clean up the project",),
+    r = agent("claude", script, "--prompt", GOVERNING, "--no-native-deny", args=("clean up the project",),
               rules="- {id: instead, match: 'What should Claude do instead', reply: 'Leave build/ alone and stop.'}\n",
               prepare=lambda work: (work / "build").mkdir() or (work / "build" / "x.o").write_text("x"))
     assert r.code == 0, r.explain()
@@ -30,6 +32,23 @@ def test_destructive_command_is_denied_and_the_follow_up_question_answered(agent
     assert r.answers() == [("claude.permission", "No"), ("claude.idle.prose_question", "Leave build/ alone and stop.")]
     last_user = [q for q in r.requests if q.get("kind") == "main"][-1]
     assert "Leave build/ alone" in str(last_user["body"]["messages"][-1])
+
+
+def test_on_the_screen_the_runs_hook_refuses_the_destructive_command_inside_claude_before_any_prompt(agent):
+    """By default a screen run of a known agent puts cursor-pilot's hook into a settings file of the run's, given with
+    --settings (channels/agent/runhook.py): Claude asks nobody about rm -rf, the hook refuses it in the user's words
+    (a hook_decided record), build/ stays, and Claude goes on to the end of its script."""
+    script = [{"text": "Cleaning up.", "tool_use": {"name": "Bash", "input": {"command": "rm -rf build", "description": "Remove build"}}},
+              {"text": "Understood: I left build/ in place."}]
+    r = agent("claude", script, "--prompt", GOVERNING, args=("clean up the project",),
+              prepare=lambda work: (work / "build").mkdir() or (work / "build" / "x.o").write_text("x"))
+    assert r.code == 0, r.explain()
+    assert (r.work / "build" / "x.o").exists() and r.health["done"]
+    assert [(d["tool"], d["decision"], d["quote"]) for d in r.of("hook_decided")] == [("Bash", "deny", "never delete anything")]
+    assert r.answers() == [] and not r.of("policy_denied")  # no permission prompt: the hook decided inside Claude
+    (native,) = r.of("native_deny")
+    assert r.of("program_started")[0]["command"][-2:] == ["--settings", native["hook"]]
+    assert "cursor-pilot refused" in str([q["body"] for q in r.requests if q.get("kind") == "main"][-1])
 
 
 def test_folder_trust_and_api_key_menus(agent):
@@ -87,7 +106,7 @@ def test_three_tool_calls_in_one_turn_with_mixed_verdicts(agent):
              {"name": "Bash", "input": {"command": "rm -rf build", "description": "Remove build"}},
              {"name": "Bash", "input": {"command": "echo two > b.txt", "description": "Write b.txt"}}]
     script = [{"text": "Three things.", "tool_use": calls}, {"text": "Done with what was allowed."}]
-    r = agent("claude", script, "--prompt", GOVERNING, args=("do three things",),
+    r = agent("claude", script, "--prompt", GOVERNING, "--no-native-deny", args=("do three things",),
               rules="- {id: writes, match: 'echo \\w+ > \\w\\.txt', reply: 'Yes'}\n"
                     "- {id: instead, match: 'What should Claude do instead', reply: 'Skip the deletion and finish.'}\n",
               prepare=lambda work: (work / "build").mkdir())
@@ -112,7 +131,7 @@ def test_judgement_by_a_model_a_picker_answered_from_the_governing_prompt(agent,
 
     script = [{"text": "Let me ask.", "tool_use": ASK}, {"text": "Chose {{answer}}."}]
     with FakeLLM(model) as llm:
-        r = agent("claude", script, "--prompt", "The project needs a relational database that runs on a server.",
+        r = agent("claude", script, "--no-native-deny", "--prompt", "The project needs a relational database that runs on a server.",
                   args=("set up the database",), llm=llm)
         calls = len(llm.requests)
     assert r.code == 0, r.explain()

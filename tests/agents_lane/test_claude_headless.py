@@ -72,8 +72,9 @@ def test_claude_print_mode_rm_denied_through_the_permission_tool_mkdir_allowed_c
 
 def test_claude_refuses_rm_by_its_own_deny_list_the_pilot_wrote(agent):
     """By default the policy also goes into Claude Code's own `permissions.deny` (a settings file of the run's, given
-    with --settings): Claude refuses rm -rf without asking; the pilot records the policy's denial; mkdir is asked and
-    allowed as before."""
+    with --settings), and cursor-pilot's hook beside it (channels/agent/runhook.py), which Claude runs first: rm -rf is
+    refused inside Claude without asking anyone, in the user's words (a hook_decided record); mkdir is asked and allowed
+    as before."""
     r = agent("claude", SCRIPT, "--headless", "--task", "clean up, then make the log folder", "--prompt", GOVERNING, rules=RULES,
               prepare=with_build)
     assert r.code == 0, r.explain()
@@ -83,8 +84,9 @@ def test_claude_refuses_rm_by_its_own_deny_list_the_pilot_wrote(agent):
     assert settings.parent == r.log and json.loads(settings.read_text())["permissions"]["deny"] == deny_list("claude")
     assert r.of("program_started")[0]["command"][-2:] == ["--settings", str(settings)]
     assert [p["tool_call"]["input"]["command"] for p in r.of("permission_request")] == ["mkdir -p logs"]  # rm was never asked
-    assert [(d["policy_rule"], d["rule_id"]) for d in r.of("policy_denied")] == [("delete", "headless.native_deny")]
-    assert "has been denied" in json.dumps([q["body"] for q in main_requests(r)])
+    assert [(d["tool"], d["decision"], d["quote"]) for d in r.of("hook_decided")] == [("Bash", "deny", "never delete anything")]
+    assert native["hook"] == str(settings) and "PreToolUse" in json.loads(settings.read_text())["hooks"]
+    assert "cursor-pilot refused" in json.dumps([q["body"] for q in main_requests(r)])
 
 
 def test_with_the_pilot_out_of_the_loop_claude_itself_refuses_rm(tmp_path):

@@ -57,3 +57,44 @@ def test_gemini_cli_with_the_hook_keeps_the_protected_folder_cleans_the_granted_
     assert health["done"], health
     removed = pilot("uninstall", "gemini", "--project", str(lab.work), cwd=lab.work)
     assert removed.returncode == 0 and not (lab.work / ".gemini").exists(), removed.stdout
+
+
+def test_gemini_cli_takes_the_hook_a_run_writes_in_a_private_gemini_home(tmp_path, monkeypatch):
+    """What a run with Gemini does (channels/agent/runhook.py, through nativedeny.Guard): the hook in the settings of a
+    private Gemini home (GEMINI_CLI_HOME, the user's ~/.gemini linked into it), the user's and the project's settings
+    untouched; the real Gemini CLI runs it: the protected file's edit and write and the rm of its folder are refused in
+    the user's words and recorded, the clean-up the prompt asks for and the rest go on."""
+    reason = agentlab.missing_reason("gemini")
+    if reason:
+        pytest.skip(reason)
+    from cursorpilot.channels.agent.nativedeny import Guard
+    from cursorpilot.decide.compiled import lexical
+
+    lab = agentlab.Lab("gemini", tmp_path / "gemini")
+    project(lab.work)
+    monkeypatch.setenv("HOME", str(lab.home))  # the lab's home is the user's here
+    backend = lab.backend(script(lab.work))
+    env = lab.env(backend)  # (the lab writes the user's Gemini settings)
+    users = (lab.home / ".gemini" / "settings.json").read_text()
+    guard = Guard("gemini", tmp_path / "native-deny", frozenset({"delete"}), str(lab.work))
+    written = guard.write(lexical(PROMPT), PROMPT)
+    assert written is not None and written.hook is not None and written.hook.where is not None
+    try:
+        proc = subprocess.run(lab.command("-p", "clean up", "--approval-mode", "yolo", "--output-format", "stream-json", *guard.args()),
+                              cwd=lab.work, env={**env, **guard.env(), "CURSORPILOT_RESIDENT": "0"}, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=240)
+        health = backend.health()
+    finally:
+        backend.stop()
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = [e for line in proc.stdout.splitlines() if line.startswith("{") and (e := json.loads(line)).get("type") == "tool_result"]
+    assert [r["status"] for r in results] == ["error", "error", "error", "success", "success"], results
+    assert (lab.work / "tests" / "fixtures" / "users.json").read_text() == USERS and health["done"]
+    assert not (lab.work / ".gemini" / "settings.json").exists()  # the project's own settings were never written
+    assert (lab.home / ".gemini" / "settings.json").read_text() == users  # nor the user's
+    decided = guard.decisions()
+    assert [(d["tool"], d["decision"]) for d in decided] == [("replace", "deny"), ("write_file", "deny"), ("run_shell_command", "deny"),
+                                                             ("run_shell_command", "allow")], decided
+    home = guard.env()["GEMINI_CLI_HOME"]
+    guard.remove()
+    assert not Path(home).exists() and (lab.home / ".gemini" / "settings.json").read_text() == users

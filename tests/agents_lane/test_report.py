@@ -33,7 +33,7 @@ def test_a_claude_code_runs_report_shows_who_decided_what_and_replays_it(agent, 
     rules = ("- {id: writes, match: 'echo \\w+ > db\\.txt', reply: 'Yes'}\n"
              "- {id: instead, match: 'What should Claude do instead', reply: 'Skip the deletion and finish.'}\n")
     with FakeLLM(model) as llm:
-        r = agent("claude", script, "--prompt", GOVERNING + " The project needs a relational database that runs on a server.",
+        r = agent("claude", script, "--no-native-deny", "--prompt", GOVERNING + " The project needs a relational database that runs on a server.",
                   "--report", args=("set up the database",), rules=rules, llm=llm, prepare=lambda work: (work / "build").mkdir())
     assert r.code == 0, r.explain()
     assert (r.work / "db.txt").read_text() == "postgres\n" and (r.work / "build").is_dir()

@@ -1,7 +1,9 @@
 """An agent's turn end, judged, on the real Claude Code, Codex and Gemini CLI (offline against their fake backends), with
 the pilot's model the real openai SDK against a fake OpenAI-compatible server on 127.0.0.1 answering the turn-end
 question: after a denial the agent stops and waits, and the governing prompt's instruction reaches it; a goal check that
-fails after the first turn gets a second instruction; a check that can never pass stops at --max-turns."""
+fails after the first turn gets a second instruction; a check that can never pass stops at --max-turns. The screen's
+own prompts are what these judge: --no-native-deny leaves cursor-pilot's hook out (it would refuse the rm inside the
+agent, and compile the policy before any yes needs it: test_claude.py has the run with the hook)."""
 
 from __future__ import annotations
 
@@ -58,7 +60,7 @@ def test_after_a_denial_the_agent_waits_and_gets_the_governing_prompts_instructi
     script = [{"text": "The data folder looks unused: removing it.", "tool_use": shell(name, "rm -rf data", "Remove the data folder")},
               {"text": "Understood: I left data/ alone. Finished."}]
     with FakeLLM(answer=judge) as llm:
-        r = agent(name, script, "--prompt", GOVERNING, args=args(name, "tidy up the project"), llm=llm,
+        r = agent(name, script, "--prompt", GOVERNING, "--no-native-deny", args=args(name, "tidy up the project"), llm=llm,
                   prepare=lambda work: (work / "data").mkdir() or (work / "data" / "keep.db").write_text("x"))
         asked = [json.dumps(q["json"]) for q in llm.requests]
     assert r.code == 0, r.explain()
@@ -78,7 +80,7 @@ def test_a_done_when_check_that_fails_after_the_first_turn_gets_a_second_instruc
               {"text": "out.txt now says final."}]
     rules = "- {id: writes, match: 'echo (draft|final) > out.txt', reply: 'Yes'}\n"
     with FakeLLM(answer=judge) as llm:
-        r = agent(name, script, "--prompt", GOVERNING, "--done-when", "grep -q final out.txt", args=args(name, "write out.txt"),
+        r = agent(name, script, "--prompt", GOVERNING, "--no-native-deny", "--done-when", "grep -q final out.txt", args=args(name, "write out.txt"),
                   rules=rules, llm=llm)
         asked = [json.dumps(q["json"]) for q in llm.requests]
     assert r.code == 0, r.explain()
@@ -93,7 +95,7 @@ def test_a_done_when_check_that_fails_after_the_first_turn_gets_a_second_instruc
 def test_a_check_that_can_never_pass_stops_at_max_turns_with_exit_4(agent, name):
     script = [{"text": "Working on it."}, {"text": "Still working on it."}, {"text": "Nearly there."}]
     with FakeLLM(answer=judge) as llm:
-        r = agent(name, script, "--prompt", GOVERNING, "--done-when", "test -f never.txt", "--max-turns", "2",
+        r = agent(name, script, "--prompt", GOVERNING, "--no-native-deny", "--done-when", "test -f never.txt", "--max-turns", "2",
                   args=args(name, "make never.txt appear"), llm=llm)
         calls = len(llm.requests)
     assert r.code == 4, r.explain()
@@ -151,7 +153,7 @@ def test_a_continue_that_says_do_not_delete_is_sent_not_weighed_as_a_yes_to_the_
               {"text": "data/ still looks unused. Shall I remove it with rm -rf data?"},
               {"text": "Understood: data/ stays where it is. Finished."}]
     with FakeLLM(answer=judge_after_a_proposal) as llm:
-        r = agent(name, script, "--prompt", GOVERNING, args=args(name, "tidy up the project"), llm=llm,
+        r = agent(name, script, "--prompt", GOVERNING, "--no-native-deny", args=args(name, "tidy up the project"), llm=llm,
                   prepare=lambda work: (work / "data").mkdir() or (work / "data" / "keep.db").write_text("x"))
     assert r.code == 0, r.explain()
     assert (r.work / "data" / "keep.db").exists() and r.health["done"]

@@ -377,13 +377,19 @@ def test_a_call_the_agents_own_deny_list_refused_is_the_policys_denial_and_the_j
     decide(p, p.handle(1.4, PermissionAsked(3, {**call, "toolCallId": "t3"}, CODEX)), "No, and tell Codex what to do differently",
            source="policy:delete")
     assert not records(p.handle(1.5, Update({"sessionUpdate": "tool_call_update", "toolCallId": "t3", "status": "failed"})), "policy_denied")
+    # cursor-pilot's hook refused it (channels/agent/runhook.py: its own hook_decided record): not the list's denial, counted once
+    p.handle(1.6, Update({**call, "toolCallId": "t4"}))
+    said = {"type": "content", "content": {"type": "text", "text": "PreToolUse:Bash hook error: cursor-pilot refused: this call would delete build"}}
+    assert not records(p.handle(1.7, Update({"sessionUpdate": "tool_call_update", "toolCallId": "t4", "status": "failed", "content": [said]})),
+                       "policy_denied")
+    assert "rule hook" in p.turns.happened[-1]
 
 
 # -- every record of the step is the pilot's: the loop tells what happened, the pilot says what is kept --------------------
 def test_the_agents_start_its_deny_list_and_a_cancel_sent_are_recorded_by_the_pilot():
     p = AcpPilot(AcpPilotConfig(task="t", governing_prompt="", cwd=CWD, native=True), RunCounts())
     assert p.handle(0.0, DenyListWritten("claude", None, ("Bash(rm:*)", "Read(./.env)"))) == [
-        Record(R.NativeDeny(agent="claude", file=None, deny=["Bash(rm:*)", "Read(./.env)"]))]
+        Record(R.NativeDeny(agent="claude", file=None, deny=["Bash(rm:*)", "Read(./.env)"], hook=None, no_hook=None))]
     assert p.handle(0.0, Started(4242, ("claude-agent-acp",), ("CI", "IS_SANDBOX"))) == [
         Record(R.ProgramStarted(pid=4242, command=["claude-agent-acp"], channel="acp", hidden_env=["CI", "IS_SANDBOX"]))]
     assert records(AcpPilot(AcpPilotConfig(task="t", governing_prompt="", cwd=CWD), RunCounts()).handle(0.0, Started(7, ("a",))),

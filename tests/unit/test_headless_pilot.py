@@ -134,6 +134,23 @@ def test_a_rejection_by_the_agents_own_deny_list_is_the_policy_at_work():
     assert "rule delete" in p.turns.happened[0]  # and the judge hears of it
 
 
+def test_a_refusal_by_cursor_pilots_hook_inside_the_agent_is_the_policy_not_an_agent_that_asked_nobody():
+    """channels/agent/runhook.py put the hook in the agent's settings: its deny is the run's policy (a hook_decided record
+    the loop writes), told to the judge, and the turn ends as any other; its mirror: a rejection in other words still
+    stops the step (the test above), and so does one that only quotes the hook's words further in."""
+    p = started()
+    p.handle(1.0, ToolUse("c1", "Write", {"path": "tests/fixtures/users.json"}))
+    p.handle(1.1, ToolDone("c1", False, "cursor-pilot refused: this call would overwrite tests/fixtures/users.json; your words forbid it"))
+    assert not p.self_rejected and "rule hook" in p.turns.happened[0]
+    p.handle(1.2, ToolUse("c2", "Edit", {"file_path": "tests/fixtures/users.json"}))
+    p.handle(1.3, ToolDone("c2", False, "PreToolUse:Edit hook error: cursor-pilot refused: this call would overwrite it"))  # Claude's words
+    assert not p.self_rejected and of(p.handle(2.0, Result("s1", "Done.")), CheckGoal)
+    q = started()
+    q.handle(1.0, ToolUse("c1", "Shell", {"command": "mkdir logs"}))
+    q.handle(1.1, ToolDone("c1", False, "User Rejected (cursor-pilot refused: said the model)"))
+    assert of(q.handle(2.0, Result("s1", "Done.")), End)[0].code == ExitCode.HUMAN_NEEDED
+
+
 def test_cursors_question_names_no_call_its_denial_is_tied_to_the_call_announced_last():
     p = started()
     p.handle(1.0, ToolUse("c1", "Shell", {"command": "rm -rf build"}))
@@ -233,8 +250,8 @@ def test_a_usage_limit_with_no_reset_backs_off_and_stops_at_the_deadline():
 # -- every record of the step is the pilot's: the loop tells what happened, the pilot says what is kept --------------------
 def test_the_deny_list_and_each_turns_process_are_recorded_by_the_pilot_numbered_by_turn():
     p = HeadlessPilot(HeadlessPilotConfig(task="t", governing_prompt="", cwd=CWD), RunCounts())
-    assert p.handle(0.0, DenyListWritten("cursor", None, ("Shell(rm)",))) == [
-        Record(R.NativeDeny(agent="cursor", file=None, deny=["Shell(rm)"]))]
+    assert p.handle(0.0, DenyListWritten("cursor", None, ("Shell(rm)",), "/w/.cursor/hooks.json")) == [
+        Record(R.NativeDeny(agent="cursor", file=None, deny=["Shell(rm)"], hook="/w/.cursor/hooks.json", no_hook=None))]
     p.handle(0.0, Started())
     assert p.handle(0.1, Spawned(41, ("cursor-agent", "-p", "t"), ("CI",))) == [
         Record(R.ProgramStarted(pid=41, command=["cursor-agent", "-p", "t"], channel="headless", turn=1, hidden_env=["CI"]))]

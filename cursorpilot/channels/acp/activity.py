@@ -71,3 +71,11 @@ class Activity:
         if self.said and not self.said[-1].endswith("\n\n"):
             self.said.append("\n\n")
         self.message = []
+
+
+def texts_of(content: object) -> list[str]:
+    """The text blocks of a tool call's content (ACP: a list of {type: content, content: {type: text, text}}), such as
+    the words a failed call came back with."""
+    blocks = content if isinstance(content, list) else []
+    inner = [b.get("content") if isinstance(b, dict) and isinstance(b.get("content"), dict) else b for b in blocks]
+    return [str(b["text"]) for b in inner if isinstance(b, dict) and isinstance(b.get("text"), str)]

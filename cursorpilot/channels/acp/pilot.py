@@ -17,7 +17,7 @@ from typing import assert_never
 
 from cursorpilot.records import models as R
 from cursorpilot.channels.acp import ask, workspace
-from cursorpilot.channels.acp.activity import Activity
+from cursorpilot.channels.acp.activity import Activity, texts_of
 from cursorpilot.channels.acp.facts import (STUCK_AFTER, AcpPilotConfig, Ask, AskHuman, CallFailed, CancelSent, CancelTurn, CommandAsked,
                                    CommandExited, CommandStarted, Decided, DenyListWritten, Effect, End, Exited, ExtensionAsked, Fact,
                                    FileRead, FileWasRead, FileWrite, FileWritten, FormAsked, GoalChecked, Initialized, Interrupted,
@@ -32,6 +32,7 @@ from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
 from cursorpilot.decide.turns import CheckGoal, Turns
 from cursorpilot.errors import ExitCode
+from cursorpilot.hooks.calls import refused_by_hook
 
 TOOL_LOOP_LIMIT = 5  # the same tool call requested more often than this stops the run
 INIT_TIMEOUT = 30.0  # an agent that has not answered initialize by then is not an ACP agent (npx may download first)
@@ -79,7 +80,7 @@ class AcpPilot(AgentPilot[Effect], AgentWaits[Effect]):
             self.last_fact_at = now
         match fact:  # every fact has its rule: mypy says so (assert_never), and checks the fact each rule is given
             case DenyListWritten():
-                return [Record(R.NativeDeny(agent=fact.agent, file=fact.file, deny=list(fact.deny)))]
+                return [Record(R.NativeDeny(agent=fact.agent, file=fact.file, deny=list(fact.deny), hook=fact.hook, no_hook=fact.no_hook))]
             case Started():
                 return self._started(now, fact)
             case Exited():
@@ -181,11 +182,15 @@ class AcpPilot(AgentPilot[Effect], AgentWaits[Effect]):
 
     def _update(self, now: float, f: Update) -> list[Effect]:
         effects, failed = self.activity.update(f.update)
-        return effects + (self._refused_by_agent(failed) if failed is not None else [])
+        return effects + (self._refused_by_agent(failed, f.update) if failed is not None else [])
 
-    def _refused_by_agent(self, tool_id: str) -> list[Effect]:
+    def _refused_by_agent(self, tool_id: str, update: dict) -> list[Effect]:
         """A call that failed without being asked, which the policy refuses, was refused by the agent's own deny list
-        (channels/agent/nativedeny.py put it there): the policy's denial, recorded, and told to the turn-end judge."""
+        (channels/agent/nativedeny.py put it there): the policy's denial, recorded, and told to the turn-end judge.
+        One that failed with cursor-pilot's hook's words was refused by the hook (runhook.py; its record is the hook's)."""
+        if any(refused_by_hook(text) for text in texts_of(update.get("content"))):
+            self.turns.answered(" ".join(self.activity.actions.get(tool_id, tool_id).split())[:160], "refused by cursor-pilot's hook", "policy", "hook")
+            return []
         asked = tool_id in self.activity.asked
         denial = check_policy(self.activity.actions.get(tool_id, ""), self.config.cwd, self.config.allow) if self.config.native and not asked else None
         if denial is None:

@@ -71,7 +71,7 @@ class AcpStep(AgentLoop):
         for name in misread(self.job.command, env):
             del env[name]
             hidden.append(name)
-        self.write_deny_list()
+        await self.write_deny_list()
         env.update(self.guard.env())
         command = [*self.job.command, *([] if self.guard.agent == "claude" else self.guard.args())]
         try:

@@ -40,6 +40,8 @@ class DenyListWritten:
     agent: str
     file: str | None  # None: a private copy of the user's configuration
     deny: tuple[str, ...]
+    hook: str | None = None  # the settings file that holds cursor-pilot's hook (runhook.py)
+    no_hook: str | None = None  # why none was installed where one was asked for
 
 
 @dataclass(frozen=True, slots=True)

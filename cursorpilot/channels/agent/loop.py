@@ -79,6 +79,7 @@ class AgentLoop:
         try:
             asyncio.run(self._main())
         finally:
+            self.hook_decisions()  # (the last ones, written as the agent ended)
             self.guard.remove()
             self.host.close()
         p = self.pilot
@@ -92,11 +93,21 @@ class AgentLoop:
         """How the step ended: the pilot's word."""
         return self.pilot.exit_code, self.pilot.reason
 
-    def write_deny_list(self) -> None:
-        """The deny policy in the agent's own list, before it starts."""
-        written = self.guard.write()
+    async def write_deny_list(self) -> None:
+        """The deny policy in the agent's own list, and cursor-pilot's hook with the step's policy (runhook.py), before
+        it starts."""
+        policy = await asyncio.get_running_loop().run_in_executor(self.host.pool, self.host.policy_now) if self.guard.hook else None
+        redact = self.ctx.redactor.text
+        written = self.guard.write(policy, redact(self.job.governing_prompt), redact)
         if written:
-            self.feed(DenyListWritten(written.agent, written.file, tuple(written.deny)))
+            hook = written.hook
+            self.feed(DenyListWritten(written.agent, written.file, tuple(written.deny), hook.where if hook is not None else None,
+                                      hook.why if hook is not None and hook.where is None else None))
+
+    def hook_decisions(self) -> None:
+        """What the hook inside the agent decided since the last look, into the run's records."""
+        for found in self.guard.decisions():
+            self.host.hook_decided(found)
 
     async def start(self, argv: list[str], env: dict[str, str]) -> asyncio.subprocess.Process:
         """The agent's process, in a session of its own (its group is what the stop sequence signals)."""
@@ -115,6 +126,7 @@ class AgentLoop:
             if self.ctx.interrupts > seen:
                 seen = self.ctx.interrupts
                 self.feed(Interrupted())
+            self.hook_decisions()
             self.feed(self._tick())
 
     def _tick(self) -> object:

@@ -13,7 +13,8 @@ on the agent's command line or in its environment; the user's own settings are n
   file that does not validate is dropped whole by Gemini, so this one is written by one function and tested against
   the real CLI (tests/agents_lane).
 What a list can't say is left to the pilot's policy, which still judges every request: `NOT_MAPPED` says what and why.
-A plan's `allow:` lifts a class here as it does in the policy.
+A plan's `allow:` lifts a class here as it does in the policy. Beside the list goes cursor-pilot's hook, with the run's
+compiled policy (runhook.py): Claude's in the same settings file, Gemini's and Cursor's where runhook.py says.
 """
 
 from __future__ import annotations
@@ -22,10 +23,14 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from cursorpilot.channels.agent.runhook import Hooked, RunHook
+from cursorpilot.decide.compiled import Policy
 from cursorpilot.decide.policy import RULES
+from cursorpilot.hooks.calls import AGENTS
 
 CLAUDE: dict[str, tuple[str, ...]] = {
     "rm_outside": ("Bash(rm:*)",),
@@ -96,6 +101,7 @@ class Written:
     agent: str
     file: str | None  # None: a private copy of the user's configuration (removed when the step ends)
     deny: list[str]
+    hook: Hooked | None = None  # cursor-pilot's hook, beside the list (None: not asked for)
 
 
 class Guard:
@@ -107,16 +113,25 @@ class Guard:
         self.agent, self.base, self.allow, self.cwd = agent, base, allow, cwd
         self.path: Path | None = None
         self._private: str | None = None  # a folder holding a copy of the user's own configuration
+        self.hook = RunHook(agent, base, cwd) if agent in AGENTS else None
 
-    def write(self) -> Written | None:
-        """Write the list; what was written, for the transcript (None: nothing to write)."""
+    def write(self, policy: Policy | None = None, prompt: str = "", redact: Callable[[str], str] = str) -> Written | None:
+        """Write the list, and the hook with `policy` (None: no hook); what was written, for the transcript (None:
+        nothing to write)."""
         agent = self.agent
         entries = deny_list(agent, self.allow) if agent in LISTS else []
-        if agent is None or not entries:
+        hook = self.hook if policy is not None else None
+        cmd = hook.prepare(policy, prompt, redact) if hook is not None and policy is not None else None
+        if agent is None or not (entries or cmd):
             return None
+        hooked = hook.install(cmd) if hook is not None and cmd is not None and agent != "claude" else None
         if self.agent == "claude":
             self.path = self.base.with_suffix(".claude-settings.json")
-            self.path.write_text(json.dumps({"permissions": {"deny": entries}}, indent=2) + "\n", encoding="utf-8")
+            settings: dict = {"permissions": {"deny": entries}}
+            if hook is not None and cmd is not None:
+                settings["hooks"] = hook.claude_hooks(cmd)
+                hooked = Hooked(str(self.path), str(hook.policy_path))
+            self.path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
         elif self.agent == "cursor":
             self._private = tempfile.mkdtemp(prefix="cursor-pilot-cursor-")
             config = _read_json(_cursor_config()) or {"version": 1, "editor": {"vimMode": False}, "permissions": {"allow": [], "deny": []}}
@@ -127,7 +142,11 @@ class Guard:
         else:
             self.path = self.base.with_suffix(".gemini-policy.toml")
             self.path.write_text(gemini_policy(self.allow), encoding="utf-8")
-        return Written(agent, str(self.path) if self._private is None else None, entries)
+        return Written(agent, str(self.path) if self._private is None else None, entries, hooked)
+
+    def decisions(self) -> list[dict]:
+        """The hook's decisions since the last call (runhook.py)."""
+        return self.hook.decisions() if self.hook is not None else []
 
     def settings_arg(self) -> str | None:
         """Claude Code's settings file (`--settings`)."""
@@ -140,9 +159,12 @@ class Guard:
         return {"claude": ["--settings", str(self.path)], "gemini": ["--policy", str(self.path)]}.get(self.agent or "", [])
 
     def env(self) -> dict[str, str]:
-        return {"CURSOR_CONFIG_DIR": self._private} if self.agent == "cursor" and self._private else {}
+        own = {"CURSOR_CONFIG_DIR": self._private} if self.agent == "cursor" and self._private else {}
+        return {**own, **(self.hook.env() if self.hook is not None else {})}
 
     def remove(self) -> None:
+        if self.hook is not None:
+            self.hook.remove()
         if self._private is not None:
             shutil.rmtree(self._private, ignore_errors=True)
             self._private = None

@@ -22,6 +22,7 @@ from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdic
 from cursorpilot.decide.toolcalls import describe, fingerprint, permission_question, permission_reply, turn_end_question
 from cursorpilot.decide.turns import CheckGoal, Turns, gist
 from cursorpilot.errors import ExitCode
+from cursorpilot.hooks.calls import refused_by_hook
 from cursorpilot.channels.headless.facts import (STUCK_AFTER, Ask, AskHuman, ControlAsked, Decided, DenyListWritten, Effect, End, EndInput, Exited, Fact,
                                         GoalChecked, HeadlessPilotConfig, Interrupted, NotJson, Other, PermissionAsked, RateLimited, Reply, Result, Said,
                                         SessionInit, Spawned, SpawnFailed, Started, StartTurn, StopAgent, Tick, ToolDone, ToolUse, Unsupported)
@@ -91,7 +92,7 @@ class HeadlessPilot(AgentPilot[Effect], AgentWaits[Effect]):
             self.last_fact_at = now
         match fact:  # every fact has its rule: mypy says so (assert_never), and checks the fact each rule is given
             case DenyListWritten():
-                return [Record(R.NativeDeny(agent=fact.agent, file=fact.file, deny=list(fact.deny)))]
+                return [Record(R.NativeDeny(agent=fact.agent, file=fact.file, deny=list(fact.deny), hook=fact.hook, no_hook=fact.no_hook))]
             case Started():
                 return self._started(now, fact)
             case Spawned():
@@ -176,13 +177,17 @@ class HeadlessPilot(AgentPilot[Effect], AgentWaits[Effect]):
         return out
 
     def _tool_done(self, now: float, f: ToolDone) -> list[Effect]:
-        """A call that ended. One rejected though nobody here denied it was refused by the agent itself: by its own deny
+        """A call that ended. One rejected though nobody here denied it was refused by the agent itself: by cursor-pilot's
+        hook in its settings (channels/agent/runhook.py: the run's policy, its decision a record of its own), by its own deny
         list, which holds the policy (channels/agent/nativedeny.py), when the policy refuses it too (a denial like the pilot's); else by
         a print mode that asks nobody (an older Cursor build without --force), which leaves the work undone."""
         self.running.discard(f.call_id)
         status = "rejected" if f.rejected is not None else "completed" if f.ok else "failed"
         out: list[Effect] = [Record(R.ToolCall(update="completed", tool_call_id=f.call_id, status=status, raw_input=None))]
         if f.rejected is None or f.call_id in self.denied:
+            return out
+        if refused_by_hook(f.rejected):  # cursor-pilot's hook in the agent: the run's policy (its hook_decided record is the loop's)
+            self.turns.answered(self._said_as(f.call_id), f.rejected, "policy", "hook")
             return out
         denial = check_policy(self.actions.get(f.call_id, ""), self.config.cwd, self.config.allow)
         if denial is None:

@@ -31,7 +31,7 @@ class HeadlessStep(AgentLoop):
         self._tail = b""
 
     async def _main(self) -> None:
-        self.write_deny_list()
+        await self.write_deny_list()
         self.feed(facts.Started())
         self.feed(self._tick())  # (the wall clock, before anything the agent says)
         await self.until_ended()

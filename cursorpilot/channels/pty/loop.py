@@ -38,6 +38,7 @@ from cursorpilot.channels.pty.typist import KeysOut, KeyView, Send
 from cursorpilot.channels.pty.view import RENDER_EVERY, ScreenView
 from cursorpilot.records.recording import SessionRecorder
 from cursorpilot.channels.contract import Job, StepResult
+from cursorpilot.channels.agent import runhook
 
 MAX_TICK = 0.05  # the longest the loop sleeps in select()
 ASK_POLL = 0.005  # how often a pending answer is looked at (the reply is typed this much late at most)
@@ -84,6 +85,7 @@ class PtyStep:
         self.screen = TerminalScreen(ctx.cols, ctx.rows)
         self.view = ScreenView(self.screen, self.clock.monotonic())
         self.driver: PtyDriver | None = None
+        self.hook: runhook.ScreenHook | None = None  # cursor-pilot's hook in a known agent's settings, for the step
         self._pending: _Pending | None = None
         self._kill_at: float | None = None  # when closing: SIGKILL then
         self._on_kill: Record | None = None  # ...and the record that says so
@@ -101,11 +103,12 @@ class PtyStep:
                                         redactor=ctx.redactor)
         try:
             env, hidden = self.host.env()
-            self.driver = PtyDriver(self.step.command, cwd=self.step.cwd, env=env, cols=ctx.cols, rows=ctx.rows)
+            command, self.hook = runhook.screen_hook(self.step, self.host, env)
+            self.driver = PtyDriver(command, cwd=self.step.cwd, env=env, cols=ctx.cols, rows=ctx.rows)
             slave = kernel.slave_path(self.driver.fd)
             self.view.watch = kernel.TtyWatch(self.driver.fd, slave, self.host.mark)
             self.progress = Progress(self.profile.animation, self.driver.pid, self.clock.monotonic(), slave)
-            self._feed(Started(self.driver.pid, tuple(self.step.command), tuple(hidden)))
+            self._feed(Started(self.driver.pid, tuple(command), tuple(hidden)))
             if self.host.keyboard is not None:
                 self.host.keyboard.step(ctx.tx.write, screen=True)  # a person may take it: cursor-pilot watch --take
             status = self._loop()
@@ -120,6 +123,9 @@ class PtyStep:
             self.recorder.close()
             if self.driver is not None:
                 self.driver.close()
+            if self.hook is not None:
+                self.hook.pass_on(self.host)
+                self.hook.remove()
             self.host.close()
 
     # -- the loop --------------------------------------------------------------------------------------------------------
@@ -154,6 +160,8 @@ class PtyStep:
             self._look(now)
             self._collect()
             self._keys(now)  # a reply chosen just now (a rule hit) goes out without another turn of the loop
+            if self.hook is not None:
+                self.hook.pass_on(self.host)
         return self._exited()
 
     def _exited(self) -> ExitStatus:
