@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
+from cursorpilot.records.reading import Tail
 from cursorpilot.errors import PilotError
 from cursorpilot.fleet import isolation
 from cursorpilot.fleet.command import UnitSpec
@@ -136,35 +137,6 @@ def _shared(fleet_dir: str, fleet_id: str) -> bool:
         return (Path(fleet_dir) / MARK).read_text().strip() == fleet_id
     except OSError:
         return False
-
-
-class Tail:
-    """The complete lines a file gained since the last read (a line still being written waits for its end)."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.offset = 0
-        self.partial = b""
-
-    def read(self) -> list[dict]:
-        try:
-            with open(self.path, "rb") as fh:
-                fh.seek(self.offset)
-                data = fh.read()
-        except OSError:
-            return []
-        self.offset += len(data)
-        lines = (self.partial + data).split(b"\n")
-        self.partial = lines.pop()
-        out = []
-        for line in lines:
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(rec, dict):
-                out.append(rec)
-        return out
 
 
 def outcome(spec: UnitSpec, run_dir: Path, code: int, wall: float) -> Result:

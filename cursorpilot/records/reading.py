@@ -126,3 +126,32 @@ def markdown() -> str:
 
 def _type_name(annotation: Any) -> str:
     return str(annotation).replace("typing.", "").replace(" | None", "").replace("NoneType", "null")
+
+
+class Tail:
+    """The complete lines a file gained since the last read (a line still being written waits for its end)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.offset = 0
+        self.partial = b""
+
+    def read(self) -> list[dict]:
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.offset)
+                data = fh.read()
+        except OSError:
+            return []
+        self.offset += len(data)
+        lines = (self.partial + data).split(b"\n")
+        self.partial = lines.pop()
+        out = []
+        for line in lines:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict):
+                out.append(rec)
+        return out

@@ -1,4 +1,4 @@
-"""A run's records read as the fleet's facts (cursorpilot/fleet/watch.py), a transcript read as it grows (unit.Tail),
+"""A run's records read as the fleet's facts (cursorpilot/fleet/watch.py), a transcript read as it grows (records/reading.Tail),
 and the fleet's table as a person sees it (commands/fleetview.py, rich)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from rich.console import Console
 from cursorpilot.commands.fleetview import LineView, table
 from cursorpilot.fleet.facts import AskedPerson, ProgramStarted, Progress, Questioned, Result, Row, Settled
 from cursorpilot.fleet.manifest import FleetState
-from cursorpilot.fleet.unit import Tail
+from cursorpilot.records.reading import Tail
 from cursorpilot.fleet.watch import Watcher
 
 

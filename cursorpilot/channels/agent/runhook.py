@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from cursorpilot.records.reading import Tail
 from cursorpilot.channels.contract import Job
 from cursorpilot.channels.host import StepHost
 from cursorpilot.decide.compiled import Policy
@@ -59,7 +60,7 @@ class RunHook:
         self.settings: Path | None = None  # Gemini: the settings of the step's private home
         self._private: str | None = None  # Gemini: that home (GEMINI_CLI_HOME), removed when the step ends
         self._project: Path | None = None  # Cursor: the project whose .cursor/hooks.json holds the step's hook
-        self._offset = 0
+        self._decided = Tail(self.record_path)
 
     def prepare(self, policy: Policy, prompt: str, redact: Callable[[str], str]) -> str:
         """The policy (redacted as the transcript is: a run's folder holds no secret) and the (empty) record written;
@@ -127,23 +128,7 @@ class RunHook:
 
     def decisions(self) -> list[dict]:
         """The decisions the hook appended since the last call (whole lines only: one being written waits)."""
-        try:
-            with open(self.record_path, "rb") as fh:
-                fh.seek(self._offset)
-                chunk = fh.read()
-        except OSError:
-            return []
-        whole = chunk[: chunk.rfind(b"\n") + 1]
-        self._offset += len(whole)
-        out = []
-        for line in whole.decode("utf-8", "replace").splitlines():
-            try:
-                found = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(found, dict):
-                out.append(found)
-        return out
+        return self._decided.read()
 
 
 def screen_agent(command: list[str]) -> str | None:
