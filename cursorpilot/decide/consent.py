@@ -188,24 +188,12 @@ def asked_for(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def clause_of(text: str, quote: str) -> Clause | None:
-    """The clause of the user's text that holds the quoted words (spaces and case aside), else the first clause of the
-    sentence that does."""
-    q = " ".join(quote.lower().split())
-    clauses = read(text)
-    return next((c for c in clauses if q in " ".join(c.text.lower().split()) or " ".join(c.text.lower().split()) in q), None) or \
-        next((c for c in clauses if q in " ".join(c.sentence.lower().split())), None)
 
 
-def named_acts(text: str) -> frozenset[str]:
-    """The act classes a text names in the trigger's words (what a judge's quote asks for, when it does not say)."""
-    return frozenset(act for act, rx in QUESTION_RULES.items() if rx.search(text))
 
 
 TOKEN = _TOKEN  # a named thing: a path, a file name, quoted words
 QUANTIFIER = _QUANTIFIER
-KEEPING = re.compile(f"(?i){_PRESERVE.pattern.removeprefix('(?i)')}|{_VALUED.pattern.removeprefix('(?i)')}")  # a clause that keeps a thing (whatever its verb)
-NEGATION = _NEGATION
 ELSE = re.compile(r"(?i)\b(else|other(s| ones)?|the rest)\b")  # "keep everything else": all but what the prompt asks for
 EXCEPT = re.compile(r"(?i)\b(?:except(?: for)?|other than|apart from|besides|but not|save for)\s+")
 

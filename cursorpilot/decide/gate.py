@@ -110,8 +110,6 @@ def weigh_yes(q: Question, d: Decision, seen: weigh.Look, g: Ground) -> Ruled:
         return granted(q, d, seen, f"{by}{_detail(said.why)}")
     if said.verdict == ruling.JUDGE:
         return Ruled(replace(d, weigh=Closer(seen, shown(q, d), d.source, grants=said.candidates)))
-    if said.verdict == ruling.PERSON:
-        return person(q, d, seen, said.why)
     return refuse(q, seen.denial, "yes", d, said.why)
 
 

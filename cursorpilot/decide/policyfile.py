@@ -109,17 +109,13 @@ def keep(governing_prompt: str, compiler: str, data: object) -> None:
         pass
 
 
-def without_model(governing_prompt: str) -> Policy:
-    return lexical(governing_prompt)
-
-
 def from_reply(governing_prompt: str, reply: Reply, compiler: str) -> Policy:
     """The model's compile, checked against the prompt (compiled.from_model) and cached; a compile that failed or is
     unreadable leaves the lexical reader's, said in its source."""
     data = parsed(reply.raw if reply.raw is not None else reply.text)
     if not isinstance(data, dict) or not {"grants", "prohibitions"} & set(data):
         why = reply.reason or ("no JSON object in the reply" if data is None else "the reply is not a policy")
-        return replace(without_model(governing_prompt), source=f"lexical (the model's compile failed: {why})")
+        return replace(lexical(governing_prompt), source=f"lexical (the model's compile failed: {why})")
     keep(governing_prompt, compiler, data)
     return from_model(governing_prompt, data, reply.source)
 
@@ -131,7 +127,7 @@ def compiler_of(provider: Provider) -> str:
 def compile_now(governing_prompt: str, provider: Provider, redact: Callable[[str], str]) -> Policy:
     """The policy at once, for `cursor-pilot policy` and a dry run: the model asked here (blocking), where one is."""
     if not provider.needs_prompt:
-        return without_model(governing_prompt)
+        return lexical(governing_prompt)
     found = cached(governing_prompt, compiler_of(provider))
     if found is not None:
         return found
@@ -153,7 +149,7 @@ class Compiling:
         if self.policy is not None:
             return None
         self.compiler = compiler_of(provider)
-        found = without_model(self.governing_prompt) if not provider.needs_prompt else cached(self.governing_prompt, self.compiler)
+        found = lexical(self.governing_prompt) if not provider.needs_prompt else cached(self.governing_prompt, self.compiler)
         if found is not None:
             self._compiled(found, tx)
             return None

@@ -1,4 +1,4 @@
-"""A yes matched against the compiled policy: granted, refused, a person's, or held for the focused judge. PURE.
+"""A yes matched against the compiled policy: granted, refused, or held for the focused judge. PURE.
 
 What the yes does (its acts, and the block whose words name its objects) is read from the program's question
 (decide/weigh.py); what may grant or forbid it comes only from the user's words: the compiled policy
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from cursorpilot.decide.compiled import BY_RULE, RULE_OF, Entry, Policy, terms
 from cursorpilot.decide.policy import QUESTION_RULES
 
-GRANTED, REFUSED, PERSON, JUDGE = "granted", "refused", "person", "judge"
+GRANTED, REFUSED, JUDGE = "granted", "refused", "judge"
 _SYSTEM_DIRS = ("bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "opt", "proc", "root", "sbin", "srv", "sys", "usr", "var", "home")
 _BLOCK_DEVICE = re.compile(r"(?<![\w/])/dev/(?:sd[a-z]\d*|nvme\d+n\d+(?:p\d+)?|vd[a-z]\d*|xvd[a-z]\d*|hd[a-z]\d*|mmcblk\d+(?:p\d+)?"
                            r"|md\d+|dm-\d+|mapper/\S+|disk/\S+|loop\d+(?:p\d+)?)\b")
