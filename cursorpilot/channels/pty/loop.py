@@ -219,7 +219,7 @@ class PtyStep:
             self.view.look_at = now + 0.01
         judged = undecided(self.profile, snap, self.pilot.answering.answered_to, canonical) if c.state == ScreenKind.UNKNOWN else None
         text, watch = snap.text(), self.view.watch
-        idle_for = None if watch is None else self.idle.seen(now, watch.cpu(now))
+        idle_for = None if watch is None else self.idle.seen(now, lambda: watch.cpu(now))
         stopped = None if watch is None or self.driver is None else watch.stopped(now, self.driver.pid, tty)
         self._feed(Screen(c, ScreenFacts(text, self.view.version, quiet, tty, self._modes(), judged, _no_echo(lflag or 0),
                                          unread=self._unread(), wall=self.clock.utcnow().astimezone(),

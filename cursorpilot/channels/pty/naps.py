@@ -145,8 +145,12 @@ class Idle:
         self.since: float | None = None
         self._last: tuple[float, int] | None = None
 
-    def seen(self, now: float, used: int | None) -> float | None:
-        """The group's CPU time so far (ns, reaped children's included; None: unknown): how long it has been idle."""
+    def seen(self, now: float, sample: Callable[[], int | None]) -> float | None:
+        """How long the group has been idle; `sample` reads its CPU time so far (ns, reaped children's included; None:
+        unknown), and is read only when a new step is due (the /proc reads stay off most of the read loop's screens)."""
+        if self._last is not None and self.since is not None and now - self._last[0] < IDLE_STEP:
+            return now - self.since
+        used = sample()
         if used is None:
             self.since = self._last = None
             return None
