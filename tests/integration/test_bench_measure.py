@@ -59,7 +59,8 @@ def test_a_served_runs_cpu_is_its_own_process_checked_against_proc(tmp_path, env
     pilot_cpu = m.pilot_cpu_s(child["cpu_s"])
     assert 0 < seen <= m.served.cpu_s + 0.011 < m.wall_s  # no less than /proc showed before the program's end (one tick)
     assert pilot_cpu - m.client_cpu_s - seen < 0.5  # and not much more: the program's end, the drain, the transcript's close
-    assert m.served.children_cpu_s >= child["cpu_s"] - 0.011  # the program's time is the child's cutime, not the pilot's
+    # the program's time is the child's cutime, not the pilot's (cutime and cstime each lose up to a tick)
+    assert m.served.children_cpu_s >= child["cpu_s"] - 0.021
     assert m.cpu_s >= pilot_cpu + child["cpu_s"] - 0.02
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from cursorpilot.channels.program_env import CI_MARKERS
 from cursorpilot.channels.pty.driver import PtyDriver
 from tests.fakes.llm_server import FakeLLM, Step
 from tests.helpers import KEY
@@ -41,10 +42,15 @@ SIGNS = ("import os\nignored = int(open('/proc/self/status').read().split('SigIg
 @pytest.fixture
 def env():
     """A resident pilot of this test's own (its socket in a private runtime folder with a short path: daemons.folder),
-    ended at the idle time."""
+    ended at the idle time. A person's terminal: their shell is bash (script(1) and tmux run the line with $SHELL, and
+    CI may set none: dash, Ctrl-C'd as it waits, dies before it writes the run's exit code), and no CI marker (with
+    one, the pilot never asks the person at the terminal)."""
+    if shutil.which("bash") is None:
+        pytest.skip("no bash")
     runtime = tempfile.mkdtemp(prefix="cp-", dir="/tmp")
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "CURSORPILOT_RESIDENT", "TMUX"))}
-    yield {**base, "XDG_RUNTIME_DIR": runtime, "CURSORPILOT_RESIDENT_IDLE": "30"}
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith(("OPENAI_", "ANTHROPIC_", "CURSORPILOT_RESIDENT", "TMUX")) and k not in CI_MARKERS}
+    yield {**base, "XDG_RUNTIME_DIR": runtime, "CURSORPILOT_RESIDENT_IDLE": "30", "SHELL": shutil.which("bash")}
     shutil.rmtree(runtime, ignore_errors=True)
 
 

@@ -51,9 +51,25 @@ def terminal_env(env: dict[str, str] | None, cols: int, rows: int) -> dict[str, 
     return full_env
 
 
+# Signals the program gets as on a terminal of its own: the pilot's terminal is the program's whole world, and the pilot
+# stops it with SIGINT, then SIGKILL. Python ignores SIGPIPE and SIGXFSZ (and pexpect keeps that: `yes | head` said
+# "Broken pipe" under the pilot), and a run started in the background of a script or under nohup ignores SIGINT or
+# SIGHUP (exec keeps what is ignored, and what is blocked): tmux sets these back for its panes too.
+FRESH = (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGTSTP,
+         signal.SIGTTIN, signal.SIGTTOU, signal.SIGWINCH, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM, signal.SIGCHLD)
+
+
+def fresh_signals() -> None:
+    """In the program's process, before its exec: every signal of FRESH at its default, none blocked."""
+    for sig in FRESH:
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())
+
+
 def _spawn(argv: list[str], cwd: str | None, full_env: dict[str, str], cols: int, rows: int) -> pexpect.spawn:
     try:
-        return pexpect.spawn(argv[0], argv[1:], cwd=cwd, env=full_env, encoding=None, echo=True, dimensions=(rows, cols), timeout=None)
+        return pexpect.spawn(argv[0], argv[1:], cwd=cwd, env=full_env, encoding=None, echo=True, dimensions=(rows, cols),
+                             timeout=None, preexec_fn=fresh_signals)
     except pexpect.ExceptionPexpect as exc:
         raise BadInput(f"cannot start {argv[0]!r}: {exc}".splitlines()[0]) from None
     except OSError as exc:  # exec failed in the child (pexpect sends its errno back): say which of its causes it is
