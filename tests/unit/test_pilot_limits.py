@@ -1,4 +1,4 @@
-"""A usage limit and a stuck turn on an agent's screen (pty/resume.py), driven with the real agents' screens (captured
+"""A usage limit and a stuck turn on an agent's screen (pty/goingon.py), driven with the real agents' screens (captured
 offline: tests/data/captures/*-real-*.txt), their profiles' rules and a fake clock: no PTY, no sleeps; and the keyboard
 a person takes (cursor-pilot watch --take)."""
 
@@ -91,7 +91,7 @@ def test_claude_at_its_plans_limit_goes_on_by_itself_at_the_reset_and_is_let_go(
     assert records(look(p, 0.0, limit), "limit_hit")[0]["reset"] == "2026-11-29T01:07:00+00:00"
     out = look(p, 150.0, shown("claude", "streaming"), still=0.0)  # "Continuing automatically at 1:06am": it did
     assert records(out, "limit_waited")[0]["how"] == "went_on" and not of(out, Type)
-    assert p.resumes.resume is None and p.state == State.RUNNING
+    assert p.going_on.waiting is None and p.state == State.RUNNING
 
 
 def test_claude_rate_limited_with_no_reset_backs_off_then_continues():

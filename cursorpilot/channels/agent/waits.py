@@ -2,7 +2,7 @@
 PURE: a usage limit the agent reported, waited out (decide/limits.py says how long) and then the same session told to
 continue; a turn with no sign of life for stuck_after, interrupted once and told to continue, then escalated.
 
-The screen's pilot has its own (pty/resume.py): it reads limits off a screen and types its answers. Here a limit comes
+The screen's pilot has its own (pty/goingon.py): it reads limits off a screen and types its answers. Here a limit comes
 as the agent's words (an ACP prompt answered with an error, a print-mode turn that failed, Claude's rate_limit_event),
 and going on is the channel's next prompt in the same session (`_next_prompt`); interrupting is the channel's own
 (`_interrupt`: session/cancel over ACP, the turn's process ended in print mode).

@@ -2,7 +2,7 @@
 see it, PURE.
 
 The pilot (pty/pilot.py) sequences its parts: answering.py (an answer's life), quiet.py (quiet screens), turnend.py (an
-agent's turn end) and resume.py (a limit waited out, a stuck turn interrupted). Each part owns its state and reads the
+agent's turn end) and goingon.py (a limit waited out, a stuck turn interrupted). Each part owns its state and reads the
 pilot through `View`, which changes nothing; what a part needs done beyond its own state (a question asked, a human
 asked, the state machine moved, keys queued, a wake-up) it returns among its effects as one of the wants below, and the
 pilot carries it out, in order. So every rule that moves the step lives in one place, the pilot, and each part can be
@@ -68,10 +68,10 @@ class TurnEnd:
 
 
 @dataclass(slots=True)
-class Resume:
+class GoOn:
     """An agent that goes on only once the pilot tells it to: a usage limit waited out (`why` limit, `until` its reset),
     or a stuck turn interrupted (`why` stuck). From `until` on, at its composer or its limit dialog, it is told to
-    continue (pty/resume.py)."""
+    continue (pty/goingon.py)."""
 
     why: str  # limit | stuck
     until: float
@@ -194,7 +194,7 @@ class Working:
 
 @dataclass(frozen=True, slots=True)
 class Stuck:
-    """No progress sign for stuck_after: interrupted once, then a human (resume.py)."""
+    """No progress sign for stuck_after: interrupted once, then a human (goingon.py)."""
 
     c: Classification
     still: float

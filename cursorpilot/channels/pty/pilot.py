@@ -6,7 +6,7 @@ that question, type these keys (the typist, pty/typist.py, says when each goes),
 kill the program. Here the step is sequenced; its rules live in its parts, each a component that owns its state and
 reads the pilot through a View (held.py): the question being decided (asking.py), whether an answer was taken (the
 facts, never stillness: answering.py), when a quiet screen is judged or left to work (quiet.py), when an agent's turn
-has ended (turnend.py), a limit waited out or a stuck turn interrupted (resume.py). What a part needs beyond its own
+has ended (turnend.py), a limit waited out or a stuck turn interrupted (goingon.py). What a part needs beyond its own
 state it asks for (held.py's wants), and this carries it out, in order. Tested with a fake clock, in milliseconds.
 """
 
@@ -26,7 +26,7 @@ from cursorpilot.channels.pty.held import (Abort, AskAbout, EndTurn, Escalate, F
                                            Waited, WakeBy, Want, Watched, Working, Look)
 from cursorpilot.channels.pty.machine import TERMINAL, Action, Event, State, transition
 from cursorpilot.channels.pty.quiet import Quiet
-from cursorpilot.channels.pty.resume import Resumes, is_limit
+from cursorpilot.channels.pty.goingon import GoingOn, is_limit
 from cursorpilot.channels.pty.turnend import TurnEnds
 from cursorpilot.channels.pty.typist import KeyView, Typist
 from cursorpilot.decide.deliver import Record, RunCounts, Tally, unanswered
@@ -55,7 +55,7 @@ class Pilot:
     answering: Answers = field(default_factory=Answers)  # an answer's life (answering.py)
     quiet: Quiet = field(default_factory=Quiet)  # quiet screens (quiet.py)
     turn_ends: TurnEnds = field(default_factory=TurnEnds)  # an agent's turn ends (turnend.py)
-    resumes: Resumes = field(default_factory=Resumes)  # a limit waited out, a stuck turn interrupted (resume.py)
+    going_on: GoingOn = field(default_factory=GoingOn)  # a limit waited out, a stuck turn interrupted (goingon.py)
     questions: Questions = field(default_factory=Questions)  # the question being decided (asking.py)
     taken: bool = False  # a person has the keyboard (cursor-pilot watch --take): nothing is typed or asked
     look: Look = field(default_factory=Look)  # the screen at the last look (held.py)
@@ -164,12 +164,12 @@ class Pilot:
         return out + self._classified(now, c, facts)
 
     def _classified(self, now: float, c: Classification, facts: ScreenFacts) -> list[Effect]:
-        if self.resumes.resume is not None and (held := self.resumes.resuming(self, now, c, facts)) is not None:
+        if self.going_on.waiting is not None and (held := self.going_on.goes_on(self, now, c, facts)) is not None:
             return self._carry(held)
-        if is_limit(c):  # a usage limit: waited out, not failed (pty/resume.py)
-            if facts.tty == "busy" and c.key == self.resumes.went_on:  # the screen it was told to go on from, not painted
+        if is_limit(c):  # a usage limit: waited out, not failed (pty/goingon.py)
+            if facts.tty == "busy" and c.key == self.going_on.went_on:  # the screen it was told to go on from, not painted
                 return self._carry(self.quiet.left_to_work(self, now, c, facts))  # away yet: it works on that, no second limit
-            return self._carry(self.resumes.limit(self, now, c, facts))
+            return self._carry(self.going_on.limit(self, now, c, facts))
         if c.state == ScreenKind.WORKING:
             return self._working(now, c, facts)
         if c.state == ScreenKind.ERROR:
@@ -248,7 +248,7 @@ class Pilot:
         and the last state said are forgotten: the person may have answered, or changed everything)."""
         if not self.taken:
             return []
-        self.taken, self.look.last, self.resumes.resume, self.resumes.went_on = False, None, None, None
+        self.taken, self.look.last, self.going_on.waiting, self.going_on.went_on = False, None, None, None
         self.answering.forget()
         self.quiet.forget()
         self._wake = now
@@ -280,7 +280,7 @@ class Pilot:
                 case Working(c, facts):
                     out += self._working(self._now, c, facts)
                 case Stuck(c, still, why):
-                    out += self._carry(self.resumes.stuck_turn(self, self._now, c, still, why))
+                    out += self._carry(self.going_on.stuck_turn(self, self._now, c, still, why))
                 case Forget(key):
                     self.answering.answered.pop(key, None)
                 case Waited(a, d):

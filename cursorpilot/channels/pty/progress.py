@@ -5,7 +5,7 @@ timer counts in both. What differs is everything else: new output, its token cou
 (a build, the tests it runs) use. So the screen is compared with what moves by itself masked out (the profile's
 `animation`: spinner glyphs, the timer, rotating phrases), and the agent's descendants' CPU time is read now and then;
 the pilot gets how long ago either last moved, and takes the agent for stuck only after stuck_after of neither
-(pty/quiet.py, pty/resume.py).
+(pty/quiet.py, pty/goingon.py).
 """
 
 from __future__ import annotations

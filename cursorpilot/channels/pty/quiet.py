@@ -78,7 +78,7 @@ class Quiet:
         return out, replace(facts, tty="polling")
 
     def working(self, view: View, now: float, c: Classification, facts: ScreenFacts, stuck_after: float) -> list[Want]:
-        """A working marker: left to work; no progress sign for stuck_after and it is stuck (resume.py interrupts it).
+        """A working marker: left to work; no progress sign for stuck_after and it is stuck (goingon.py interrupts it).
         A marker that stops moving is looked at again soon: the kernel may say the program reads its terminal (a static
         `...` line above a prompt), and then it is a question, not work."""
         self.waits_in_a_row = 0

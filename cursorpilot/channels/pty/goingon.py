@@ -9,7 +9,7 @@ its limit dialog, the option that tries again is chosen (or the one that closes 
 that goes on by itself meanwhile is let go. A stuck agent (no progress sign for stuck_after: pty/quiet.py) gets its
 interrupt keys once and, back at its composer, "continue"; stuck again in the same step, a human is asked.
 
-`Resumes` owns the wait under way and how often the agent was interrupted in this step; it reads the pilot through its
+`GoingOn` owns the wait under way and how often the agent was interrupted in this step; it reads the pilot through its
 View and asks it for the rest (held.py).
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from cursorpilot.channels.pty.facts import Effect, ScreenFacts, Type
-from cursorpilot.channels.pty.held import Abort, Escalate, Go, Resume, Schedule, View, WakeBy, Want, Watch, Watched, Working
+from cursorpilot.channels.pty.held import Abort, Escalate, Go, GoOn, Schedule, View, WakeBy, Want, Watch, Watched, Working
 from cursorpilot.channels.pty.keystrokes import Refused, keystrokes
 from cursorpilot.channels.pty.machine import Event
 from cursorpilot.decide.deliver import Record, Tell
@@ -40,20 +40,20 @@ def is_limit(c: Classification) -> bool:
 
 
 @dataclass(slots=True)
-class Resumes:
-    resume: Resume | None = None  # a limit's wait, or a stuck agent's interrupt, until it is told to go on
+class GoingOn:
+    waiting: GoOn | None = None  # a limit's wait, or a stuck agent's interrupt, until it is told to go on
     nudged: int = 0  # a stuck agent interrupted and told to continue, in this step
     went_on: str | None = None  # the key of the limit screen the agent was last told to go on from
 
     @property
     def stuck(self) -> bool:
         """A stuck agent was interrupted and is not back yet."""
-        return self.resume is not None and self.resume.why == "stuck"
+        return self.waiting is not None and self.waiting.why == "stuck"
 
     # -- a limit ------------------------------------------------------------------------------------------------------
     def limit(self, view: View, now: float, c: Classification, facts: ScreenFacts) -> list[Effect | Want]:
         """A limit screen: waited for (a new one is read and recorded), or, its wait over, answered."""
-        r = self.resume
+        r = self.waiting
         if r is not None and r.why == "limit":
             if now < r.until:
                 return [WakeBy(r.until)]
@@ -74,17 +74,17 @@ class Resumes:
             return [*out, Abort(hit.code, hit.why)]
         if hit.action == "switch" and option is not None:
             return out + self._tell_to_go_on(view, now, c, option, Record(R.LimitWaited(waited_s=0.0, how="switched", sent=option)))
-        self.resume = Resume("limit", hit.until or now, now)
-        return [*out, WakeBy(self.resume.until)]
+        self.waiting = GoOn("limit", hit.until or now, now)
+        return [*out, WakeBy(self.waiting.until)]
 
-    def resuming(self, view: View, now: float, c: Classification, facts: ScreenFacts) -> list[Effect | Want] | None:
+    def goes_on(self, view: View, now: float, c: Classification, facts: ScreenFacts) -> list[Effect | Want] | None:
         """A wait under way (a limit's, or a stuck agent's interrupt): what this screen means for it, or None: the
         screen's own rules apply (the agent went on by itself, or asks something)."""
-        r = self.resume
+        r = self.waiting
         assert r is not None
         if c.state == ScreenKind.WORKING:
             if r.why == "limit":  # it went on by itself (the agent retries at its reset: Claude Code does)
-                self.resume = None
+                self.waiting = None
                 waited = view.limits.over(now)
                 return [Record(R.LimitWaited(waited_s=round(waited, 1), how="went_on")),
                         Tell("note", f"usage limit: the agent went on by itself after {waited:.0f}s"), Working(c, facts)]
@@ -100,7 +100,7 @@ class Resumes:
             return [WakeBy(r.until)]
         return self._go_on(view, now, c, r) if c.state != ScreenKind.UNKNOWN else None
 
-    def _go_on(self, view: View, now: float, c: Classification, r: Resume) -> list[Effect | Want]:
+    def _go_on(self, view: View, now: float, c: Classification, r: GoOn) -> list[Effect | Want]:
         """The wait is over: the agent is told to go on, the way its screen takes it."""
         on_limit = view.profile.on_limit
         retry = None if r.dismissed else _option(c, on_limit.retry)
@@ -111,13 +111,13 @@ class Resumes:
             done = None if r.dismissed else self._wait_over(view, now, r, sent)
             return self._tell_to_go_on(view, now, c, sent, done)
         if c.menu is not None or c.state == ScreenKind.UNKNOWN:  # a dialog with no option the profile names: a person decides
-            self.resume = None
+            self.waiting = None
             return [Escalate(c, f"the agent's {r.why} screen offers no option to go on with")]
         composer = replace(c, state=ScreenKind.INPUT, submit=True, menu=None)
         return self._tell_to_go_on(view, now, composer, CONTINUE, self._wait_over(view, now, r, CONTINUE))
 
-    def _wait_over(self, view: View, now: float, r: Resume, sent: str) -> Record:
-        self.resume = None
+    def _wait_over(self, view: View, now: float, r: GoOn, sent: str) -> Record:
+        self.waiting = None
         if r.why == "limit":
             return Record(R.LimitWaited(waited_s=round(view.limits.over(now), 1), how="continued", sent=sent))
         return Record(R.Stuck(action="continue", still_s=round(now - r.since, 1), keys=[sent]))
@@ -129,7 +129,7 @@ class Resumes:
             k = keystrokes(c, Decision(Verdict.ANSWER, text=text, source="pilot"), view.look.modes, view.profile, kind=None,
                            secret=False, secrets={}, echo_check=view.config.echo_check)
         except Refused as exc:
-            self.resume = None
+            self.waiting = None
             return [Escalate(c, f"could not tell the agent to go on: {exc}")]
         view.turns.sent(k.shown)
         self.went_on = c.key
@@ -148,7 +148,7 @@ class Resumes:
         self.nudged += 1
         delay = max(view.profile.key_delay_ms / 1000, 0.05)
         writes = tuple(w for k in keys for w in to_writes(k, submit=False, key_delay=delay))
-        self.resume = Resume("stuck", now, now)
+        self.waiting = GoOn("stuck", now, now)
         return [Schedule(writes), Record(R.Stuck(rule_id=c.rule_id, still_s=round(still, 1), action="interrupt", keys=list(keys))),
                 Tell("note", f"{why}: interrupting it ({' '.join(keys)}), then telling it to continue"), Type(writes)]
 
