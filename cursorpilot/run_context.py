@@ -10,7 +10,7 @@ import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from cursorpilot.clock import Clock
 from cursorpilot.providers.base import Provider, Reply
@@ -20,6 +20,13 @@ from cursorpilot.records.transcript import Transcript
 if TYPE_CHECKING:  # (above the decision path, which reads this: named for the type checker, never imported)
     from cursorpilot.decide.compiled import Policy
     from cursorpilot.human.humans import Humans
+
+
+# The run's usage counters, by name: the run's summary and its manifest's `counters` show them under these names, and
+# a resumed run reads them back. A name misspelt where it is counted is a type error, not a new counter.
+UsageKey = Literal["llm_calls", "questions_to_llm", "rule_hits", "tokens_in", "tokens_out", "tokens_cached", "prompt_tokens_est", "waits",
+                   "turns", "policy_changed", "policy_granted", "limit_waits", "limit_wait_s",
+                   "cascade_questions", "cascade_local"]  # (the last two only once a cascade answered: decide/cascade.py)
 
 
 @dataclass
@@ -50,7 +57,7 @@ class RunContext:
     answers: int = 0
     escalations: int = 0
     interrupts: int = 0
-    usage: dict[str, int] = field(
+    usage: dict[UsageKey, int] = field(
         default_factory=lambda: {"llm_calls": 0, "questions_to_llm": 0, "rule_hits": 0, "tokens_in": 0, "tokens_out": 0, "tokens_cached": 0,
                                  "prompt_tokens_est": 0, "waits": 0, "turns": 0, "policy_changed": 0, "policy_granted": 0,
                                  "limit_waits": 0, "limit_wait_s": 0}
@@ -89,7 +96,9 @@ class RunContext:
             self.on_turn(step, fields)
 
     def counters(self) -> dict[str, int]:
-        return {"answers": self.answers, "escalations": self.escalations, **self.usage}
+        out = {"answers": self.answers, "escalations": self.escalations}
+        out.update(self.usage.items())
+        return out
 
     def interrupt(self) -> None:
         self.interrupts += 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from cursorpilot.decide import consent, ruling, turns, weigh
 from cursorpilot.decide.compiled import Policy, lexical
@@ -28,6 +29,7 @@ from cursorpilot.records.secret import names as secret_names
 
 _AGREES = re.compile(r"(?i)^\W*(yes|y|yeah|yep|sure|ok|okay|go ahead|do it|please do|approved?)\b")  # a turn end's yes
 CHECK, COUNTED = "check", "counted"  # what the Decider does next with a ruled decision: every check, or the loop breaker only
+Counted = Literal["policy_changed", "policy_granted"]  # the run's counters the gate adds to (run_context.UsageKey's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +40,7 @@ class Ruled:
     decision: Decision
     then: str = ""
     records: tuple[R.Rec, ...] = ()
-    counts: tuple[str, ...] = ()
+    counts: tuple[Counted, ...] = ()
     override: str = ""
     history: QA | None = None
 

@@ -142,15 +142,15 @@ class Runner:
                     record.attempts[-1].status, record.attempts[-1].finished = "interrupted", now_iso()
         start = self.manifest.first_unfinished()
         session.tx.write(R.RunResumed(argv=self.spec.argv, resumes=self.manifest.resumes, from_step=(start or 0) + 1))
-        for key in ("answers", "escalations", *session.usage):
-            value = self.manifest.counters.get(key)
+        kept = self.manifest.counters
+        if isinstance(answers := kept.get("answers"), int):
+            session.answers = answers
+        if isinstance(escalations := kept.get("escalations"), int):
+            session.escalations = escalations
+        for key in list(session.usage):
+            value = kept.get(key)
             if isinstance(value, int):
-                if key == "answers":
-                    session.answers = value
-                elif key == "escalations":
-                    session.escalations = value
-                else:
-                    session.usage[key] = value
+                session.usage[key] = value
 
     def _steps(self, session: RunContext) -> tuple[ExitCode, str]:
         steps = self.spec.plan.steps
