@@ -19,7 +19,6 @@ from cursorpilot.records.transcript import Transcript
 
 if TYPE_CHECKING:  # (above the decision path, which reads this: named for the type checker, never imported)
     from cursorpilot.decide.compiled import Policy
-    from cursorpilot.human.humans import Humans
 
 
 # The run's usage counters, by name: the run's summary and its manifest's `counters` show them under these names, and
@@ -66,7 +65,6 @@ class RunContext:
     cost_usd: float | None = None
     goal: str | None = None  # the last goal check: passed | failed (None: none ran)
     on_turn: Callable[[int, dict], None] | None = None  # (step, turn_end's fields): the runner keeps the manifest's turn ledger
-    humans: Humans | None = None  # who is asked when nothing else can answer (the runner owns it; every run has them)
     on_note: Callable[[str], None] | None = None  # a line for the console (the runner's sink), e.g. why a cascade passed a question on
     _old_handlers: dict[int, object] = field(default_factory=dict)
 

@@ -147,9 +147,9 @@ class StepHost:
         that says why, when nobody answered)."""
         if self._human is None:
             self._human = asyncio.Lock()  # (made on the loop that uses it)
-        assert self.ctx.humans is not None  # (the runner's, made before any step)
+        assert self.step.people is not None  # (the runner's, made before any step)
         async with self._human:
-            return await self.ctx.humans.decide(q, why, self.step, self.decider.check, self.pool)
+            return await self.step.people.decide(q, why, self.step, self.decider.check, self.pool)
 
     def close(self) -> None:
         """The step is over: its counts go back to the run, its workers stop, what the program left running is ended."""

@@ -33,11 +33,11 @@ if TYPE_CHECKING:
     from cursorpilot.clock import Clock
     from cursorpilot.events import Sink
     from cursorpilot.human.page import Page
+    from cursorpilot.channels.contract import AnswerCheck as Check
     from cursorpilot.channels.contract import Job
     from cursorpilot.records.transcript import Transcript
 
 ON_TIMEOUT = ("exit", "no")
-Check = Callable[[Question, Decision], Decision]  # decide.decider.Decider.check
 GAVE_UP = "the person at the terminal gave up (Ctrl-D)"
 
 

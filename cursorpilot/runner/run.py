@@ -43,6 +43,7 @@ class Runner:
         self.clock = clock or SystemClock()
         self.resume = resume
         self.preview: list[dict] = []
+        self.humans: Humans | None = None  # who is asked when nothing else can answer: the run's, handed to each step
 
     # -- setup -------------------------------------------------------------------
     def _profile(self, step: Step) -> Profile:
@@ -92,7 +93,7 @@ class Runner:
             deadline=t0 + spec.timeout if spec.timeout else None, dry_run=spec.dry_run, secrets=spec.secrets,
         )
         session.on_note = self.sink.note
-        session.humans = humans = Humans(spec.humans, tx, self.clock, redactor.text, self.sink)
+        self.humans = humans = Humans(spec.humans, tx, self.clock, redactor.text, self.sink)
         if found is not None:
             self._start(session, redactor, found.result())
         else:
@@ -212,7 +213,7 @@ class Runner:
         if step.kind is StepKind.RUN:
             assert step.run is not None
             job = Job(command=list(step.run), governing_prompt="", name=step.name, index=n, total=total, cwd=cwd, env=step.env,
-                      deadline=deadline, deadline_reason=why, step=step, ctx=session, sink=self.sink)
+                      deadline=deadline, deadline_reason=why, step=step, ctx=session, sink=self.sink, people=self.humans)
             result = channels.drive(step.kind, job)
             self.preview += [{"step": step.name, **row} for row in result.listed]
             return ExitCode(result.exit_code), result.reason, result.child
@@ -222,10 +223,10 @@ class Runner:
         job = Job(command=self._command(step), governing_prompt=governing, name=step.name, index=n, total=total, cwd=cwd, env=step.env,
                   max_answers=step.max_steps, deadline=deadline, deadline_reason=why, rules=rules, step=step, ctx=session,
                   sink=self.sink, profile=self._profile(step), session_id=record.session_id, done_when=goal,
-                  check_timeout=check_timeout, turns=self._turn_config(step, record))
+                  check_timeout=check_timeout, turns=self._turn_config(step, record), people=self.humans)
         result = channels.drive(step.kind, job)
-        if session.humans is not None:
-            session.humans.withdraw(f"step {n} ended: {result.reason}")
+        if self.humans is not None:
+            self.humans.withdraw(f"step {n} ended: {result.reason}")
         if result.session_id:
             record.session_id = result.session_id
         code, reason, child = self._ended(step, result)
