@@ -1,7 +1,8 @@
 """What one run shares across its steps: the transcript, redaction, counters, limits, interrupts.
 
 The runner creates it; each step's loop and the decision path read and update it. It sits below the decision path
-(decide/ imports it), so it imports nothing of decide/, of the channels or of the goal check.
+(decide/ imports it), so it imports nothing of decide/, of the channels or of the goal check, not even for the type
+checker: what a step gets that is named above it (the people it may ask, the pinned deny policy) is in its Job.
 """
 
 from __future__ import annotations
@@ -10,16 +11,12 @@ import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from cursorpilot.clock import Clock
 from cursorpilot.providers.base import Provider, Reply
 from cursorpilot.records.redact import Redactor
 from cursorpilot.records.transcript import Transcript
-
-if TYPE_CHECKING:  # (above the decision path, which reads this: named for the type checker, never imported)
-    from cursorpilot.decide.compiled import Policy
-
 
 # The run's usage counters, by name: the run's summary and its manifest's `counters` show them under these names, and
 # a resumed run reads them back. A name misspelt where it is counted is a type error, not a new counter.
@@ -47,7 +44,6 @@ class RunContext:
     keep_ci_env: bool = False  # pass CI=true and the like to the programs (channels/program_env.py)
     native_deny: bool = True  # the deny policy also goes into the agent's own deny list, where it has one (channels/agent/nativedeny.py)
     allow: frozenset[str] = frozenset()
-    policy: Policy | None = None  # --policy: the pinned deny policy, for every step (else each step compiles its prompt)
     max_answers: int | None = None  # --max-steps: answers across the run
     model_calls: tuple[int | None, int | None] = (1000, 20)  # --max-model-calls: in the run, for one question
     deadline: float | None = None  # --timeout, as a monotonic time

@@ -16,6 +16,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from cursorpilot.decide.compiled import Policy
 from cursorpilot.decide.question import Decision, Question
 from cursorpilot.decide.turns import TurnConfig
 from cursorpilot.channels.goalcheck import CHECK_TIMEOUT
@@ -67,6 +68,7 @@ class Job:
     profile: Profile | None = None  # the detector profile, for a channel that reads a screen
     session_id: str | None = None  # the session a previous attempt left (ACP, headless: resumed)
     people: People | None = None  # who is asked when nothing else can answer (the runner's: every run has them)
+    policy: Policy | None = None  # --policy: the run's pinned deny policy (else the step compiles its governing prompt)
 
 
 @dataclass(slots=True)

@@ -50,7 +50,7 @@ class StepHost:
                                 dry_run=ctx.dry_run, interactive=ctx.interactive)
         label = f"{step.index}/{step.total}: {step.name}"
         self.decider = Decider(ctx, step.governing_prompt, cwd, step.rules, PromptFiler(ctx, step.index, label, cwd, step.governing_prompt),
-                               ctx.policy)
+                               step.policy)
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
         self.mark = f"{ctx.run_id}-{step.index}"  # in the environment of everything the program starts (reaper.py)
         self._log = get_logger("cursorpilot")

@@ -88,7 +88,7 @@ class Runner:
             tx=tx, redactor=redactor, clock=self.clock, log_dir=spec.log_dir, run_id=spec.run_id, provider=spec.provider,
             interactive=spec.interactive, cols=spec.cols, rows=spec.rows,
             context_tokens=spec.context_tokens, no_upload=spec.no_upload, keep_ci_env=spec.keep_ci_env, native_deny=spec.native_deny,
-            allow=frozenset(spec.plan.allow), policy=spec.policy,
+            allow=frozenset(spec.plan.allow),
             max_answers=spec.max_steps or spec.plan.defaults.max_steps, model_calls=spec.model_calls,
             deadline=t0 + spec.timeout if spec.timeout else None, dry_run=spec.dry_run, secrets=spec.secrets,
         )
@@ -213,7 +213,8 @@ class Runner:
         if step.kind is StepKind.RUN:
             assert step.run is not None
             job = Job(command=list(step.run), governing_prompt="", name=step.name, index=n, total=total, cwd=cwd, env=step.env,
-                      deadline=deadline, deadline_reason=why, step=step, ctx=session, sink=self.sink, people=self.humans)
+                      deadline=deadline, deadline_reason=why, step=step, ctx=session, sink=self.sink, people=self.humans,
+                      policy=self.spec.policy)
             result = channels.drive(step.kind, job)
             self.preview += [{"step": step.name, **row} for row in result.listed]
             return ExitCode(result.exit_code), result.reason, result.child
@@ -223,7 +224,8 @@ class Runner:
         job = Job(command=self._command(step), governing_prompt=governing, name=step.name, index=n, total=total, cwd=cwd, env=step.env,
                   max_answers=step.max_steps, deadline=deadline, deadline_reason=why, rules=rules, step=step, ctx=session,
                   sink=self.sink, profile=self._profile(step), session_id=record.session_id, done_when=goal,
-                  check_timeout=check_timeout, turns=self._turn_config(step, record), people=self.humans)
+                  check_timeout=check_timeout, turns=self._turn_config(step, record), people=self.humans,
+                  policy=self.spec.policy)
         result = channels.drive(step.kind, job)
         if self.humans is not None:
             self.humans.withdraw(f"step {n} ended: {result.reason}")
