@@ -71,3 +71,11 @@ def test_an_undescribed_call_is_approved_by_the_users_word_and_never_by_a_model(
         assert _approval(trusted) == "allow", trusted
     for untrusted in ("openai:gpt-4o-mini", "rules", "nobody", "mock"):  # a bare "rules" is no rule of the user's
         assert _approval(untrusted) is None, untrusted
+
+
+def test_the_summary_counts_who_chose_each_answer_off_the_type():
+    from cursorpilot.ui import chosen_by
+
+    assert [chosen_by(s) for s in ("rules:a", "policy:rm_rf", "human", "plan:send", "on-human-timeout", "script", "openai:gpt-4o",
+                                   "nobody")] == ["rules", "the deny policy", "you", "the plan", "--on-human-timeout", "the script",
+                                                  "the model", "the model"]
