@@ -79,7 +79,7 @@ def refuse(q: Question, denial: Denial, on: str | None, changed: Decision | None
     history = QA(q.text, f"{no[0] if no else '(nothing)'}: refused by the deny policy (rule {denial.rule}: {denial.evidence})")
     if no is None:
         return Ruled(Decision.escalate(f"denied by policy rule {denial.rule!r} and the prompt has no 'no' choice"
-                                       + (f": {why}" if why else ""), f"policy:{denial.rule}"), records=(record,), history=history)
+                                       + (f": {why}" if why else ""), answerer.policy(denial.rule)), records=(record,), history=history)
     changes = f"{shown(q, changed)!r} ({changed.source}) -> {no[0]!r}" if changed is not None else ""
     decision = Decision(Verdict.ANSWER, text=no[0], choices=no[1], source=answerer.policy(denial.rule), denied=denial.rule, changed=changes)
     return Ruled(decision, CHECK, (record,), ("policy_changed",) if changes else (),

@@ -296,7 +296,7 @@ class Builder:
         self.d.counts["denials"] += r.decision == "deny"
         self.d.counts["grants"] += r.decision == "allow"
         outcome: RowOutcome = "refused" if r.decision == "deny" else "answered" if r.decision == "allow" else "escalated"
-        self._row(r, outcome, question=f"{r.agent}'s {r.tool}: {r.target or ''}", answer=r.decision, source="policy:hook", kind="action",
+        self._row(r, outcome, question=f"{r.agent}'s {r.tool}: {r.target or ''}", answer=r.decision, source=answerer.policy("hook"), kind="action",
                   why=r.reason, granted=r.quote if r.decision == "allow" else None, policy_rule=",".join(r.acts or []) or None)
 
     def _human_answered(self, r: R.HumanAnswered) -> None:

@@ -151,11 +151,10 @@ class AgentLoop(Generic[F, E]):
 
     def _apply(self, effects: Sequence[AgentEffect | E]) -> None:
         for e in effects:
-            match e:
-                case Record() | Tell() | Delivered() | Ask() | AskHuman() | CheckGoal() | End():
-                    self._carry_out_shared(e)
-                case _:
-                    self._carry_out(e)
+            if isinstance(e, AgentEffect):
+                self._carry_out_shared(e)
+            else:
+                self._carry_out(e)
 
     def _carry_out_shared(self, e: AgentEffect) -> None:
         """An effect every agent pilot returns."""
