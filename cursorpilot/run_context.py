@@ -1,7 +1,8 @@
 """What one run shares across its steps: the transcript, redaction, counters, limits, interrupts.
 
 The runner creates it; each step's loop and the decision path read and update it. It sits below the decision path
-(decide/ imports it), so it imports nothing of decide/, of the channels or of the goal check.
+(decide/ imports it), so it imports nothing of decide/, of the channels or of the goal check, not even for the type
+checker: what a step gets that is named above it (the people it may ask, the pinned deny policy) is in its Job.
 """
 
 from __future__ import annotations
@@ -10,16 +11,18 @@ import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Literal
 
 from cursorpilot.clock import Clock
 from cursorpilot.providers.base import Provider, Reply
 from cursorpilot.records.redact import Redactor
 from cursorpilot.records.transcript import Transcript
 
-if TYPE_CHECKING:  # (above the decision path, which reads this: named for the type checker, never imported)
-    from cursorpilot.decide.compiled import Policy
-    from cursorpilot.human.humans import Humans
+# The run's usage counters, by name: the run's summary and its manifest's `counters` show them under these names, and
+# a resumed run reads them back. A name misspelt where it is counted is a type error, not a new counter.
+UsageKey = Literal["llm_calls", "questions_to_llm", "rule_hits", "tokens_in", "tokens_out", "tokens_cached", "prompt_tokens_est", "waits",
+                   "turns", "policy_changed", "policy_granted", "limit_waits", "limit_wait_s",
+                   "cascade_questions", "cascade_local"]  # (the last two only once a cascade answered: decide/cascade.py)
 
 
 @dataclass
@@ -41,7 +44,6 @@ class RunContext:
     keep_ci_env: bool = False  # pass CI=true and the like to the programs (channels/program_env.py)
     native_deny: bool = True  # the deny policy also goes into the agent's own deny list, where it has one (channels/agent/nativedeny.py)
     allow: frozenset[str] = frozenset()
-    policy: Policy | None = None  # --policy: the pinned deny policy, for every step (else each step compiles its prompt)
     max_answers: int | None = None  # --max-steps: answers across the run
     model_calls: tuple[int | None, int | None] = (1000, 20)  # --max-model-calls: in the run, for one question
     deadline: float | None = None  # --timeout, as a monotonic time
@@ -50,7 +52,7 @@ class RunContext:
     answers: int = 0
     escalations: int = 0
     interrupts: int = 0
-    usage: dict[str, int] = field(
+    usage: dict[UsageKey, int] = field(
         default_factory=lambda: {"llm_calls": 0, "questions_to_llm": 0, "rule_hits": 0, "tokens_in": 0, "tokens_out": 0, "tokens_cached": 0,
                                  "prompt_tokens_est": 0, "waits": 0, "turns": 0, "policy_changed": 0, "policy_granted": 0,
                                  "limit_waits": 0, "limit_wait_s": 0}
@@ -59,7 +61,6 @@ class RunContext:
     cost_usd: float | None = None
     goal: str | None = None  # the last goal check: passed | failed (None: none ran)
     on_turn: Callable[[int, dict], None] | None = None  # (step, turn_end's fields): the runner keeps the manifest's turn ledger
-    humans: Humans | None = None  # who is asked when nothing else can answer (the runner owns it; every run has them)
     on_note: Callable[[str], None] | None = None  # a line for the console (the runner's sink), e.g. why a cascade passed a question on
     _old_handlers: dict[int, object] = field(default_factory=dict)
 
@@ -89,7 +90,9 @@ class RunContext:
             self.on_turn(step, fields)
 
     def counters(self) -> dict[str, int]:
-        return {"answers": self.answers, "escalations": self.escalations, **self.usage}
+        out = {"answers": self.answers, "escalations": self.escalations}
+        out.update(self.usage.items())
+        return out
 
     def interrupt(self) -> None:
         self.interrupts += 1

@@ -14,17 +14,25 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from cursorpilot.records import models as R
 from cursorpilot.detect.snapshot import Snapshot
 from cursorpilot.events import BaseSink, Outcome, Status
+from cursorpilot.records.answerer import Answerer, Source
 from cursorpilot.records.pastruns import PastRun
 from cursorpilot.records.secret import is_masked
 
 if TYPE_CHECKING:
     from cursorpilot.human.asked import Asked
 
-CHOSEN_BY = {"rules": "rules", "policy": "the deny policy", "human": "you", "script": "the script", "plan": "the plan",
-             R.BY_TIMEOUT: "--on-human-timeout"}  # else a model
+CHOSEN_BY = {Answerer.RULES: "rules", Answerer.POLICY: "the deny policy", Answerer.PERSON: "you", Answerer.PLAN: "the plan",
+             Answerer.TIMEOUT: "--on-human-timeout"}  # else a model (the script provider's replies: "the script")
+
+
+def chosen_by(source: str) -> str:
+    """Who chose an answer, as the run's summary counts them."""
+    by = Source.read(source)
+    if by.kind is Answerer.MODEL and (by.detail or "").split(":")[0] == "script":
+        return "the script"
+    return CHOSEN_BY.get(by.kind, "the model")
 LOG_TAIL = 200  # at most this many of a step's last lines go to a log at its end (all of them are in session.raw)
 TICKS_PER_SECOND = 2  # the live view is drawn again this often by itself, so that its clock runs while nothing changes
 
@@ -120,7 +128,7 @@ class ConsoleSink(BaseSink):
                                soft_wrap=True)
 
     def answer(self, prompt: str, typed: str, source: str, changed: str = "", granted: str = "") -> None:
-        who = CHOSEN_BY.get(source.split(":")[0], "the model")
+        who = chosen_by(source)
         self._chosen_by[who] = self._chosen_by.get(who, 0) + 1
         if self.quiet:
             return

@@ -3,13 +3,21 @@
 The runner builds a Job per plan step and gives it to the channel its kind names (channels/registry.py); every channel's entry
 point is `drive(job) -> StepResult`. It lives above the decision path and the run's shared state (it names the turn
 config and the goal check's timeout) and below every channel.
+
+The people a step may ask are named here as a Protocol (`People`), below human/humans.py that serves it: the run's
+state (run_context.py) held them and named them for the type checker, an import upward that closed a circle
+(contract -> run_context -> human.humans -> contract).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from cursorpilot.decide.compiled import Policy
+from cursorpilot.decide.question import Decision, Question
 from cursorpilot.decide.turns import TurnConfig
 from cursorpilot.channels.goalcheck import CHECK_TIMEOUT
 from cursorpilot.plan import Step
@@ -19,6 +27,20 @@ from cursorpilot.run_context import RunContext
 if TYPE_CHECKING:  # (events.py and the profiles sit above the contract: named for the type checker, never imported)
     from cursorpilot.detect.profiles import Profile
     from cursorpilot.events import Sink
+
+
+AnswerCheck = Callable[[Question, Decision], Decision]  # the decision path's check of an answer (decide.decider.Decider.check)
+
+
+class People(Protocol):
+    """Who is asked when nothing else can answer, as a step's loop sees them (human/humans.py's Humans): one question
+    at a time, the first answer that passes `check` wins, or an escalation that says why nobody answered."""
+
+    async def decide(self, q: Question, why: str, step: Job, check: AnswerCheck, pool: Executor) -> Decision: ...
+
+    def ask(self, q: Question, why: str, step: Job, check: AnswerCheck | None = None, shown: str | None = None) -> Decision: ...
+
+    def withdraw(self, why: str) -> None: ...
 
 
 @dataclass(slots=True, kw_only=True)
@@ -45,6 +67,8 @@ class Job:
     turns: TurnConfig = field(default_factory=TurnConfig)  # how turn ends are judged and bounded (decide/turns.py)
     profile: Profile | None = None  # the detector profile, for a channel that reads a screen
     session_id: str | None = None  # the session a previous attempt left (ACP, headless: resumed)
+    people: People | None = None  # who is asked when nothing else can answer (the runner's: every run has them)
+    policy: Policy | None = None  # --policy: the run's pinned deny policy (else the step compiles its governing prompt)
 
 
 @dataclass(slots=True)

@@ -50,7 +50,7 @@ class StepHost:
                                 dry_run=ctx.dry_run, interactive=ctx.interactive)
         label = f"{step.index}/{step.total}: {step.name}"
         self.decider = Decider(ctx, step.governing_prompt, cwd, step.rules, PromptFiler(ctx, step.index, label, cwd, step.governing_prompt),
-                               ctx.policy)
+                               step.policy)
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
         self.mark = f"{ctx.run_id}-{step.index}"  # in the environment of everything the program starts (reaper.py)
         self._log = get_logger("cursorpilot")
@@ -147,9 +147,9 @@ class StepHost:
         that says why, when nobody answered)."""
         if self._human is None:
             self._human = asyncio.Lock()  # (made on the loop that uses it)
-        assert self.ctx.humans is not None  # (the runner's, made before any step)
+        assert self.step.people is not None  # (the runner's, made before any step)
         async with self._human:
-            return await self.ctx.humans.decide(q, why, self.step, self.decider.check, self.pool)
+            return await self.step.people.decide(q, why, self.step, self.decider.check, self.pool)
 
     def close(self) -> None:
         """The step is over: its counts go back to the run, its workers stop, what the program left running is ended."""

@@ -33,8 +33,8 @@ from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdic
 from cursorpilot.decide.yesno import may_say_yes
 from cursorpilot.keys import needs_human, only_keys
 from cursorpilot.providers.base import QA, AnswerRequest, Attempt, Provider, Reply, Usage
-from cursorpilot.records.secret import is_masked, masked
-from cursorpilot.records.secret import names as secret_names
+from cursorpilot.records.answerer import Answerer
+from cursorpilot.records.secret import is_masked, masked, names as secret_names
 from cursorpilot.run_context import RunContext
 from cursorpilot.records import models as R
 
@@ -307,7 +307,7 @@ class Decider:
                     return Decision.escalate(f"the reply {shown!r} names none of the options ({names})", d.source)
             else:
                 d = replace(d, choices=chosen)
-        if d.denied is None and d.source != "human":  # a person who answers decides for themselves
+        if d.denied is None and d.by.kind is not Answerer.PERSON:  # a person who answers decides for themselves
             g = self.ground()
             weighed = gate.turn_message(q, d, g) if q.kind == Kind.TURN_END else gate.closer_look(q, d, g) if may_say_yes(q, d) else None
             if weighed is not None:

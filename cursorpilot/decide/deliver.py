@@ -15,6 +15,7 @@ from typing import Any
 
 from cursorpilot.decide.guards import over_cap
 from cursorpilot.errors import ExitCode
+from cursorpilot.records import answerer
 from cursorpilot.records.models import Rec, body, name_of
 from cursorpilot.records import models as R
 
@@ -161,7 +162,7 @@ def escalate(counts: RunCounts, *, rule_id: str | None, prompt: str, why: str, h
     return out
 
 
-NOBODY = "nobody"  # the source of the escalation that says why the people asked gave no answer (human/humans.py)
+NOBODY = answerer.NOBODY  # the source of the escalation that says why the people asked gave no answer (human/humans.py)
 
 
 def unanswered(needed: str, why: str = "") -> Halt:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from cursorpilot.decide import consent, ruling, turns, weigh
 from cursorpilot.decide.compiled import Policy, lexical
@@ -21,12 +22,14 @@ from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Closer, Decision, Kind, Question, Verdict
 from cursorpilot.decide.yesno import refusal
 from cursorpilot.providers.base import QA, Reply
+from cursorpilot.records import answerer
 from cursorpilot.records import models as R
 from cursorpilot.records.secret import masked
 from cursorpilot.records.secret import names as secret_names
 
 _AGREES = re.compile(r"(?i)^\W*(yes|y|yeah|yep|sure|ok|okay|go ahead|do it|please do|approved?)\b")  # a turn end's yes
 CHECK, COUNTED = "check", "counted"  # what the Decider does next with a ruled decision: every check, or the loop breaker only
+Counted = Literal["policy_changed", "policy_granted"]  # the run's counters the gate adds to (run_context.UsageKey's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +40,7 @@ class Ruled:
     decision: Decision
     then: str = ""
     records: tuple[R.Rec, ...] = ()
-    counts: tuple[str, ...] = ()
+    counts: tuple[Counted, ...] = ()
     override: str = ""
     history: QA | None = None
 
@@ -76,9 +79,9 @@ def refuse(q: Question, denial: Denial, on: str | None, changed: Decision | None
     history = QA(q.text, f"{no[0] if no else '(nothing)'}: refused by the deny policy (rule {denial.rule}: {denial.evidence})")
     if no is None:
         return Ruled(Decision.escalate(f"denied by policy rule {denial.rule!r} and the prompt has no 'no' choice"
-                                       + (f": {why}" if why else ""), f"policy:{denial.rule}"), records=(record,), history=history)
+                                       + (f": {why}" if why else ""), answerer.policy(denial.rule)), records=(record,), history=history)
     changes = f"{shown(q, changed)!r} ({changed.source}) -> {no[0]!r}" if changed is not None else ""
-    decision = Decision(Verdict.ANSWER, text=no[0], choices=no[1], source=f"policy:{denial.rule}", denied=denial.rule, changed=changes)
+    decision = Decision(Verdict.ANSWER, text=no[0], choices=no[1], source=answerer.policy(denial.rule), denied=denial.rule, changed=changes)
     return Ruled(decision, CHECK, (record,), ("policy_changed",) if changes else (),
                  f"{' '.join((q.asked or q.text).split())[:80]}: {changes}" if changes else "", history)
 
@@ -103,10 +106,11 @@ def weigh_yes(q: Question, d: Decision, seen: weigh.Look, g: Ground) -> Ruled:
                                                  "device or outside the working tree; only a plan's allow: that names it lifts it")
     if g.policy is None:
         return Ruled(replace(d, weigh=Closer(seen, shown(q, d), d.source, stage="policy")))
-    by_rule = ruling.rule_names(d.named, seen.acts) if d.source.startswith("rules:") and d.matched else frozenset()
+    rule = d.by.rule  # the id of the rule that answered, when one did
+    by_rule = ruling.rule_names(d.named, seen.acts) if rule is not None and d.matched else frozenset()
     said = ruling.rule(g.policy, seen.acts, seen.block, by_rule, g.can_judge)
     if said.verdict == ruling.GRANTED:
-        by = f"your rule {d.source.split(':', 1)[1]}" if by_rule else f"your words {said.entry.quote!r}" if said.entry else "your words"
+        by = f"your rule {rule}" if by_rule else f"your words {said.entry.quote!r}" if said.entry else "your words"
         return granted(q, d, seen, f"{by}{_detail(said.why)}")
     if said.verdict == ruling.JUDGE:
         return Ruled(replace(d, weigh=Closer(seen, shown(q, d), d.source, grants=said.candidates)))
@@ -131,7 +135,7 @@ def person(q: Question, d: Decision, seen: weigh.Look, why: str) -> Ruled:
     """The user's own words disagree about this yes: a person decides, and the record says why."""
     record = R.PolicyDenied(policy_rule=seen.denial.rule, evidence=seen.denial.evidence, rule_id=q.source, reply=None, on="yes",
                             changed_from=shown(q, d), chosen_by=d.source, why=why)
-    return Ruled(Decision.escalate(f"a yes that would {weigh.ACT_NAMES[seen.denial.rule]}: {why}", f"policy:{seen.denial.rule}"),
+    return Ruled(Decision.escalate(f"a yes that would {weigh.ACT_NAMES[seen.denial.rule]}: {why}", answerer.policy(seen.denial.rule)),
                  records=(record,))
 
 

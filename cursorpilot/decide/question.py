@@ -13,6 +13,7 @@ from enum import StrEnum
 from cursorpilot.decide.policy import Denial
 from cursorpilot.decide.compiled import Entry
 from cursorpilot.decide.weigh import Look
+from cursorpilot.records.answerer import Source
 
 
 class Kind(StrEnum):
@@ -129,6 +130,11 @@ class Decision:
     changed: str = ""  # the deny policy changed the answer: "'y' (openai:m) -> 'n'", said wherever it is shown
     granted: str = ""  # a yes the deny policy weighed went through: "your rule go", "your prompt: 'Remove …'", said too
     limit: bool = False  # FAIL: a limit ended it (exit 4), not a failure
+
+    @property
+    def by(self) -> Source:
+        """Who answered, as a type: what a check asks (records/answerer.py), `source` being its record's spelling."""
+        return Source.read(self.source)
 
     @staticmethod
     def escalate(why: str, source: str = "") -> Decision:

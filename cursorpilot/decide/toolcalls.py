@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
+from cursorpilot.records.answerer import Answerer, Source
 
 # A governing prompt that grants standing permission lets "allow always" through; otherwise it becomes "allow once".
 _STANDING = re.compile(r"(?i)\b(always allow|allow always|standing permission|don'?t ask again|for the (whole )?session)\b")
@@ -111,7 +112,11 @@ class Outcome:
 
 
 UNDESCRIBED = "the agent did not say what it will run or change (no title, input, locations, diff or content): a model may not approve it"
-_TRUSTED = ("rules:", "human", "policy:", "plan:")  # the user's own word, or the policy's
+
+
+def _trusted(by: Source) -> bool:
+    """The user's own word (a rule of theirs, a person, the plan), or the policy's."""
+    return by.rule is not None or by.kind in (Answerer.PERSON, Answerer.POLICY, Answerer.PLAN)
 
 
 def permission_reply(q: Question, d: Decision, standing: bool, described: bool = True) -> Outcome:
@@ -125,7 +130,7 @@ def permission_reply(q: Question, d: Decision, standing: bool, described: bool =
         once = next((c for c in q.choices if c.kind == "allow_once"), None)
         if once is not None:
             choice = once  # no standing permission in the governing prompt: once is what was granted
-    if (choice.kind or "").startswith("allow") and not described and not d.source.startswith(_TRUSTED):
+    if (choice.kind or "").startswith("allow") and not described and not _trusted(d.by):
         return Outcome(None, why=UNDESCRIBED)
     return Outcome({"outcome": {"outcome": "selected", "optionId": choice.key}}, choice)
 

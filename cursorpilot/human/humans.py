@@ -26,17 +26,18 @@ from cursorpilot.human.asked import GONE, REFUSED, Result, asked, notice
 from cursorpilot.human.race import Board, Offer, Pending
 from cursorpilot.human.terminal import LineReader
 from cursorpilot.human.tokens import Signer
+from cursorpilot.records import answerer
 from cursorpilot.records import models as R
 
 if TYPE_CHECKING:
     from cursorpilot.clock import Clock
     from cursorpilot.events import Sink
     from cursorpilot.human.page import Page
+    from cursorpilot.channels.contract import AnswerCheck as Check
     from cursorpilot.channels.contract import Job
     from cursorpilot.records.transcript import Transcript
 
 ON_TIMEOUT = ("exit", "no")
-Check = Callable[[Question, Decision], Decision]  # decide.decider.Decider.check
 GAVE_UP = "the person at the terminal gave up (Ctrl-D)"
 
 
@@ -171,7 +172,7 @@ class Humans:
                 continue
             if pending.accept(offer):
                 self._answered(pending, offer, step)
-                return Decision(Verdict.ANSWER, text=offer.text, source="human")
+                return Decision(Verdict.ANSWER, text=offer.text, source=answerer.PERSON)
             return self._unanswered(pending, step, pending.ended or "the question was withdrawn")  # while it was checked
 
     def _timed_out(self, pending: Pending, q: Question, check: Check | None, step: int) -> Decision:
@@ -257,7 +258,7 @@ def _refused(q: Question, check: Check | None, text: str) -> str:
     """Why this answer can't be taken ("" when it can): the deny policy on the reply itself, the options it names."""
     if check is None:
         return ""
-    d = check(q, Decision(Verdict.ANSWER, text=text, source="human", secret=q.secret))
+    d = check(q, Decision(Verdict.ANSWER, text=text, source=answerer.PERSON, secret=q.secret))
     return "" if d.verdict == Verdict.ANSWER else (d.why or "not taken")
 
 

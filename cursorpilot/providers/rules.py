@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from cursorpilot.errors import BadInput
+from cursorpilot.records import answerer
 from cursorpilot.providers.base import AnswerRequest, ProviderConfig, Reply
 from cursorpilot.yamlpos import explain, load_with_positions, where
 
@@ -135,14 +136,14 @@ class RulesProvider:
         for rid, rx, screen, entry in self.rules:
             if entry.kind != request.kind and (entry.kind or request.kind == "turn_end"):
                 continue
-            if entry.after is not None and request.previous != f"rules:{entry.after}":
+            if entry.after is not None and request.previous != answerer.rule(entry.after):
                 continue
             if (m := rx.search(request.prompt_block)) and (screen is None or screen.search(request.screen)):
-                return Reply(text=entry.reply, source=f"rules:{rid}", secret=entry.secret, matched=m.group(0),
+                return Reply(text=entry.reply, source=answerer.rule(rid), secret=entry.secret, matched=m.group(0),
                              named=(*(w for w in spelled(entry.match) if w.lower() in m.group(0).lower()), *entry.grants))
         if not self.rules and not self.origin:  # nothing was chosen to answer: say how to choose
-            return Reply(text=None, source="rules", reason=NOTHING_CHOSEN)
-        return Reply(text=None, source="rules", reason="no rule matches this prompt")
+            return Reply(text=None, source=answerer.RULES_MISS, reason=NOTHING_CHOSEN)
+        return Reply(text=None, source=answerer.RULES_MISS, reason="no rule matches this prompt")
 
 
 def spelled(pattern: str) -> list[str]:

@@ -3,6 +3,7 @@ gathers every type)."""
 
 from typing import Any
 
+from cursorpilot.records import answerer
 from cursorpilot.records.base import Rec, declare
 
 
@@ -132,7 +133,7 @@ class ProviderReply(Rec):
     cascade: list[Any] | None = None  # a cascade's reply (decide/cascade.py): each model asked, kept or why not, in order
 
 
-BY_TIMEOUT = "on-human-timeout"  # an answer's source when --human-timeout passed and --on-human-timeout no gave the no
+BY_TIMEOUT = answerer.BY_TIMEOUT  # an answer's source when --human-timeout passed and --on-human-timeout no gave the no
 
 
 @declare("answer")

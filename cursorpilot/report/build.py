@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from cursorpilot.records import answerer
+from cursorpilot.records.answerer import Answerer, Source
 from cursorpilot.records import models as R
 from cursorpilot.records.reading import ReadStats, read
 from cursorpilot.report.cascade import CascadeTally
@@ -73,18 +75,18 @@ def _count(value: Any) -> int:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
 
-LOOP_BREAKER = "loop-breaker"
+LOOP_BREAKER = answerer.LOOP_BREAKER
+
+
+_KINDS: dict[Answerer, SourceKind] = {
+    Answerer.RULES: "rules", Answerer.PLAN: "plan", Answerer.POLICY: "policy", Answerer.PERSON: "human",
+    Answerer.TIMEOUT: "human",  # --on-human-timeout's no: the human rung decided it, nobody answered (the row's why says so)
+    Answerer.BREAKER: "breaker", Answerer.MODEL: "model", Answerer.NOBODY: "model", Answerer.NONE: "none",
+}  # NOBODY as "model": as the report has always counted it (no row shows it: a people's silence is an escalation's why)
 
 
 def source_kind(source: str | None) -> SourceKind:
-    if not source:
-        return "none"
-    kinds = (("rules", "rules"), ("plan:", "plan"), ("policy:", "policy"), ("human", "human"), (R.BY_TIMEOUT, "human"),
-             (LOOP_BREAKER, "breaker"))  # --on-human-timeout's no: the human rung decided it, nobody answered (the row's why says so)
-    for prefix, kind in kinds:
-        if source.startswith(prefix):
-            return kind  # type: ignore[return-value]
-    return "model"
+    return _KINDS[Source.read(source).kind] if source else "none"
 
 
 @dataclass
@@ -294,7 +296,7 @@ class Builder:
         self.d.counts["denials"] += r.decision == "deny"
         self.d.counts["grants"] += r.decision == "allow"
         outcome: RowOutcome = "refused" if r.decision == "deny" else "answered" if r.decision == "allow" else "escalated"
-        self._row(r, outcome, question=f"{r.agent}'s {r.tool}: {r.target or ''}", answer=r.decision, source="policy:hook", kind="action",
+        self._row(r, outcome, question=f"{r.agent}'s {r.tool}: {r.target or ''}", answer=r.decision, source=answerer.policy("hook"), kind="action",
                   why=r.reason, granted=r.quote if r.decision == "allow" else None, policy_rule=",".join(r.acts or []) or None)
 
     def _human_answered(self, r: R.HumanAnswered) -> None:

@@ -43,6 +43,7 @@ class Runner:
         self.clock = clock or SystemClock()
         self.resume = resume
         self.preview: list[dict] = []
+        self.humans: Humans | None = None  # who is asked when nothing else can answer: the run's, handed to each step
 
     # -- setup -------------------------------------------------------------------
     def _profile(self, step: Step) -> Profile:
@@ -87,12 +88,12 @@ class Runner:
             tx=tx, redactor=redactor, clock=self.clock, log_dir=spec.log_dir, run_id=spec.run_id, provider=spec.provider,
             interactive=spec.interactive, cols=spec.cols, rows=spec.rows,
             context_tokens=spec.context_tokens, no_upload=spec.no_upload, keep_ci_env=spec.keep_ci_env, native_deny=spec.native_deny,
-            allow=frozenset(spec.plan.allow), policy=spec.policy,
+            allow=frozenset(spec.plan.allow),
             max_answers=spec.max_steps or spec.plan.defaults.max_steps, model_calls=spec.model_calls,
             deadline=t0 + spec.timeout if spec.timeout else None, dry_run=spec.dry_run, secrets=spec.secrets,
         )
         session.on_note = self.sink.note
-        session.humans = humans = Humans(spec.humans, tx, self.clock, redactor.text, self.sink)
+        self.humans = humans = Humans(spec.humans, tx, self.clock, redactor.text, self.sink)
         if found is not None:
             self._start(session, redactor, found.result())
         else:
@@ -142,15 +143,15 @@ class Runner:
                     record.attempts[-1].status, record.attempts[-1].finished = "interrupted", now_iso()
         start = self.manifest.first_unfinished()
         session.tx.write(R.RunResumed(argv=self.spec.argv, resumes=self.manifest.resumes, from_step=(start or 0) + 1))
-        for key in ("answers", "escalations", *session.usage):
-            value = self.manifest.counters.get(key)
+        kept = self.manifest.counters
+        if isinstance(answers := kept.get("answers"), int):
+            session.answers = answers
+        if isinstance(escalations := kept.get("escalations"), int):
+            session.escalations = escalations
+        for key in list(session.usage):
+            value = kept.get(key)
             if isinstance(value, int):
-                if key == "answers":
-                    session.answers = value
-                elif key == "escalations":
-                    session.escalations = value
-                else:
-                    session.usage[key] = value
+                session.usage[key] = value
 
     def _steps(self, session: RunContext) -> tuple[ExitCode, str]:
         steps = self.spec.plan.steps
@@ -212,7 +213,8 @@ class Runner:
         if step.kind is StepKind.RUN:
             assert step.run is not None
             job = Job(command=list(step.run), governing_prompt="", name=step.name, index=n, total=total, cwd=cwd, env=step.env,
-                      deadline=deadline, deadline_reason=why, step=step, ctx=session, sink=self.sink)
+                      deadline=deadline, deadline_reason=why, step=step, ctx=session, sink=self.sink, people=self.humans,
+                      policy=self.spec.policy)
             result = channels.drive(step.kind, job)
             self.preview += [{"step": step.name, **row} for row in result.listed]
             return ExitCode(result.exit_code), result.reason, result.child
@@ -222,10 +224,11 @@ class Runner:
         job = Job(command=self._command(step), governing_prompt=governing, name=step.name, index=n, total=total, cwd=cwd, env=step.env,
                   max_answers=step.max_steps, deadline=deadline, deadline_reason=why, rules=rules, step=step, ctx=session,
                   sink=self.sink, profile=self._profile(step), session_id=record.session_id, done_when=goal,
-                  check_timeout=check_timeout, turns=self._turn_config(step, record))
+                  check_timeout=check_timeout, turns=self._turn_config(step, record), people=self.humans,
+                  policy=self.spec.policy)
         result = channels.drive(step.kind, job)
-        if session.humans is not None:
-            session.humans.withdraw(f"step {n} ended: {result.reason}")
+        if self.humans is not None:
+            self.humans.withdraw(f"step {n} ended: {result.reason}")
         if result.session_id:
             record.session_id = result.session_id
         code, reason, child = self._ended(step, result)

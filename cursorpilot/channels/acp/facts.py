@@ -8,19 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from cursorpilot.channels.agent.facts import (STUCK_AFTER, AgentPilotConfig, Ask, AskHuman, Decided, DenyListWritten, End, Exited,
+from cursorpilot.channels.agent.facts import (STUCK_AFTER, AgentEffect, AgentPilotConfig, Ask, AskHuman, Decided, DenyListWritten, End, Exited,
                                               GoalChecked, Interrupted, NotJson)
-from cursorpilot.decide.deliver import Delivered, Record, Tell
-from cursorpilot.decide.turns import CheckGoal
 
 # How the client answers a request it does not carry out (acp/client.py maps them to JSON-RPC error codes): what is
 # not there, what it will not do, what went wrong while doing it.
 NOT_FOUND, REFUSED, FAILED = "not_found", "refused", "failed"
 
 
-@dataclass(slots=True)
-class AcpPilotConfig(AgentPilotConfig):
-    native: bool = False  # the deny policy is in the agent's own deny list too (channels/agent/nativedeny.py)
+AcpPilotConfig = AgentPilotConfig  # (its `native` is the shared config's: a print mode's agent has a deny list too)
 
 
 # -- facts -------------------------------------------------------------------------------------------------------------
@@ -225,7 +221,8 @@ class CancelTurn:
 
 
 
-Effect = Record | Tell | Delivered | OpenSession | SendPrompt | Ask | AskHuman | Reply | Refuse | CancelTurn | End | CheckGoal
+Own = OpenSession | SendPrompt | Reply | Refuse | CancelTurn  # what only this channel's loop carries out (acp/step.py)
+Effect = AgentEffect | Own
 
 # the facts both agent channels share, declared in channels/agent/facts.py and taken here as this channel's own
 __all__ = ["STUCK_AFTER", "AgentPilotConfig", "Ask", "AskHuman", "Decided", "DenyListWritten", "End", "Exited", "GoalChecked", "Interrupted",

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import assert_never
 
 from cursorpilot.records import models as R
+from cursorpilot.records.answerer import Answerer
 from cursorpilot.channels.acp import ask, workspace
 from cursorpilot.channels.acp.activity import Activity, texts_of
 from cursorpilot.channels.acp.facts import (STUCK_AFTER, AcpPilotConfig, Ask, AskHuman, CallFailed, CancelSent, CancelTurn, CommandAsked,
@@ -26,7 +27,7 @@ from cursorpilot.channels.acp.facts import (STUCK_AFTER, AcpPilotConfig, Ask, As
 from cursorpilot.channels.acp.requests import Open, form_reply, plan_reply, question_answer
 from cursorpilot.channels.agent.pilot import AgentPilot, headline, ledgers
 from cursorpilot.channels.agent.waits import AgentWaits, Waits
-from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, NOBODY, deliver, escalation, split, unanswered
+from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, deliver, escalation, split, unanswered
 from cursorpilot.decide.limits import is_limit
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Decision, Kind, Question, Verdict
@@ -248,7 +249,7 @@ class AcpPilot(AgentPilot[Effect], AgentWaits[Effect]):
         if o is None or self.done:
             return []  # superseded: the step ended meanwhile
         d = f.decision
-        if d is None or d.source == NOBODY:  # the people asked gave no answer
+        if d is None or d.by.kind is Answerer.NOBODY:  # the people asked gave no answer
             return self._halt(unanswered(o.human or "escalated", d.why if d is not None else ""))
         if d.verdict == Verdict.FAIL:
             return self._end(ExitCode.LIMIT if d.limit else ExitCode.FAILED, d.why)

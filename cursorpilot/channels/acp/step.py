@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from cursorpilot import __version__
 from cursorpilot.channels import reaper
@@ -18,7 +18,7 @@ from cursorpilot.channels.acp import facts
 from cursorpilot.channels.acp.client import Client, dump, refusal
 from cursorpilot.channels.acp.fs import Workspace
 from cursorpilot.channels.acp.launchers import misread
-from cursorpilot.channels.acp.pilot import AcpPilot, AcpPilotConfig
+from cursorpilot.channels.acp.pilot import AcpPilot
 from cursorpilot.channels.acp.terminals import Terminal, Terminals
 from cursorpilot.channels.acp.wire import StderrLog, pump
 from cursorpilot.channels.agent import nativedeny
@@ -33,14 +33,12 @@ if TYPE_CHECKING:
 CANCEL_GRACE = 2.0  # after session/cancel, how long the agent may take to end its turn
 
 
-class AcpStep(AgentLoop):
+class AcpStep(AgentLoop[facts.Fact, facts.Own]):
     def __init__(self, job: Job):
         assert job.step.acp is not None  # (the registry hands this channel its own steps only)
         super().__init__(job, name="acp-answerer", agent=nativedeny.agent_of(job.command))
         ctx = self.ctx
-        self.pilot: AcpPilot = AcpPilot(AcpPilotConfig(**self.pilot_config(job.step.acp),
-                                                       native=ctx.native_deny and nativedeny.agent_of(job.command) is not None),
-                                        self.counts)
+        self.pilot: AcpPilot = AcpPilot(self.pilot_config(job.step.acp), self.counts)
         self.workspace = Workspace(self.cwd)
         self.terminals = Terminals(ctx.clock.monotonic)
         self.stderr = StderrLog(ctx.log_dir / f"agent-stderr{self.suffix}.log")
@@ -117,20 +115,23 @@ class AcpStep(AgentLoop):
             future.cancel()
 
     # -- facts in, effects out ---------------------------------------------------------------------------------------------
-    def _carry_out(self, e: object) -> None:
-        if isinstance(e, (facts.Reply, facts.Refuse)):
-            future = self._waiting.pop(e.token, None)
-            if future is not None and not future.done():
-                if isinstance(e, facts.Reply):
-                    future.set_result(e.payload)
-                else:
-                    future.set_exception(refusal(e.error, e.message, e.target))
-        elif isinstance(e, facts.OpenSession):
-            self.spawn(self._open_session(e.load))
-        elif isinstance(e, facts.SendPrompt):
-            self._turn = self.spawn(self._prompt(e.text))
-        elif isinstance(e, facts.CancelTurn):
-            self._cancelling = self.spawn(self._cancel())
+    def _carry_out(self, e: facts.Own) -> None:
+        match e:
+            case facts.Reply() | facts.Refuse():
+                future = self._waiting.pop(e.token, None)
+                if future is not None and not future.done():
+                    if isinstance(e, facts.Reply):
+                        future.set_result(e.payload)
+                    else:
+                        future.set_exception(refusal(e.error, e.message, e.target))
+            case facts.OpenSession():
+                self.spawn(self._open_session(e.load))
+            case facts.SendPrompt():
+                self._turn = self.spawn(self._prompt(e.text))
+            case facts.CancelTurn():
+                self._cancelling = self.spawn(self._cancel())
+            case _:
+                assert_never(e)
 
     def _task_failed(self, exc: BaseException) -> None:
         self.feed(facts.CallFailed("pilot", f"{type(exc).__name__}: {exc}", gone=False))

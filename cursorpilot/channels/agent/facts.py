@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cursorpilot.decide.deliver import Delivered, Record, Tell
 from cursorpilot.decide.limits import LimitConfig
 from cursorpilot.decide.question import Decision, Question
-from cursorpilot.decide.turns import TurnConfig, TurnFacts
+from cursorpilot.decide.turns import CheckGoal, TurnConfig, TurnFacts
 from cursorpilot.errors import ExitCode
 
 STUCK_AFTER = 600.0  # a turn in which nothing at all happens this long is stuck (channels/agent/waits.py)
@@ -30,6 +31,7 @@ class AgentPilotConfig:
     stuck_after: float = STUCK_AFTER
     turns: TurnConfig = field(default_factory=TurnConfig)  # how turn ends are judged and bounded (decide/turns.py)
     limits: LimitConfig = field(default_factory=LimitConfig)  # how a usage limit is waited out (decide/limits.py)
+    native: bool = False  # the deny policy is in the agent's own deny list too (channels/agent/nativedeny.py)
 
 
 # -- facts -------------------------------------------------------------------------------------------------------------
@@ -104,3 +106,9 @@ class End:
 
     code: ExitCode
     reason: str
+
+
+# what the loop's base feeds every agent pilot (channels/agent/loop.py): each channel's Fact takes them all
+AgentFact = DenyListWritten | Decided | GoalChecked | Interrupted
+# the effects every agent pilot returns, carried out by the loop's base; a channel's Effect is these and its own
+AgentEffect = Record | Tell | Delivered | CheckGoal | Ask | AskHuman | End

@@ -6,6 +6,10 @@ step's host (channels/host.py), the agent's own deny list written before it star
 people asked off the event loop, a turn end's goal check, the tick that tells the pilot the time and interrupts, a task
 that fails told to the pilot instead of a traceback, and the stop sequence. A loop adds only its own: how the agent is
 spoken to and what its effects mean.
+
+A loop is typed by its channel's facts and its own effects (`AgentLoop[acp.facts.Fact, acp.facts.Own]`): what the pilot
+returns is `AgentEffect | Own`, and both are dispatched with a `match` that ends in `assert_never`, so an effect nobody
+carries out is a type error, and raises if it comes anyway (it was dropped in silence; the PTY loop raised).
 """
 
 from __future__ import annotations
@@ -14,13 +18,15 @@ import asyncio
 import os
 import signal
 from collections.abc import Coroutine, Sequence
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar, assert_never
 
 from cursorpilot.channels.agent import nativedeny
-from cursorpilot.channels.agent.facts import STUCK_AFTER, Ask, AskHuman, Decided, DenyListWritten, End, GoalChecked, Interrupted
+from cursorpilot.channels.agent.facts import (STUCK_AFTER, AgentEffect, AgentFact, AgentPilotConfig, Ask, AskHuman, Decided, DenyListWritten,
+                                              End, GoalChecked, Interrupted)
 from cursorpilot.channels.contract import Job, StepResult
 from cursorpilot.channels.host import StepHost
 from cursorpilot.decide.question import Question
+from cursorpilot.decide.deliver import Delivered, Record, Tell
 from cursorpilot.decide.turns import CheckGoal, Turns
 from cursorpilot.errors import ExitCode
 
@@ -28,8 +34,14 @@ TICK = 0.1  # how often the loop looks at the clock and at interrupts while it w
 STOP_GRACE = 3.0  # stdin closed, then SIGTERM, then SIGKILL, this long apart
 PIPE_LIMIT = 16 << 20  # the longest line the agent may write (a big tool call's arguments)
 
-class Pilot(Protocol):
-    """An agent pilot as its loop sees it (acp/pilot.py, headless/pilot.py)."""
+F = TypeVar("F")  # a channel's facts (its facts.py's Fact)
+E = TypeVar("E")  # a channel's own effects (its facts.py's Own): its pilot returns them and the AgentEffects
+F_in = TypeVar("F_in", contravariant=True)
+E_out = TypeVar("E_out", covariant=True)
+
+
+class Pilot(Protocol[F_in, E_out]):
+    """An agent pilot as its loop sees it (acp/pilot.py, headless/pilot.py): its channel's facts in, effects out."""
 
     done: bool
     exit_code: ExitCode
@@ -37,7 +49,7 @@ class Pilot(Protocol):
     session_id: str | None
     turns: Turns
 
-    def handle(self, now: float, fact: Any) -> Sequence[object]: ...  # (its channel's facts in, its effects out)
+    def handle(self, now: float, fact: F_in) -> Sequence[AgentEffect | E_out]: ...
 
     @property
     def answers(self) -> int: ...
@@ -49,11 +61,11 @@ class Pilot(Protocol):
     def all_said(self) -> list[str]: ...
 
 
-class AgentLoop:
+class AgentLoop(Generic[F, E]):
     """An agent step's loop: a channel's loop derives from it and adds how its agent is spoken to (`_main`), what its
     own effects mean (`_carry_out`), the time it tells its pilot (`_tick`) and how a failed task is told (`_task_failed`)."""
 
-    pilot: Pilot
+    pilot: Pilot[AgentFact | F, E]
 
     def __init__(self, job: Job, *, name: str, agent: str | None):
         self.job, self.ctx, self.sink = job, job.ctx, job.sink
@@ -67,12 +79,13 @@ class AgentLoop:
         self._ended = asyncio.Event()
         self._tasks: set[asyncio.Task] = set()
 
-    def pilot_config(self, task: str) -> dict[str, Any]:
-        """What every agent pilot's config takes from the step (AgentPilotConfig's fields)."""
+    def pilot_config(self, task: str) -> AgentPilotConfig:
+        """What every agent pilot's config takes from the step."""
         job = self.job
-        return dict(task=task, governing_prompt=job.governing_prompt, cwd=self.cwd, allow=self.ctx.allow, resume_session=job.session_id,
-                    max_answers=job.max_answers, deadline=job.deadline, deadline_reason=job.deadline_reason, turns=job.turns,
-                    limits=self.host.limits(), stuck_after=job.turns.stuck_after or STUCK_AFTER)
+        return AgentPilotConfig(task=task, governing_prompt=job.governing_prompt, cwd=self.cwd, allow=self.ctx.allow,
+                                resume_session=job.session_id, max_answers=job.max_answers, deadline=job.deadline,
+                                deadline_reason=job.deadline_reason, turns=job.turns, limits=self.host.limits(),
+                                stuck_after=job.turns.stuck_after or STUCK_AFTER, native=self.guard.agent is not None)
 
     # -- the step ------------------------------------------------------------------------------------------------------
     def run(self) -> StepResult:
@@ -129,30 +142,38 @@ class AgentLoop:
             self.hook_decisions()
             self.feed(self._tick())
 
-    def _tick(self) -> object:
+    def _tick(self) -> F:
         raise NotImplementedError
 
     # -- facts in, effects out ---------------------------------------------------------------------------------------------
-    def feed(self, fact: object) -> None:
+    def feed(self, fact: AgentFact | F) -> None:
         self._apply(self.pilot.handle(self.ctx.clock.monotonic(), fact))
 
-    def _apply(self, effects: Sequence[object]) -> None:
+    def _apply(self, effects: Sequence[AgentEffect | E]) -> None:
         for e in effects:
-            if self.host.shared(e):
-                continue
-            if isinstance(e, Ask):
-                self.spawn(self._decide(e.token, e.question))
-            elif isinstance(e, AskHuman):
-                self.spawn(self._ask_human(e.token, e.question, e.why))
-            elif isinstance(e, CheckGoal):
-                self.spawn(self._check_goal(e.token))
-            elif isinstance(e, End):
-                self._ended.set()
+            if isinstance(e, AgentEffect):
+                self._carry_out_shared(e)
             else:
                 self._carry_out(e)
 
-    def _carry_out(self, e: object) -> None:
-        """An effect of the channel's own."""
+    def _carry_out_shared(self, e: AgentEffect) -> None:
+        """An effect every agent pilot returns."""
+        match e:
+            case Record() | Tell() | Delivered():
+                self.host.shared(e)
+            case Ask():
+                self.spawn(self._decide(e.token, e.question))
+            case AskHuman():
+                self.spawn(self._ask_human(e.token, e.question, e.why))
+            case CheckGoal():
+                self.spawn(self._check_goal(e.token))
+            case End():
+                self._ended.set()
+            case _:
+                assert_never(e)
+
+    def _carry_out(self, e: E) -> None:
+        """An effect of the channel's own: a `match` on its Own that ends in `assert_never`."""
         raise NotImplementedError
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task:

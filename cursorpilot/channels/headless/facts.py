@@ -9,10 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from cursorpilot.channels.agent.facts import (STUCK_AFTER, AgentPilotConfig, Ask, AskHuman, Decided, DenyListWritten, End, Exited,
+from cursorpilot.channels.agent.facts import (STUCK_AFTER, AgentEffect, AgentPilotConfig, Ask, AskHuman, Decided, DenyListWritten, End, Exited,
                                               GoalChecked, Interrupted, NotJson)
-from cursorpilot.decide.deliver import Delivered, Record, Tell
-from cursorpilot.decide.turns import CheckGoal
 
 HeadlessPilotConfig = AgentPilotConfig  # (nothing of its own)
 
@@ -171,7 +169,8 @@ class StopAgent:
 
 
 
-Effect = Record | Tell | Delivered | CheckGoal | StartTurn | Ask | AskHuman | Reply | Unsupported | EndInput | StopAgent | End
+Own = StartTurn | Reply | Unsupported | EndInput | StopAgent  # what only this channel's loop carries out (headless/step.py)
+Effect = AgentEffect | Own
 
 # the facts both agent channels share, declared in channels/agent/facts.py and taken here as this channel's own
 __all__ = ["STUCK_AFTER", "AgentPilotConfig", "Ask", "AskHuman", "Decided", "DenyListWritten", "End", "Exited", "GoalChecked", "Interrupted",

@@ -16,7 +16,7 @@ from typing import assert_never
 
 from cursorpilot.channels.agent.pilot import AgentPilot, headline, ledgers
 from cursorpilot.channels.agent.waits import AgentWaits, Waits
-from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, NOBODY, deliver, escalate, split, unanswered
+from cursorpilot.decide.deliver import Answer, Record, RunCounts, Shared, Tally, deliver, escalate, split, unanswered
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
 from cursorpilot.decide.toolcalls import describe, fingerprint, permission_question, permission_reply, turn_end_question
@@ -28,6 +28,7 @@ from cursorpilot.channels.headless.facts import (STUCK_AFTER, Ask, AskHuman, Con
                                         SessionInit, Spawned, SpawnFailed, Started, StartTurn, StopAgent, Tick, ToolDone, ToolUse, Unsupported)
 from cursorpilot.channels.headless.stream import classify
 from cursorpilot.records import models as R
+from cursorpilot.records.answerer import Answerer
 
 TOOL_LOOP_LIMIT = 5  # the same tool call announced more often than this in a step stops it
 TOOL_FACTOR = 2.0  # STUCK_AFTER (facts.py), twice as long while a tool call the agent announced has not finished
@@ -294,7 +295,7 @@ class HeadlessPilot(AgentPilot[Effect], AgentWaits[Effect]):
         if o is None or self.done:
             return []
         d = f.decision
-        if d is None or d.source == NOBODY:  # the people asked gave no answer
+        if d is None or d.by.kind is Answerer.NOBODY:  # the people asked gave no answer
             return self._halt(unanswered(o.human or "escalated", d.why if d is not None else ""))
         if d.verdict == Verdict.FAIL:
             return self._end(ExitCode.LIMIT if d.limit else ExitCode.FAILED, d.why)

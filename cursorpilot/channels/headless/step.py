@@ -10,20 +10,21 @@ goes into the agent's own deny list (channels/agent/nativedeny.py), in a file of
 from __future__ import annotations
 
 import asyncio
+from typing import assert_never
 
 from cursorpilot.channels.agent.loop import STOP_GRACE, AgentLoop, stop
 from cursorpilot.channels.contract import Job, StepResult
 from cursorpilot.channels.headless import facts, stream
-from cursorpilot.channels.headless.pilot import HeadlessPilot, HeadlessPilotConfig
+from cursorpilot.channels.headless.pilot import HeadlessPilot
 from cursorpilot.channels.program_env import last_words
 
 
-class HeadlessStep(AgentLoop):
+class HeadlessStep(AgentLoop[facts.Fact, facts.Own]):
     def __init__(self, job: Job):
         assert job.step.headless is not None  # (the registry hands this channel its own steps only)
         self.dialect = stream.dialect_of(job.command)
         super().__init__(job, name="headless-answerer", agent=self.dialect)
-        self.pilot: HeadlessPilot = HeadlessPilot(HeadlessPilotConfig(**self.pilot_config(job.step.headless)), self.counts)
+        self.pilot: HeadlessPilot = HeadlessPilot(self.pilot_config(job.step.headless), self.counts)
         self.stderr_path = self.ctx.log_dir / f"agent-stderr{self.suffix}.log"
         self._proc: asyncio.subprocess.Process | None = None
         self._turn_task: asyncio.Task | None = None
@@ -44,17 +45,20 @@ class HeadlessStep(AgentLoop):
         return facts.Tick(self.ctx.clock.utcnow().astimezone())
 
     # -- facts in, effects out ----------------------------------------------------------------------------------------
-    def _carry_out(self, e: object) -> None:
-        if isinstance(e, facts.StartTurn):
-            self._turn_task = self.spawn(self._run_turn(e.prompt, e.resume))
-        elif isinstance(e, facts.Reply):
-            self._answer(e.key, stream.reply_line(self.dialect, self._requests.get(e.key, {}), e.allow, e.message))
-        elif isinstance(e, facts.Unsupported):
-            self._answer(e.key, stream.error_line(self.dialect, self._requests.get(e.key, {}), e.message))
-        elif isinstance(e, facts.EndInput):
-            self._close_input()
-        elif isinstance(e, facts.StopAgent):
-            self.spawn(self._stop())
+    def _carry_out(self, e: facts.Own) -> None:
+        match e:
+            case facts.StartTurn():
+                self._turn_task = self.spawn(self._run_turn(e.prompt, e.resume))
+            case facts.Reply():
+                self._answer(e.key, stream.reply_line(self.dialect, self._requests.get(e.key, {}), e.allow, e.message))
+            case facts.Unsupported():
+                self._answer(e.key, stream.error_line(self.dialect, self._requests.get(e.key, {}), e.message))
+            case facts.EndInput():
+                self._close_input()
+            case facts.StopAgent():
+                self.spawn(self._stop())
+            case _:
+                assert_never(e)
 
     def _task_failed(self, exc: BaseException) -> None:
         if not self.pilot.done:

@@ -22,6 +22,7 @@ from cursorpilot.detect.classifier import Classification, headline
 from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.errors import ExitCode
 from cursorpilot.records import models as R
+from cursorpilot.records.answerer import Answerer
 from cursorpilot.records.secret import asks_secret
 
 
@@ -79,7 +80,7 @@ class Questions:
         if a.content != content and current is not None and not still_there(a.c, current):
             return [WakeBy(now), Record(R.ReplyDiscarded(reason="the prompt changed while the answer was chosen", prompt_key=a.c.key)),
                     Go(Event.NO_REPLY, a.c)]
-        if a.not_taken is not None and d.text == a.not_taken and d.source.startswith("rules:"):  # told, the rules can't differ
+        if a.not_taken is not None and d.text == a.not_taken and d.by.rule is not None:  # told, the rules can't differ
             typed = view.answering.typed.get(a.c.key or "", a.not_taken)
             return [Escalate(a.c, f"the program did not take {typed!r} (it waits on its terminal, the screen as it was), and "
                                   f"the rules give the same answer again", a.kind)]
@@ -91,7 +92,7 @@ class Questions:
         all it showed. The miss escalates only once the screen has settled (settle_ms of quiet), never on a first
         write; asked again then (its time returned), or the new screen is."""
         settled = a.quiet_since + view.profile.settle_ms / 1000
-        if not d.source.startswith("rules") or now >= settled or a.kind == Kind.TURN_END or view.state != State.ASKING_QUESTION:
+        if d.by.kind is not Answerer.RULES or now >= settled or a.kind == Kind.TURN_END or view.state != State.ASKING_QUESTION:
             return None
         self.early_miss[a.c.key or ""] = settled
         return settled

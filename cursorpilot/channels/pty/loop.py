@@ -242,8 +242,8 @@ class PtyStep:
                 self._ask(e)
             elif isinstance(e, AskHuman):
                 q = ask.question(self.profile, e.c, self.screen.snapshot(), [], secret=e.secret)
-                assert self.ctx.humans is not None  # (the runner's, made before any step)
-                future = self.host.pool.submit(self.ctx.humans.ask, q, e.why, self.step, self.host.decider.check, e.prompt)
+                assert self.step.people is not None  # (the runner's, made before any step)
+                future = self.host.pool.submit(self.step.people.ask, q, e.why, self.step, self.host.decider.check, e.prompt)
                 self._pending = _Pending(e.token, future, self.view.version, people=True)
             elif isinstance(e, Send):
                 assert self.driver is not None
@@ -354,8 +354,8 @@ class PtyStep:
             if kind == "joined":  # a new watcher sees the screen at once, not at its next change
                 self._mirror(now)
             elif kind == "take":
-                if self._pending is not None and self._pending.people and self.ctx.humans:
-                    self.ctx.humans.withdraw("a person took the keyboard (cursor-pilot watch --take)")
+                if self._pending is not None and self._pending.people and self.step.people:
+                    self.step.people.withdraw("a person took the keyboard (cursor-pilot watch --take)")
                 self._pending, self._typed_by_person = None, 0
                 self._feed(Taken(f"pid {data.decode()}"))
                 keyboard.told({"t": "taken"})
