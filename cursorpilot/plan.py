@@ -162,14 +162,13 @@ class Plan(BaseModel):
         return v
 
 
-def single_command_plan(command: list[str], acp_task: str | None = None, headless: bool = False) -> Plan:
-    """`-- COMMAND`: one drive step, or with --acp/--agent one acp step (with --headless a headless step) whose first
-    prompt is the task."""
-    if acp_task is not None and headless:
-        return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), headless=acp_task, agent=command)])
-    if acp_task is not None:
-        return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), acp=acp_task, agent=command)])
-    return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), drive=command)])
+def single_command_plan(command: list[str], task: str | None = None, kind: str | None = None) -> Plan:
+    """`-- COMMAND`: one drive step, or, through an agent's channel (`kind`: the plan key of the channel a flag or
+    --agent picks, channels/registry.py), one step of that kind whose first prompt is the task."""
+    name = os.path.basename(command[0])
+    if task is not None and kind is not None:
+        return Plan(name="command", steps=[Step.model_validate({"name": name, kind: task, "agent": command})])
+    return Plan(name="command", steps=[Step(name=name, drive=command)])
 
 
 def _substitute(data: object, variables: dict[str, str], path: tuple, positions, source: Path) -> object:
