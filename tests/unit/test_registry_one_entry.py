@@ -1,0 +1,131 @@
+""""A new channel is a folder and one entry" (channels/registry.py), held by tests.
+
+One test writes a channel of its own (a folder under tmp_path: its loop and its one record type) and adds its entry to the
+registry, in a fresh interpreter, before anything reads the registry, as the registry's own module would: then `run`'s
+parser takes its flag, a fleet's task names it and becomes `run` with that flag, and a run's records read its record
+type, with nothing else written. (A plan step of its kind is not parsed yet: xfail below, strict, says why.) The other holds every entry of today's registry to what the plan, `run`, the fleet, the records
+and pyproject's import contracts accept, so a channel spelled in two places can't drift.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from cursorpilot.channels.registry import CHANNELS, flagged
+from cursorpilot.commands.runargs import FIELDS
+from cursorpilot.fleet.model import PROGRAM, models
+from cursorpilot.fleet.options import SPELLED, passed, picked
+from cursorpilot.plan import StepKind, Step
+from cursorpilot.records.models import TYPES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+LOOP = '''
+"""The test channel's loop: a step that ends at once."""
+from cursorpilot.channels.contract import StepResult
+
+
+def drive(job):
+    return StepResult(exit_code=0)
+'''
+RECORDS = '''
+"""The test channel's one record type, declared in its own folder."""
+from cursorpilot.records.base import Rec, declare
+
+
+@declare("echo_said")
+class EchoSaid(Rec):
+    """What the echo agent said."""
+
+    text: str | None
+'''
+ENTRY = '''
+"""The one entry, as channels/registry.py would hold it."""
+from cursorpilot.channels.registry import CHANNELS, Channel
+import echochan.records  # noqa: F401  (its record types, declared)
+
+
+def _drive(job):
+    from echochan.loop import drive
+
+    return drive(job)
+
+
+CHANNELS["echo"] = Channel(key="echo", drive=_drive, command_line=lambda step, cursor_bin: list(step.agent or []),
+                           folder="echochan", flag="echo", help="Drive the agent through the echo channel.",
+                           records=("echo_said",), called="an echo")
+'''
+SCRIPT = '''
+import json, sys
+import echochan.entry  # the one entry, added before anything reads the registry
+import typer.main
+from cursorpilot.cli import app
+from cursorpilot.commands.runargs import FIELDS
+from cursorpilot.fleet.command import run_options
+from cursorpilot.fleet.model import load_fleet
+from cursorpilot.records.reading import parse
+
+run = typer.main.get_command(app).commands["run"]
+params = run.make_context("run", ["--echo", "--agent", "x", "--task", "hi", "--", "echo-agent"]).params
+task = load_fleet(__import__("pathlib").Path(sys.argv[1]), FIELDS).tasks[0]
+said = parse({"type": "echo_said", "seq": 1, "ts": "t", "mono": 0.0, "run_id": "r", "text": "hello"})
+print(json.dumps({"flag": params["echo"], "help": FIELDS["echo"].help, "fleet": run_options(task),
+                  "record": [type(said).__name__, said.text]}))
+'''
+
+
+def test_a_channel_added_by_its_folder_and_one_entry_is_a_run_flag_a_fleet_channel_and_known_records(tmp_path):
+    folder = tmp_path / "echochan"
+    folder.mkdir()
+    for name, text in {"__init__.py": "", "loop.py": LOOP, "records.py": RECORDS, "entry.py": ENTRY}.items():
+        (folder / name).write_text(textwrap.dedent(text))
+    (tmp_path / "fleet.yaml").write_text("defaults: {agent: claude, channel: echo}\ntasks: [{id: a, task: do it}]\n")
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "fleet.yaml")], capture_output=True, text=True,
+                          cwd=tmp_path, env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["flag"] is True and out["help"] == "Drive the agent through the echo channel."  # run's parser takes --echo
+    assert out["fleet"] == ["--agent", "claude", "--echo", "--task", "do it"]  # a fleet's `channel: echo` is run --echo
+    assert out["record"] == ["EchoSaid", "hello"]  # read as its own type, not a plain record
+
+
+@pytest.mark.xfail(strict=True, reason="plan.py's Step still declares a field per kind: the plan sits below the channels "
+                                        "(they import it), so it can't read the registry yet (issue 51, left for a next pass)")
+def test_a_plan_step_with_a_new_channels_key_parses():
+    Step.model_validate({"name": "x", "echo": "do it", "agent": "echo-agent"})
+
+
+def test_every_entry_is_what_the_plan_run_the_fleet_and_the_records_accept():
+    assert set(CHANNELS) == {k.value for k in StepKind}  # a plan key per entry, and an entry per plan key
+    assert all(c.key == key for key, c in CHANNELS.items())
+    flags = [c.flag for c in flagged()]
+    assert [n for n, spec in FIELDS.items() if spec.channel] == flags  # a `run` flag per flagged entry, no other
+    assert all(FIELDS[c.flag].kind == "flag" and FIELDS[c.flag].channel == c.key for c in flagged() if c.flag)
+    assert [c.key for c in flagged() if c.by_agent] == ["acp"]  # --agent alone picks exactly one channel
+    assert [p.name for p in picked(FIELDS)] == flags and not {p.field for p in passed(FIELDS)} & set(flags)
+    assert set(SPELLED) & {c.key for c in CHANNELS.values()} == set(flags)  # the fleet's note on them says no more than the entries
+    own, _, _ = models(passed(FIELDS), picked(FIELDS))
+    assert own.model_validate({"channel": "headless"}).channel == "headless" and PROGRAM not in flags
+    declared = {name for c in CHANNELS.values() for name in c.records}
+    assert declared <= set(TYPES), declared - set(TYPES)  # every record an entry names is declared in records/
+    import cursorpilot.records.agents as agents
+
+    written = {name for name, cls in TYPES.items() if cls.__module__ == agents.__name__}
+    assert written <= declared, written - declared  # every agent record belongs to an entry that writes it
+
+
+def test_pyprojects_channel_contracts_name_exactly_the_registrys_folders():
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    folders = {c.folder for c in CHANNELS.values()}
+    layers = next(c for c in contracts if c["type"] == "layers")["layers"]
+    line = next(layer for layer in layers if "|" in layer and "cursorpilot.channels." in layer)
+    assert {m.strip() for m in line.split("|")} == folders
+    independent = next(c for c in contracts if c["type"] == "independence" and "channel" in c["name"])
+    assert set(independent["modules"]) == folders
