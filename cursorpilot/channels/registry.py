@@ -30,14 +30,19 @@ if TYPE_CHECKING:
 class Channel:
     """A channel's entry (keyword-only, frozen in use: the registry is read, never written, once the run starts)."""
 
-    __slots__ = ("key", "drive", "command_line", "folder", "reads_screen", "agents", "launcher", "flag", "help", "by_agent",
-                 "records", "called")
+    __slots__ = ("key", "value", "words", "agent", "answers", "drive", "command_line", "folder", "reads_screen", "agents", "launcher",
+                 "flag", "help", "by_agent", "records", "called")
 
-    def __init__(self, *, key: str, drive: Callable[[Job], StepResult], command_line: Callable[[Step, str], list[str]],
-                 folder: str, reads_screen: bool = False, agents: Callable[[], list[str]] | None = None,
-                 launcher: Callable[[str], list[str] | None] | None = None, flag: str | None = None, help: str = "",
-                 by_agent: bool = False, records: tuple[str, ...] = (), called: str = "") -> None:
-        self.key = key  # the plan's key for its steps (plan.StepKind)
+    def __init__(self, *, key: str, value: str, drive: Callable[[Job], StepResult], command_line: Callable[[Step, str], list[str]],
+                 folder: str, words: bool = False, agent: str = "", answers: bool = True, reads_screen: bool = False,
+                 agents: Callable[[], list[str]] | None = None, launcher: Callable[[str], list[str] | None] | None = None,
+                 flag: str | None = None, help: str = "", by_agent: bool = False, records: tuple[str, ...] = (),
+                 called: str = "") -> None:
+        self.key = key  # the plan's key for its steps (`acp: TASK`; plan.StepKind)
+        self.value = value  # the type of what the key holds in a plan (plan.Step's field, as written)
+        self.words = words  # a string there is a command line, split into its words (and may not be empty)
+        self.agent = agent  # its step needs `agent:` (which agents it knows, for the message); "": it takes none
+        self.answers = answers  # it drives a program and answers it (rules, a goal check, turns), unlike `run:`
         self.drive = drive
         self.command_line = command_line  # the step's program (given the Cursor binary, for a cursor: step)
         self.folder = folder  # its folder (or module): what the import contracts name
@@ -139,16 +144,21 @@ _HEADLESS_RECORDS = ("headless_session", "headless_message", "headless_event", "
                      "native_deny")
 
 CHANNELS: dict[str, Channel] = {c.key: c for c in (
-    Channel(key="run", drive=_shell, command_line=_run_line, folder="cursorpilot.channels.shell"),
-    Channel(key="cursor", drive=_pty, command_line=_cursor_line, folder="cursorpilot.channels.pty", reads_screen=True),
-    Channel(key="drive", drive=_pty, command_line=_drive_line, folder="cursorpilot.channels.pty", reads_screen=True),
-    Channel(key="acp", drive=_acp, command_line=_agent_line(_acp_launcher), folder="cursorpilot.channels.acp",
-            agents=_acp_agents, launcher=_acp_launcher, flag="acp", by_agent=True, records=_ACP_RECORDS, called="an ACP",
-            help="Drive the agent over the Agent Client Protocol (JSON-RPC on stdio), not a screen."),
-    Channel(key="headless", drive=_headless, command_line=_agent_line(_headless_launcher), folder="cursorpilot.channels.headless",
-            agents=_headless_agents, launcher=_headless_launcher, flag="headless", records=_HEADLESS_RECORDS, called="a headless",
+    Channel(key="run", value="list[str]", drive=_shell, command_line=_run_line, folder="cursorpilot.channels.shell", answers=False),
+    Channel(key="cursor", value="list[str]", drive=_pty, command_line=_cursor_line, folder="cursorpilot.channels.pty", reads_screen=True),
+    Channel(key="drive", value="list[str] | str", words=True, drive=_pty, command_line=_drive_line, folder="cursorpilot.channels.pty",
+            reads_screen=True),
+    Channel(key="acp", value="str", agent="cursor, gemini, claude, codex", drive=_acp, command_line=_agent_line(_acp_launcher),
+            folder="cursorpilot.channels.acp", agents=_acp_agents, launcher=_acp_launcher, flag="acp", by_agent=True,
+            records=_ACP_RECORDS, called="an ACP", help="Drive the agent over the Agent Client Protocol (JSON-RPC on stdio), not a screen."),
+    Channel(key="headless", value="str", agent="claude, cursor", drive=_headless, command_line=_agent_line(_headless_launcher),
+            folder="cursorpilot.channels.headless", agents=_headless_agents, launcher=_headless_launcher, flag="headless",
+            records=_HEADLESS_RECORDS, called="a headless",
             help="Drive the agent's print mode (claude -p, cursor-agent -p) through its event stream (docs/headless.md)."),
 )}
+
+
+COMMAND = "drive"  # the kind of step `run -- COMMAND` is, through no agent's channel: a program on a terminal
 
 
 def drive(kind: str, job: Job) -> StepResult:

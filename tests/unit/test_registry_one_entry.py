@@ -3,7 +3,7 @@
 One test writes a channel of its own (a folder under tmp_path: its loop and its one record type) and adds its entry to the
 registry, in a fresh interpreter, before anything reads the registry, as the registry's own module would: then `run`'s
 parser takes its flag, a fleet's task names it and becomes `run` with that flag, and a run's records read its record
-type, with nothing else written. (A plan step of its kind is not parsed yet: xfail below, strict, says why.) The other holds every entry of today's registry to what the plan, `run`, the fleet, the records
+type, and a plan's step of its kind is read and started as its entry says, with nothing else written. The other holds every entry of today's registry to what the plan, `run`, the fleet, the records
 and pyproject's import contracts accept, so a channel spelled in two places can't drift.
 """
 
@@ -16,13 +16,11 @@ import textwrap
 import tomllib
 from pathlib import Path
 
-import pytest
-
 from cursorpilot.channels.registry import CHANNELS, flagged
 from cursorpilot.commands.runargs import FIELDS
 from cursorpilot.fleet.model import PROGRAM, models
 from cursorpilot.fleet.options import SPELLED, passed, picked
-from cursorpilot.plan import StepKind, Step
+from cursorpilot.plan import StepKind
 from cursorpilot.records.models import TYPES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +56,8 @@ def _drive(job):
     return drive(job)
 
 
-CHANNELS["echo"] = Channel(key="echo", drive=_drive, command_line=lambda step, cursor_bin: list(step.agent or []),
+CHANNELS["echo"] = Channel(key="echo", value="str", agent="echo-agent", drive=_drive,
+                           command_line=lambda step, cursor_bin: list(step.agent or []),
                            folder="echochan", flag="echo", help="Drive the agent through the echo channel.",
                            records=("echo_said",), called="an echo")
 '''
@@ -71,13 +70,24 @@ from cursorpilot.commands.runargs import FIELDS
 from cursorpilot.fleet.command import run_options
 from cursorpilot.fleet.model import load_fleet
 from cursorpilot.records.reading import parse
+from cursorpilot.channels.registry import command_line
+from cursorpilot.plan import load_plan
+from cursorpilot.errors import BadInput
 
 run = typer.main.get_command(app).commands["run"]
 params = run.make_context("run", ["--echo", "--agent", "x", "--task", "hi", "--", "echo-agent"]).params
 task = load_fleet(__import__("pathlib").Path(sys.argv[1]), FIELDS).tasks[0]
 said = parse({"type": "echo_said", "seq": 1, "ts": "t", "mono": 0.0, "run_id": "r", "text": "hello"})
+step = load_plan(__import__("pathlib").Path(sys.argv[2])).steps[0]
+refused = []
+for bad in sys.argv[3:]:
+    try:
+        load_plan(__import__("pathlib").Path(bad))
+    except BadInput as exc:
+        refused.append(str(exc).split(": ", 1)[1])
 print(json.dumps({"flag": params["echo"], "help": FIELDS["echo"].help, "fleet": run_options(task),
-                  "record": [type(said).__name__, said.text]}))
+                  "record": [type(said).__name__, said.text], "step": [step.kind, step.echo, command_line(step, "")],
+                  "refused": refused}))
 '''
 
 
@@ -87,19 +97,28 @@ def test_a_channel_added_by_its_folder_and_one_entry_is_a_run_flag_a_fleet_chann
     for name, text in {"__init__.py": "", "loop.py": LOOP, "records.py": RECORDS, "entry.py": ENTRY}.items():
         (folder / name).write_text(textwrap.dedent(text))
     (tmp_path / "fleet.yaml").write_text("defaults: {agent: claude, channel: echo}\ntasks: [{id: a, task: do it}]\n")
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "fleet.yaml")], capture_output=True, text=True,
+    plans = {"plan": "{name: p, steps: [{name: s, echo: say hi, agent: [echo-agent, --loud]}]}",
+             "no-agent": "{name: p, steps: [{name: s, echo: say hi}]}", "typo": "{name: p, steps: [{name: s, ecko: say hi}]}"}
+    for name, text in plans.items():
+        (tmp_path / f"{name}.yaml").write_text(text + "\n")
+    argv = [str(tmp_path / f) for f in ("fleet.yaml", "plan.yaml", "no-agent.yaml", "typo.yaml")]
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, *argv], capture_output=True, text=True,
                           cwd=tmp_path, env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, timeout=60)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
+    assert out["step"] == ["echo", "say hi", ["echo-agent", "--loud"]]  # a plan's `echo:` step, started as its entry says
+    assert out["refused"] == ["steps.0: an echo: step needs agent: (echo-agent, or a command line)",  # as its entry says
+                              "steps.0.ecko: Extra inputs are not permitted"]  # and a key no entry declares is no kind
     assert out["flag"] is True and out["help"] == "Drive the agent through the echo channel."  # run's parser takes --echo
     assert out["fleet"] == ["--agent", "claude", "--echo", "--task", "do it"]  # a fleet's `channel: echo` is run --echo
     assert out["record"] == ["EchoSaid", "hello"]  # read as its own type, not a plain record
 
 
-@pytest.mark.xfail(strict=True, reason="plan.py's Step still declares a field per kind: the plan sits below the channels "
-                                        "(they import it), so it can't read the registry yet (issue 51, left for a next pass)")
-def test_a_plan_step_with_a_new_channels_key_parses():
-    Step.model_validate({"name": "x", "echo": "do it", "agent": "echo-agent"})
+def test_the_plan_reads_the_registry_and_loads_no_channel():
+    """The one import the contracts let the plan make into channels/ (pyproject: the plan's contract) brings no channel."""
+    code = "import sys, cursorpilot.plan; print(sorted(m for m in sys.modules if m.startswith('cursorpilot.channels')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout
+    assert json.loads(out.replace("'", '"')) == ["cursorpilot.channels", "cursorpilot.channels.registry"]
 
 
 def test_every_entry_is_what_the_plan_run_the_fleet_and_the_records_accept():
