@@ -206,7 +206,8 @@ class RunArgs(Options):
     resume: Path | None = option(default=None, resumable=False, panel=PLANS,
                                  help="Continue a run: its manifest.json, its folder or its id.")
     force: bool = option(default=False, resumable=False, panel=PLANS, help="Resume even if the plan or the governing prompt changed.")
-    # (here, before --agent: each channel's flag, --acp and --headless, declared by its registry entry; added below)
+    # (around --agent, each channel's flag as its registry entry declares it, added below: --acp, which --agent alone
+    # implies, before it; --headless after it)
     agent: str | None = option(default=None, complete="agents", panel=ACP,
                                help="A known ACP agent: cursor, gemini, claude, codex (implies --acp; with --headless: claude, cursor).")
     task: str | None = option(default=None, panel=ACP, help="The task, sent as the first prompt.")
@@ -239,19 +240,18 @@ class RunArgs(Options):
 
 
 def _with_channel_flags(fields: dict[str, Option]) -> dict[str, Option]:
-    """RunArgs' fields with each channel's flag before --agent, as its registry entry declares it (channels/registry.py:
+    """RunArgs' fields with each channel's flag beside --agent, as its registry entry declares it (channels/registry.py:
     a channel added there is a `run` flag here, a key of a fleet's `channel:`, and nothing else to write)."""
     from cursorpilot.channels.registry import flagged
 
+    def flags(by_agent: bool) -> dict[str, Option]:
+        return {c.flag: Option(default=False, help=c.help, panel=ACP, resumable=True, quick=False, kind="flag", channel=c.key,
+                               by_agent=c.by_agent) for c in flagged() if c.flag and c.by_agent == by_agent}
+
     out: dict[str, Option] = {}
     for name, spec in fields.items():
-        if name == "agent":
-            for channel in flagged():
-                assert channel.flag is not None and channel.flag not in fields, channel.flag
-                flag = Option(default=False, help=channel.help, panel=ACP, resumable=True, quick=False, kind="flag",
-                              channel=channel.key, by_agent=channel.by_agent)
-                out[channel.flag] = flag
-        out[name] = spec
+        out |= {**flags(True), name: spec, **flags(False)} if name == "agent" else {name: spec}
+    assert len(out) == len(fields) + len(flagged()), "a channel's flag is already a run option"
     return out
 
 
