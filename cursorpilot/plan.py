@@ -1,9 +1,8 @@
 """Plans: YAML files of steps, validated with line and column in every error.
 
-A step is exactly one kind of step, each the key a channel's entry declares (channels/registry.py: ``run`` shell
-commands, ``cursor`` the Cursor binary's arguments and ``drive`` any command line on the PTY, ``acp`` an agent over the
-Agent Client Protocol, ``headless`` an agent's print mode). The plan reads the registry's entries (a light module, which
-names the plan only for the type checker): a new channel's key is a plan key with nothing written here.
+A step is exactly one kind of step: a key a channel's entry declares (channels/registry.py), such as ``run`` (shell
+commands) or ``drive`` (a command line on the PTY). The plan reads the registry's entries (a light module, which names
+the plan only for the type checker), so a new channel's key is a plan key with nothing written here.
 """
 
 from __future__ import annotations

@@ -22,7 +22,8 @@ SPELLED = {
     "agent": "`agent:`, with `channel:`",
     "acp": "`channel: acp` (an agent's default)",
     "headless": "`channel: headless`",
-}  # (a channel's flag, given by its registry entry, is always `channel: NAME`: these two lines say it of the two of today's)
+}  # (every channel's flag is `channel: NAME`, read off its registry entry by `picked`: the two lines above say so of
+#     today's two, and tests/unit/test_registry_one_entry.py holds them to the registry)
 # RunArgs fields a fleet's task does not take, and why
 EXCLUDED = {
     "cwd": "the task's folder is the fleet's: `isolation:` makes it (work/<id> in the fleet's folder)",
