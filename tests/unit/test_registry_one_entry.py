@@ -1,10 +1,12 @@
 """"A new channel is a folder and one entry" (channels/registry.py), held by tests.
 
-One test writes a channel of its own (a folder under tmp_path: its loop and its one record type) and adds its entry to the
-registry, in a fresh interpreter, before anything reads the registry, as the registry's own module would: then `run`'s
-parser takes its flag, a fleet's task names it and becomes `run` with that flag, and a run's records read its record
-type, and a plan's step of its kind is read and started as its entry says, with nothing else written. The other holds every entry of today's registry to what the plan, `run`, the fleet, the records
-and pyproject's import contracts accept, so a channel spelled in two places can't drift.
+One test writes a channel of its own (a folder under tmp_path: its loop and its one record type) and adds its entry to
+the registry, in a fresh interpreter, before anything reads the registry, as the registry's own module would. Then a
+plan's `echo:` step is read (and refused without `agent:`, as its entry says) and the real `run` drives it through the
+channel's loop, `run`'s parser takes `--echo`, a fleet's `channel: echo` becomes that flag, and the records read its
+record type: with nothing else written. The others hold today's entries to what the plan, `run`, the fleet, the records
+and pyproject's import contracts accept, so a channel spelled in two places can't drift, and check that the plan,
+reading the registry, loads no channel.
 """
 
 from __future__ import annotations
@@ -26,12 +28,14 @@ from cursorpilot.records.models import TYPES
 ROOT = Path(__file__).resolve().parents[2]
 
 LOOP = '''
-"""The test channel's loop: a step that ends at once."""
+"""The test channel's loop: it says its step's task back, as its own record, and ends."""
 from cursorpilot.channels.contract import StepResult
+from echochan.records import EchoSaid
 
 
 def drive(job):
-    return StepResult(exit_code=0)
+    job.ctx.tx.write(EchoSaid(step=job.index, text=job.step.echo))
+    return StepResult(0, "said", 0, text=job.step.echo)
 '''
 RECORDS = '''
 """The test channel's one record type, declared in its own folder."""
@@ -42,6 +46,7 @@ from cursorpilot.records.base import Rec, declare
 class EchoSaid(Rec):
     """What the echo agent said."""
 
+    step: int | None
     text: str | None
 '''
 ENTRY = '''
@@ -60,6 +65,13 @@ CHANNELS["echo"] = Channel(key="echo", value="str", agent="echo-agent", drive=_d
                            command_line=lambda step, cursor_bin: list(step.agent or []),
                            folder="echochan", flag="echo", help="Drive the agent through the echo channel.",
                            records=("echo_said",), called="an echo")
+'''
+RUN = '''
+import sys
+import echochan.entry  # the one entry, added before anything reads the registry
+from cursorpilot.cli import app
+
+app(["run", "--plan", sys.argv[1], "--provider", "rules", "--quiet", "--log", sys.argv[2]])
 '''
 SCRIPT = '''
 import json, sys
@@ -112,6 +124,14 @@ def test_a_channel_added_by_its_folder_and_one_entry_is_a_run_flag_a_fleet_chann
     assert out["flag"] is True and out["help"] == "Drive the agent through the echo channel."  # run's parser takes --echo
     assert out["fleet"] == ["--agent", "claude", "--echo", "--task", "do it"]  # a fleet's `channel: echo` is run --echo
     assert out["record"] == ["EchoSaid", "hello"]  # read as its own type, not a plain record
+    (tmp_path / "run.yaml").write_text("{name: p, steps: [{name: s, echo: say hi, agent: ['true']}]}\n")
+    ran = subprocess.run([sys.executable, "-c", RUN, str(tmp_path / "run.yaml"), str(tmp_path / "run")], capture_output=True,
+                         text=True, cwd=tmp_path, env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+                         timeout=60)
+    assert ran.returncode == 0, ran.stdout + ran.stderr  # the real `run` drove the step through the echo channel's loop
+    records = [json.loads(line) for line in (tmp_path / "run" / "transcript.jsonl").read_text().splitlines()]
+    assert [(r["type"], r.get("kind") or r.get("text")) for r in records if r["type"] in ("step_started", "echo_said")] == [
+        ("step_started", "echo"), ("echo_said", "say hi")]
 
 
 def test_the_plan_reads_the_registry_and_loads_no_channel():
