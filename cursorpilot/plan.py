@@ -1,9 +1,8 @@
 """Plans: YAML files of steps, validated with line and column in every error.
 
-A step is exactly one of ``run`` (shell commands, no PTY), ``cursor`` (arguments for the
-Cursor binary, under the PTY with the autopilot), ``drive`` (any command line under the
-PTY with the autopilot), ``acp`` (an agent over the Agent Client Protocol) or ``headless``
-(an agent's print mode and its event stream).
+A step is exactly one kind of step: a key a channel's entry declares (channels/registry.py), such as ``run`` (shell
+commands) or ``drive`` (a command line on the PTY). The plan reads the registry's entries (a light module, which names
+the plan only for the type checker), so a new channel's key is a plan key with nothing written here.
 """
 
 from __future__ import annotations
@@ -14,9 +13,11 @@ import re
 import shlex
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from cursorpilot.channels.registry import CHANNELS, COMMAND
 from cursorpilot.durations import parse_duration
 from cursorpilot.errors import BadInput
 from cursorpilot.decide.policy import rule_ids
@@ -26,18 +27,11 @@ from cursorpilot.yamlpos import load_with_positions, where
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-class StepKind(StrEnum):
-    """What a step does: the key it is written with in a plan (the user's words), and the channel that drives it
-    (channels/registry.py). Spelled out here once; everything else names a kind through this."""
-
-    RUN = "run"  # shell commands, no PTY (channels/shell.py)
-    CURSOR = "cursor"  # the Cursor binary's arguments, under the PTY (pty/)
-    DRIVE = "drive"  # any command line under the PTY (pty/)
-    ACP = "acp"  # an agent over the Agent Client Protocol (acp/)
-    HEADLESS = "headless"  # an agent's print mode and its event stream (headless/)
-
-
-INTERACTIVE = tuple(k for k in StepKind if k is not StepKind.RUN)  # the kinds that drive a program and answer it
+StepKind = StrEnum("StepKind", {key.upper(): key for key in CHANNELS}, module=__name__)  # type: ignore[misc]
+StepKind.__doc__ = """What a step does: the key it is written with in a plan (the user's words), and the channel that drives it. Each
+is a channel's entry in channels/registry.py, which declares the key, what it holds and what its step needs; nothing
+here names one."""
+INTERACTIVE = tuple(StepKind(c.key) for c in CHANNELS.values() if c.answers)  # the kinds that drive a program and answer it
 
 
 def _duration(value: object) -> float | None:
@@ -96,12 +90,10 @@ class Step(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str
-    run: list[str] | None = None
-    cursor: list[str] | None = None
-    drive: list[str] | str | None = None
-    acp: str | None = None  # the task, sent as the first prompt to an agent driven over ACP
-    headless: str | None = None  # the task, sent as the first prompt to an agent's print mode (docs/headless.md)
-    agent: list[str] | str | None = None  # acp/headless: a known agent (cursor, gemini, claude, codex) or its command line
+    # a field per kind of step, in the registry's order: its key, holding what its entry says (`run: [...]`, `acp: TASK`)
+    __annotations__.update({c.key: f"{c.value} | None" for c in CHANNELS.values()})
+    locals().update(dict.fromkeys(CHANNELS))
+    agent: list[str] | str | None = None  # an agent's step: a known agent (cursor, gemini, claude, codex) or its command line
     allow_failure: bool = False
     send: str | None = None
     expect: Expect | None = None
@@ -118,28 +110,35 @@ class Step(BaseModel):
     _t = field_validator("timeout", mode="before")(lambda cls, v: _duration(v))
     _d = field_validator("done_when", mode="before")(lambda cls, v: {"run": v} if isinstance(v, str) else v)
 
+    if TYPE_CHECKING:  # (its kinds' fields are the registry's: the type checker reads each as what its entry declares)
+        def __getattr__(self, name: str) -> Any: ...
+
     @model_validator(mode="after")
     def _one_kind(self) -> Step:
         kinds = [k for k in StepKind if getattr(self, k) is not None]
         if len(kinds) != 1:
             raise ValueError(f"a step needs exactly one of {', '.join(StepKind)} (found: {', '.join(kinds) or 'none'})")
-        if isinstance(self.drive, str):
-            self.drive = shlex.split(self.drive)
-        if self.drive is not None and not self.drive:
-            raise ValueError("drive: needs a command")
-        if self.acp is not None and not self.agent:
-            raise ValueError("an acp: step needs agent: (cursor, gemini, claude, codex, or a command line)")
-        if self.headless is not None and not self.agent:
-            raise ValueError("a headless: step needs agent: (claude, cursor, or a command line)")
-        if self.agent is not None and self.acp is None and self.headless is None:
-            raise ValueError("agent: belongs to an acp: or headless: step")
-        if self.run is not None and (self.done_when is not None or self.max_turns is not None):
-            raise ValueError(f"done_when and max_turns belong to a step that drives a program ({', '.join(INTERACTIVE)}), not to run:")
+        channel = CHANNELS[kinds[0]]
+        if channel.words and isinstance(getattr(self, channel.key), str):
+            setattr(self, channel.key, shlex.split(getattr(self, channel.key)))
+        if channel.words and not getattr(self, channel.key):
+            raise ValueError(f"{channel.key}: needs a command")
+        if channel.agent and not self.agent:
+            raise ValueError(f"{_an(channel.key)}: step needs agent: ({channel.agent}, or a command line)")
+        if self.agent is not None and not channel.agent:
+            with_agent = " or ".join(f"{c.key}:" for c in CHANNELS.values() if c.agent)
+            raise ValueError(f"agent: belongs to {_an(with_agent)} step")
+        if not channel.answers and (self.done_when is not None or self.max_turns is not None):
+            raise ValueError(f"done_when and max_turns belong to a step that drives a program ({', '.join(INTERACTIVE)}), not to {channel.key}:")
         return self
 
     @property
     def kind(self) -> StepKind:
         return next(k for k in StepKind if getattr(self, k) is not None)
+
+
+def _an(word: str) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
 
 
 class Plan(BaseModel):
@@ -162,14 +161,13 @@ class Plan(BaseModel):
         return v
 
 
-def single_command_plan(command: list[str], acp_task: str | None = None, headless: bool = False) -> Plan:
-    """`-- COMMAND`: one drive step, or with --acp/--agent one acp step (with --headless a headless step) whose first
-    prompt is the task."""
-    if acp_task is not None and headless:
-        return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), headless=acp_task, agent=command)])
-    if acp_task is not None:
-        return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), acp=acp_task, agent=command)])
-    return Plan(name="command", steps=[Step(name=os.path.basename(command[0]), drive=command)])
+def single_command_plan(command: list[str], task: str | None = None, kind: str | None = None) -> Plan:
+    """`-- COMMAND`: one drive step (registry.COMMAND), or, through an agent's channel (`kind`: the plan key of the channel a flag or
+    --agent picks, channels/registry.py), one step of that kind whose first prompt is the task."""
+    name = os.path.basename(command[0])
+    if task is not None and kind is not None:
+        return Plan(name="command", steps=[Step.model_validate({"name": name, kind: task, "agent": command})])
+    return Plan(name="command", steps=[Step.model_validate({"name": name, COMMAND: command})])
 
 
 def _substitute(data: object, variables: dict[str, str], path: tuple, positions, source: Path) -> object:

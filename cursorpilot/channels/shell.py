@@ -16,7 +16,6 @@ from pathlib import Path
 
 from cursorpilot.channels import reaper
 from cursorpilot.errors import ExitCode
-from cursorpilot.plan import StepKind
 from cursorpilot.channels.contract import Job, StepResult
 from cursorpilot.records import models as R
 
@@ -28,7 +27,7 @@ def drive(job: Job) -> StepResult:
     if job.ctx.dry_run:
         for cmd in commands:
             job.ctx.tx.write(R.WouldRun(step=job.index, command=cmd))
-        rows = [{"kind": StepKind.RUN.value, "question": "-", "would_send": f"$ {cmd}", "source": "not run"} for cmd in commands]
+        rows = [{"kind": str(job.step.kind), "question": "-", "would_send": f"$ {cmd}", "source": "not run"} for cmd in commands]
         return StepResult(int(ExitCode.OK), "listed (dry run)", None, listed=rows)
     out_dir = job.ctx.log_dir / "steps"
     out_dir.mkdir(exist_ok=True)

@@ -28,8 +28,7 @@ def plans(incomplete: str) -> list[str]:
 
 
 def agents(incomplete: str) -> list[str]:
-    from cursorpilot.channels.registry import CHANNELS
-    from cursorpilot.plan import StepKind
+    from cursorpilot.channels.registry import flagged
 
-    agents = CHANNELS[StepKind.ACP].agents
+    agents = next(c for c in flagged() if c.by_agent).agents  # (the channel --agent alone picks)
     return [n for n in (agents() if agents else []) if n.startswith(incomplete)]

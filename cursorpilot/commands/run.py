@@ -15,6 +15,7 @@ from cursorpilot.errors import BadInput
 from cursorpilot.commands.runargs import RESUMABLE, RunArgs
 
 if TYPE_CHECKING:
+    from cursorpilot.channels.registry import Channel
     from cursorpilot.human.humans import HumanConfig
     from cursorpilot.records.manifest import Manifest
     from cursorpilot.plan import Plan
@@ -77,20 +78,15 @@ def _program(args: RunArgs) -> tuple[RunArgs, list[str], str | None]:
     its print mode, its task; the plan named by its file or a bundled one's name."""
     command = list(args.command or [])
     task = None
-    if args.acp or args.agent or args.headless:
-        if args.headless and args.acp:
-            raise BadInput("--headless and --acp are two channels: pick one")
-        from cursorpilot.channels.registry import CHANNELS
-        from cursorpilot.plan import StepKind
-
-        channel = CHANNELS[StepKind.HEADLESS if args.headless else StepKind.ACP]
-        assert channel.launcher is not None and channel.agents is not None
+    channel = _channel(args)
+    if channel is not None:
         if args.agent and not command:
-            command = channel.launcher(args.agent) or []
+            command = (channel.launcher(args.agent) if channel.launcher else None) or []
             if not command:
-                raise BadInput(f"unknown agent {args.agent!r}; known: {', '.join(channel.agents())} (or give its command after --)")
+                known = ", ".join(channel.agents() if channel.agents else [])
+                raise BadInput(f"unknown agent {args.agent!r}; known: {known} (or give its command after --)")
         if not args.task:
-            raise BadInput(f"{'a headless' if args.headless else 'an ACP'} run needs --task TEXT: the first prompt sent to the agent")
+            raise BadInput(f"{channel.called} run needs --task TEXT: the first prompt sent to the agent")
         task = args.task
     if args.plan is not None:
         args = args.replace(plan=plan_path(args.plan))
@@ -99,6 +95,19 @@ def _program(args: RunArgs) -> tuple[RunArgs, list[str], str | None]:
     if not args.plan and not command:
         raise BadInput("nothing to run: give -- COMMAND [ARGS...] or --plan FILE (or try: cursor-pilot demo)")
     return args, command, task
+
+
+def _channel(args: RunArgs) -> Channel | None:
+    """The channel `-- COMMAND` or `--agent` goes through when not a screen: the one whose flag is given, or the one
+    `--agent` alone picks (channels/registry.py declares each flag); None: a program on a terminal."""
+    from cursorpilot.channels.registry import flagged
+
+    given = sorted((c for c in flagged() if getattr(args, c.flag or "")), key=lambda c: c.by_agent)
+    if len(given) > 1:
+        raise BadInput(f"{' and '.join(f'--{c.flag}' for c in given)} are two channels: pick one")
+    if given or not args.agent:
+        return given[0] if given else None
+    return next(c for c in flagged() if c.by_agent)
 
 
 def _spec(args: RunArgs, command: list[str], task: str | None, manifest: Manifest | None, argv: list[str], run_id: str | None) -> RunSpec:
@@ -114,7 +123,8 @@ def _spec(args: RunArgs, command: list[str], task: str | None, manifest: Manifes
     from cursorpilot.runner.spec import RunSpec, default_run_id
     from cursorpilot.records.secret import given as given_secrets
 
-    plan = load_plan(args.plan) if args.plan else single_command_plan(command, task, args.headless)
+    through = _channel(args) if task is not None else None
+    plan = load_plan(args.plan) if args.plan else single_command_plan(command, task, through.key if through else None)
     timeout = parse_duration(args.timeout) if args.timeout else None
     governing = load_governing_prompt(args.prompt)
     pinned_file = existing(args.policy, "policy file")

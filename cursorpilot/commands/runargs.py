@@ -30,7 +30,8 @@ class Option:
     run given it may start its program before the rest is read (startup/start.py), and its kind (flag, int, float, str, path,
     list or command), read from the field's annotation."""
 
-    __slots__ = ("default", "help", "panel", "metavar", "min", "max", "envvar", "complete", "resumable", "quick", "kind")
+    __slots__ = ("default", "help", "panel", "metavar", "min", "max", "envvar", "complete", "resumable", "quick", "kind", "channel",
+                 "by_agent")
 
     def __init__(self, **given: Any) -> None:
         for name in self.__slots__:
@@ -47,6 +48,8 @@ class Option:
     resumable: bool
     quick: bool
     kind: str
+    channel: str | None  # a channel's flag (channels/registry.py): the plan key of the channel it picks
+    by_agent: bool  # that channel is the one `--agent` picks without the flag
 
 
 def option(*, default: Any, help: str, panel: str | None = None, metavar: str | None = None, min: float | None = None,
@@ -203,11 +206,10 @@ class RunArgs(Options):
     resume: Path | None = option(default=None, resumable=False, panel=PLANS,
                                  help="Continue a run: its manifest.json, its folder or its id.")
     force: bool = option(default=False, resumable=False, panel=PLANS, help="Resume even if the plan or the governing prompt changed.")
-    acp: bool = option(default=False, panel=ACP, help="Drive the agent over the Agent Client Protocol (JSON-RPC on stdio), not a screen.")
+    # (around --agent, each channel's flag as its registry entry declares it, added below: --acp, which --agent alone
+    # implies, before it; --headless after it)
     agent: str | None = option(default=None, complete="agents", panel=ACP,
                                help="A known ACP agent: cursor, gemini, claude, codex (implies --acp; with --headless: claude, cursor).")
-    headless: bool = option(default=False, panel=ACP,
-                            help="Drive the agent's print mode (claude -p, cursor-agent -p) through its event stream (docs/headless.md).")
     task: str | None = option(default=None, panel=ACP, help="The task, sent as the first prompt.")
 
     @classmethod
@@ -237,6 +239,23 @@ class RunArgs(Options):
         return out
 
 
+def _with_channel_flags(fields: dict[str, Option]) -> dict[str, Option]:
+    """RunArgs' fields with each channel's flag beside --agent, as its registry entry declares it (channels/registry.py:
+    a channel added there is a `run` flag here, a key of a fleet's `channel:`, and nothing else to write)."""
+    from cursorpilot.channels.registry import flagged
+
+    def flags(by_agent: bool) -> dict[str, Option]:
+        return {c.flag: Option(default=False, help=c.help, panel=ACP, resumable=True, quick=False, kind="flag", channel=c.key,
+                               by_agent=c.by_agent) for c in flagged() if c.flag and c.by_agent == by_agent}
+
+    out: dict[str, Option] = {}
+    for name, spec in fields.items():
+        out |= {**flags(True), name: spec, **flags(False)} if name == "agent" else {name: spec}
+    assert len(out) == len(fields) + len(flagged()), "a channel's flag is already a run option"
+    return out
+
+
+RunArgs.FIELDS = _with_channel_flags(RunArgs.FIELDS)
 FIELDS = RunArgs.FIELDS
 RESUMABLE = tuple(name for name, spec in FIELDS.items() if spec.resumable)
 PATHS = tuple(name for name, spec in FIELDS.items() if spec.kind == "path")

@@ -55,7 +55,7 @@ def run_options(t: Task) -> list[str]:
     if t.command is not None:
         return [*out, "--", *t.command]
     if t.agent:
-        channel = ["--headless"] if t.channel == "headless" else []
+        channel = next((c.flags for c in t.picked if c.name == t.channel), [])
         return [*out, "--agent", t.agent, *channel, "--task", t.task or ""]
     return [*out, "--", *(t.program or []), t.task or ""]
 

@@ -20,14 +20,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from cursorpilot.durations import parse_duration
 from cursorpilot.errors import BadInput
-from cursorpilot.fleet.options import DURATIONS, Passed, passed
+from cursorpilot.fleet.options import DURATIONS, Passed, Picked, passed, picked
 from cursorpilot.fleet.options import Field as OptionField
 from cursorpilot.yamlpos import explain, load_with_positions, where
 
 SHAPE = "; a fleet file is a mapping: {name: NAME, defaults: {...}, tasks: [{id: ID, task: TEXT}, ...]}"
 ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")  # a folder's and a branch's name as it is (cursor-pilot/<fleet>/<id>)
 Isolation = Literal["worktree", "copy", "none"]
-Channel = Literal["pty", "acp", "headless"]
+PROGRAM = "pty"  # `channel: pty`: a program on a terminal; the agents' channels are named by their `run` flag (Picked)
 
 
 def _duration(value: object) -> str | None:
@@ -53,7 +53,7 @@ class Own(BaseModel):
 
     program: list[str] | None = None  # a program on a terminal; a task's text is its last argument
     agent: str | None = None  # a known agent (claude, cursor, gemini, codex), driven over `channel`
-    channel: Channel | None = None  # pty (a program), acp (an agent's default), headless (its print mode)
+    channel: str | None = None  # pty (a program), or an agent's channel: acp (an agent's default), headless (its print mode)
     isolation: Isolation | None = None
     repo: str | None = None  # worktree: the repository (default: the fleet file's folder)
     base: str | None = None  # worktree: where its branch starts (default: HEAD)
@@ -72,6 +72,7 @@ class Task(Own):
     """A task: the fleet's own keys, what it runs, and (in the model `models()` makes) each `run` option's key."""
 
     passed: ClassVar[tuple[Passed, ...]] = ()  # the `run` options this model takes (fleet/options.py)
+    picked: ClassVar[tuple[Picked, ...]] = ()  # the agent channels its `channel:` may name, beside pty
 
     id: str
     task: str | None = None  # the task's text: the program's last argument, or the agent's first prompt
@@ -123,9 +124,11 @@ def _field(p: Passed) -> tuple[object, object]:
 
 
 @functools.lru_cache(maxsize=4)
-def models(passed: tuple[Passed, ...]) -> tuple[type[Own], type[Task], type[FleetFile]]:
-    """The fleet file's models with a key per `run` option (fleet/options.py): `defaults`, a task, the file."""
-    fields: dict[str, Any] = {p.key: _field(p) for p in passed}
+def models(passed: tuple[Passed, ...], channels: tuple[Picked, ...] = ()) -> tuple[type[Own], type[Task], type[FleetFile]]:
+    """The fleet file's models with a key per `run` option (fleet/options.py): `defaults`, a task, the file; `channel:`
+    takes pty or a channel `run` has a flag for (`channels`)."""
+    named = Literal[(PROGRAM, *(c.name for c in channels))]  # type: ignore[valid-type]
+    fields: dict[str, Any] = {p.key: _field(p) for p in passed} | {"channel": (named | None, None)}
     durations = [d for d in DURATIONS if d in fields]
 
     def checked() -> dict[str, Any]:
@@ -134,6 +137,7 @@ def models(passed: tuple[Passed, ...]) -> tuple[type[Own], type[Task], type[Flee
     settings = create_model("Settings", __base__=Own, __validators__=checked(), **fields)
     task = create_model("Task", __base__=Task, __validators__=checked(), **fields)
     task.passed = passed
+    task.picked = channels
     file = create_model("FleetFile", __base__=FleetFile, defaults=(settings, Field(default_factory=settings)),
                         tasks=(list[task], Field(min_length=1)))  # type: ignore[valid-type]
     return settings, task, file
@@ -170,7 +174,7 @@ def resolved(task: Task, defaults: Own, home: Path) -> Task:
 
 def load_fleet(path: Path, run_fields: Mapping[str, OptionField]) -> Fleet:
     """The fleet file at `path`, its tasks' keys `run`'s options (RunArgs.FIELDS, handed in: fleet/options.py)."""
-    defaults_model, task_model, file_model = models(passed(run_fields))
+    defaults_model, task_model, file_model = models(passed(run_fields), picked(run_fields))
     data, positions = load_with_positions(path, hint=SHAPE)
     if not isinstance(data, dict):
         raise BadInput(f"{path}:1:1: a fleet file is a mapping{SHAPE}")
@@ -210,7 +214,7 @@ def _unrunnable(t: Task) -> str:
         return "task: needs a program or an agent to give it to (in defaults or in the task)"
     if t.program and t.agent:
         return "program and agent are two ways to run a task: give one"
-    if t.channel == "pty" and t.agent:
+    if t.channel == PROGRAM and t.agent:
         return "channel: pty drives a program: give program: (an agent on a terminal is a program: [cursor-agent])"
     if t.isolation == "copy" and not t.source:
         return "isolation: copy needs source: (the folder copied for each task)"

@@ -22,7 +22,8 @@ SPELLED = {
     "agent": "`agent:`, with `channel:`",
     "acp": "`channel: acp` (an agent's default)",
     "headless": "`channel: headless`",
-}
+}  # (every channel's flag is `channel: NAME`, read off its registry entry by `picked`: the two lines above say so of
+#     today's two, and tests/unit/test_registry_one_entry.py holds them to the registry)
 # RunArgs fields a fleet's task does not take, and why
 EXCLUDED = {
     "cwd": "the task's folder is the fleet's: `isolation:` makes it (work/<id> in the fleet's folder)",
@@ -46,6 +47,21 @@ class Field(Protocol):
     kind: str
     min: float | None
     max: float | None
+    channel: str | None  # a channel's flag (channels/registry.py): a fleet names that channel `channel: FLAG`
+    by_agent: bool
+
+
+@dataclass(frozen=True)
+class Picked:
+    """A channel a fleet's task names (`channel: NAME`): its `run` flag's name, and whether `--agent` alone picks it."""
+
+    name: str
+    by_agent: bool = False
+
+    @property
+    def flags(self) -> list[str]:
+        """What `run` is given for it beside --agent (nothing for the channel --agent picks alone)."""
+        return [] if self.by_agent else ["--" + self.name]
 
 
 @dataclass(frozen=True)
@@ -63,4 +79,10 @@ class Passed:
 def passed(fields: Mapping[str, Field]) -> tuple[Passed, ...]:
     """Every `run` option a fleet key sets, in `run --help`'s order: the fields neither spelled nor excluded."""
     return tuple(Passed(RENAMED.get(name, name), name, "--" + name.replace("_", "-"), spec.kind, spec.min, spec.max)
-                 for name, spec in fields.items() if name not in SPELLED and name not in EXCLUDED)
+                 for name, spec in fields.items() if name not in SPELLED and name not in EXCLUDED and not getattr(spec, "channel", None))
+
+
+def picked(fields: Mapping[str, Field]) -> tuple[Picked, ...]:
+    """The agent channels a task may name (`channel:`), one per channel flag `run` takes (declared by the channel registry's
+    entries, read off RunArgs' fields), in `run --help`'s order."""
+    return tuple(Picked(name, bool(spec.by_agent)) for name, spec in fields.items() if getattr(spec, "channel", None))

@@ -1,5 +1,6 @@
 """The records of an agent driven over the Agent Client Protocol or its print mode (records/models.py gathers every
-type)."""
+type). Which channel writes which is its registry entry's word (channels/registry.py, `records`), held to these
+declarations by tests/unit/test_registry_one_entry.py; a new channel may declare its own in its folder with `declare`."""
 
 from typing import Any
 

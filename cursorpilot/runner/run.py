@@ -21,7 +21,7 @@ from cursorpilot.detect.profiles import Profile, load_profile, resolve_name
 from cursorpilot.errors import ExitCode, PilotError
 from cursorpilot.events import Outcome, Sink
 from cursorpilot.human.humans import Humans
-from cursorpilot.plan import Step, StepKind
+from cursorpilot.plan import Step
 from cursorpilot.providers.rules import RulesProvider
 from cursorpilot.records import models as R
 from cursorpilot.records.manifest import Attempt, Manifest, StepRecord, StepStatus, now_iso, write_manifest
@@ -210,7 +210,7 @@ class Runner:
     def _drive(self, n, total, step: Step, session: RunContext, cwd, deadline, why) -> tuple[ExitCode, str, int | None]:
         """A step, driven by the channel its kind names (channels/registry.py). A step that drives a program also has its
         rules and governing prompt, its turn ends, its goal check and its expect; shell commands only their exit codes."""
-        if step.kind is StepKind.RUN:
+        if not channels.CHANNELS[step.kind].answers:  # (shell commands: nothing to answer)
             assert step.run is not None
             job = Job(command=list(step.run), governing_prompt="", name=step.name, index=n, total=total, cwd=cwd, env=step.env,
                       deadline=deadline, deadline_reason=why, step=step, ctx=session, sink=self.sink, people=self.humans,
