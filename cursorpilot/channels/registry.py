@@ -12,7 +12,8 @@ contracts: tests/unit/test_registry_one_entry.py holds pyproject's channel lines
 folder and one entry: the test there registers one and runs it through the plan, `run`'s flags and the fleet.
 
 Each entry imports its channel when a step of that kind runs, not before (a run of shell steps never loads the PTY, the
-ACP SDK or the event streams), and still names it in code, so the import graph (lint-imports) and mypy see every edge.
+ACP SDK or the event streams), by the module's name (`_late`): the registry imports no channel at all, so the plan can
+read it from below every channel; the test holds each name to a callable in the entry's own folder.
 Light on purpose, like runargs.py which reads it before a run's program starts: the standard library only, and none of
 its heavier modules (no dataclasses, no typing); the plan and the contract are named for the type checker alone.
 """
@@ -23,8 +24,24 @@ TYPE_CHECKING = False  # (not typing's: its import costs a run's start 2 ms; the
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from cursorpilot.channels.contract import Job, StepResult
-    from cursorpilot.plan import Step
+    from typing import Any, Protocol
+
+    class Step(Protocol):
+        """What a plan step's command line is made of (plan.Step: named here by its shape, as the plan imports this)."""
+
+        @property
+        def run(self) -> Any: ...
+        @property
+        def cursor(self) -> Any: ...
+        @property
+        def drive(self) -> Any: ...
+        @property
+        def agent(self) -> Any: ...
+        @property
+        def kind(self) -> str: ...
+
+    Job = Any  # channels/contract.py's Job and StepResult: the contract imports the plan, which imports this
+    StepResult = Any
 
 
 class Channel:
@@ -59,52 +76,40 @@ class Channel:
         return f"Channel({self.key!r})"
 
 
-def _shell(job: Job) -> StepResult:
-    from cursorpilot.channels.shell import drive
+def _late(module: str, name: str) -> Callable:
+    """`module`'s `name`, imported only when it is called, by its name: the registry imports no channel, not even late in
+    a function (then the plan, which reads the entries, sat below the channels and above them at once: registry → a
+    channel's loop → contract → plan → registry). tests/unit/test_registry_one_entry.py holds every name to a callable
+    of the entry's own folder."""
 
-    return drive(job)
+    def call(*args):
+        import importlib
 
+        return getattr(importlib.import_module(module), name)(*args)
 
-def _pty(job: Job) -> StepResult:
-    from cursorpilot.channels.pty.loop import drive
-
-    return drive(job)
-
-
-def _acp(job: Job) -> StepResult:
-    from cursorpilot.channels.acp.step import drive
-
-    return drive(job)
+    call.__qualname__ = f"{module}.{name}"
+    return call
 
 
-def _headless(job: Job) -> StepResult:
-    from cursorpilot.channels.headless.step import drive
+def _names(module: str) -> Callable[[], list[str]]:
+    """The agents a channel knows by name: its launchers module's LAUNCHERS, imported when asked."""
 
-    return drive(job)
+    def names() -> list[str]:
+        import importlib
 
+        return list(importlib.import_module(module).LAUNCHERS)
 
-def _acp_launcher(name: str) -> list[str] | None:
-    from cursorpilot.channels.acp.launchers import launcher
-
-    return launcher(name)
-
-
-def _acp_agents() -> list[str]:
-    from cursorpilot.channels.acp.launchers import LAUNCHERS
-
-    return list(LAUNCHERS)
+    return names
 
 
-def _headless_launcher(name: str) -> list[str] | None:
-    from cursorpilot.channels.headless.launchers import launcher
-
-    return launcher(name)
-
-
-def _headless_agents() -> list[str]:
-    from cursorpilot.channels.headless.launchers import LAUNCHERS
-
-    return list(LAUNCHERS)
+_shell = _late("cursorpilot.channels.shell", "drive")
+_pty = _late("cursorpilot.channels.pty.loop", "drive")
+_acp = _late("cursorpilot.channels.acp.step", "drive")
+_headless = _late("cursorpilot.channels.headless.step", "drive")
+_acp_launcher = _late("cursorpilot.channels.acp.launchers", "launcher")
+_acp_agents = _names("cursorpilot.channels.acp.launchers")
+_headless_launcher = _late("cursorpilot.channels.headless.launchers", "launcher")
+_headless_agents = _names("cursorpilot.channels.headless.launchers")
 
 
 def _run_line(step: Step, cursor_bin: str) -> list[str]:

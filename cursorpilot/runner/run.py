@@ -215,7 +215,7 @@ class Runner:
             job = Job(command=list(step.run), governing_prompt="", name=step.name, index=n, total=total, cwd=cwd, env=step.env,
                       deadline=deadline, deadline_reason=why, step=step, ctx=session, sink=self.sink, people=self.humans,
                       policy=self.spec.policy)
-            result = channels.drive(step.kind, job)
+            result: StepResult = channels.drive(step.kind, job)
             self.preview += [{"step": step.name, **row} for row in result.listed]
             return ExitCode(result.exit_code), result.reason, result.child
         record = self.manifest.steps[n - 1]

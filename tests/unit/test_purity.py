@@ -28,7 +28,6 @@ LEANED_ON = {
     "cursorpilot.errors": "the exit codes: an IntEnum",
     "cursorpilot.keys": "the reply grammar: text to bytes, no terminal",
     "cursorpilot.records.secret": "how a secret is shown (its length and a hash), told and named: text in, text out",
-    "cursorpilot.records.answerer": "who answered, as a type: a record's source read and written (stdlib only, text in, text out)",
     "cursorpilot.decide.policy": "the deny policy: a function of a text and the working directory's path (os.path only, no file read)",
     "cursorpilot.detect.profiles": "the profile models the pilots read (loading them from files is the loop's business)",
     "cursorpilot.providers.base": "the provider's request and reply types (dataclasses and a Protocol: calling one is the loop's business)",

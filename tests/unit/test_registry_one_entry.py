@@ -11,6 +11,8 @@ reading the registry, loads no channel.
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import subprocess
 import sys
@@ -168,3 +170,24 @@ def test_pyprojects_channel_contracts_name_exactly_the_registrys_folders():
     assert {m.strip() for m in line.split("|")} == folders
     independent = next(c for c in contracts if c["type"] == "independence" and "channel" in c["name"])
     assert set(independent["modules"]) == folders
+
+
+def test_every_entrys_late_names_are_callables_of_its_own_folder():
+    """The registry names its channels' loops and launchers by module name (so that it imports none of them, and the plan
+    can read it): a typo there would surface only when a step of that kind runs. Each resolves here, in the entry's
+    folder; the mirror: a name that is not there fails as the run would."""
+    import importlib
+
+    from cursorpilot.channels import registry
+
+    for entry in registry.CHANNELS.values():
+        for late in (entry.drive, entry.launcher):
+            if late is None:
+                continue
+            module, _, name = late.__qualname__.rpartition(".")
+            assert module.startswith(entry.folder), (entry, module)
+            assert callable(getattr(importlib.import_module(module), name)), (entry, name)
+        if entry.agents is not None:
+            assert entry.agents(), entry
+    with pytest.raises(AttributeError):
+        registry._late("cursorpilot.channels.shell", "drvie")(None)
