@@ -1,5 +1,5 @@
 """The command line: wiring only. The commands, their options and their help; each command's body is in
-cursorpilot/commands/ (imported when it runs), and commands/guard.py maps its errors to exit codes."""
+cursorpilot/commands/ (imported when it runs), and commands/exits.py maps its errors to exit codes."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def _run(ctx: typer.Context, **values: object) -> None:
 
     It watches what the program asks, decides (deny policy, then your rules, then a model) and types the answer.
     """
-    from cursorpilot.commands.guard import guard
+    from cursorpilot.commands.exits import as_exit_code
     from cursorpilot.commands.run import run as run_body
 
     argv = ["cursor-pilot", *sys.argv[1:]]
@@ -71,7 +71,7 @@ def _run(ctx: typer.Context, **values: object) -> None:
     if values.get("command"):
         given.add("command")
     args = RunArgs.from_values(values)
-    guard(args.debug, lambda: run_body(args, frozenset(given), argv=argv))
+    as_exit_code(args.debug, lambda: run_body(args, frozenset(given), argv=argv))
 
 
 def _run_parameters() -> list[inspect.Parameter]:
@@ -111,11 +111,11 @@ def demo(
     debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
 ) -> None:
     """Run the bundled demo: the Cursor simulator driven offline by rules under a demo governing prompt."""
-    from cursorpilot.commands.guard import guard
+    from cursorpilot.commands.exits import as_exit_code
     from cursorpilot.commands.run import demo as demo_body
 
     argv = ["cursor-pilot", *sys.argv[1:]]
-    guard(debug, lambda: demo_body(log, quiet, report, debug, argv, PACKAGE))
+    as_exit_code(debug, lambda: demo_body(log, quiet, report, debug, argv, PACKAGE))
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -144,9 +144,9 @@ def report(
 ) -> None:
     """Write report.html (verdict, decisions, files changed, terminal replay), report.json and report.md for a run."""
     from cursorpilot.commands import past
-    from cursorpilot.commands.guard import guard
+    from cursorpilot.commands.exits import as_exit_code
 
-    guard(debug, lambda: past.report(Path(run_dir), Path(out) if out else None))
+    as_exit_code(debug, lambda: past.report(Path(run_dir), Path(out) if out else None))
 
 
 @app.command()
@@ -158,9 +158,9 @@ def watch(
 ) -> None:
     """Look in on a running run from another terminal: its live screen and decisions (read-only; Ctrl-C leaves)."""
     from cursorpilot.commands import watching
-    from cursorpilot.commands.guard import guard
+    from cursorpilot.commands.exits import as_exit_code
 
-    guard(False, lambda: watching.watch(run, take))
+    as_exit_code(False, lambda: watching.watch(run, take))
 
 
 @app.command()
@@ -174,9 +174,9 @@ def detect(
 ) -> None:
     """Replay a recording through the screen and classifier; print each decision point (time, state, rule, prompt)."""
     from cursorpilot.commands import past
-    from cursorpilot.commands.guard import guard
+    from cursorpilot.commands.exits import as_exit_code
 
-    guard(debug, lambda: past.detect(Path(recording), profile, Path(detectors) if detectors else None, cols, rows))
+    as_exit_code(debug, lambda: past.detect(Path(recording), profile, Path(detectors) if detectors else None, cols, rows))
 
 
 @app.command()
@@ -195,11 +195,11 @@ def policy(
 ) -> None:
     """Print the deny policy a run would weigh a yes by: your governing prompt compiled into grants and prohibitions."""
     from cursorpilot.commands import policy as policy_command
-    from cursorpilot.commands.guard import guard
+    from cursorpilot.commands.exits import as_exit_code
 
     args = RunArgs(prompt=prompt, rules=rules, answer=tuple(answer) if answer else None, plan=plan, provider=provider, model=model,
                    base_url=base_url, debug=debug)
-    guard(debug, lambda: policy_command.show(args, as_json, out))
+    as_exit_code(debug, lambda: policy_command.show(args, as_json, out))
 
 
 @app.command()
@@ -247,9 +247,9 @@ def runs_show(
 ) -> None:
     """Show one run's summary: what ran, how it ended, each step, the counters, and where its records are."""
     from cursorpilot.commands import past
-    from cursorpilot.commands.guard import guard
+    from cursorpilot.commands.exits import as_exit_code
 
-    guard(False, lambda: past.runs_show(run, dir))
+    as_exit_code(False, lambda: past.runs_show(run, dir))
 
 
 from cursorpilot.commands.fleet import app as fleet_app  # noqa: E402 - typer alone at import: its bodies import the fleet
@@ -296,9 +296,9 @@ def hook_install(
     """Write the hook into a project's settings (Claude: .claude/settings.local.json; Gemini: .gemini/settings.json;
     Cursor: .cursor/hooks.json), for work without a run; `hook uninstall` takes exactly that out again."""
     from cursorpilot.commands import hook
-    from cursorpilot.commands.guard import guard
+    from cursorpilot.commands.exits import as_exit_code
 
-    guard(debug, lambda: hook.install(agent, prompt, str(policy) if policy else None, str(project)))
+    as_exit_code(debug, lambda: hook.install(agent, prompt, str(policy) if policy else None, str(project)))
 
 
 @hook_app.command("uninstall")
@@ -309,9 +309,9 @@ def hook_uninstall(
 ) -> None:
     """Take out exactly what `hook install` wrote (the file as it was, byte for byte, where nobody changed it since)."""
     from cursorpilot.commands import hook
-    from cursorpilot.commands.guard import guard
+    from cursorpilot.commands.exits import as_exit_code
 
-    guard(debug, lambda: hook.uninstall(agent, str(project)))
+    as_exit_code(debug, lambda: hook.uninstall(agent, str(project)))
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, add_help_option=False)
@@ -333,7 +333,7 @@ def main() -> None:
 
 def _main(command, args: list[str]) -> None:
     """Run a command line; a mistake in it (an option typo, a value out of range, a missing argument) is one line on
-    stderr and exit 2, like every other error (commands/guard.py), not typer's boxed panel."""
+    stderr and exit 2, like every other error (commands/exits.py), not typer's boxed panel."""
     try:
         code = command.main(args, prog_name="cursor-pilot", standalone_mode=False)
     except typer.Abort:

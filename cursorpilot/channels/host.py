@@ -1,6 +1,6 @@
 """What every channel's loop shares, said once: the StepHost.
 
-A channel (pty/loop.py, acp/step.py, headless/step.py) is a pure pilot beside a loop that does its I/O. The loops had
+A channel (pty/loop.py, acp/loop.py, headless/loop.py) is a pure pilot beside a loop that does its I/O. The loops had
 copied each other's scaffolding and started to drift (a turn end counted on one channel and not another, waits counted
 only on the PTY). The host owns what they share: the decision path for the step (the Decider and its prompt filer),
 the counts the run's limits read, the worker threads that answer off the loop, the effects every pilot returns (a

@@ -104,8 +104,8 @@ def _names(module: str) -> Callable[[], list[str]]:
 
 _shell = _late("cursorpilot.channels.shell", "drive")
 _pty = _late("cursorpilot.channels.pty.loop", "drive")
-_acp = _late("cursorpilot.channels.acp.step", "drive")
-_headless = _late("cursorpilot.channels.headless.step", "drive")
+_acp = _late("cursorpilot.channels.acp.loop", "drive")
+_headless = _late("cursorpilot.channels.headless.loop", "drive")
 _acp_launcher = _late("cursorpilot.channels.acp.launchers", "launcher")
 _acp_agents = _names("cursorpilot.channels.acp.launchers")
 _headless_launcher = _late("cursorpilot.channels.headless.launchers", "launcher")

@@ -37,9 +37,9 @@ def run_cmd(
     debug: bool = typer.Option(False, "--debug", help="A traceback on errors."),
 ) -> None:
     """Run a fleet file's tasks, each one `cursor-pilot run` in a folder of its own, N at a time."""
-    from cursorpilot.commands.guard import guard
+    from cursorpilot.commands.exits import as_exit_code
 
-    guard(debug, lambda: run_fleet(fleet_file, folder, {"concurrency": concurrency, "engine": engine, "address": address,
+    as_exit_code(debug, lambda: run_fleet(fleet_file, folder, {"concurrency": concurrency, "engine": engine, "address": address,
                                                         "max_cost": max_cost}, listen, notify or []))
 
 
@@ -56,11 +56,11 @@ def resume_cmd(
 ) -> None:
     """Run again only the tasks that did not finish (a task done or failed keeps its result); a run that was cut short
     goes on from where it stopped (run --resume)."""
-    from cursorpilot.commands.guard import guard
+    from cursorpilot.commands.exits import as_exit_code
 
     given = {k: v for k, v in {"concurrency": concurrency, "engine": engine, "address": address, "max_cost": max_cost}.items()
              if v is not None}
-    guard(debug, lambda: resume_fleet(folder, given, listen, notify or []))
+    as_exit_code(debug, lambda: resume_fleet(folder, given, listen, notify or []))
 
 
 @app.command("status")
@@ -69,17 +69,17 @@ def status_cmd(
     as_json: bool = typer.Option(False, "--json", help="One JSON document: the fleet and a row per task."),
 ) -> None:
     """A fleet's tasks: a live table on a terminal (until the fleet ends), else the table once; --json for scripts."""
-    from cursorpilot.commands.guard import guard
+    from cursorpilot.commands.exits import as_exit_code
 
-    guard(False, lambda: status(folder, as_json))
+    as_exit_code(False, lambda: status(folder, as_json))
 
 
 @app.command("report")
 def report_cmd(folder: Path | None = typer.Argument(None, metavar="[DIR]", help=DIR_HELP)) -> None:
     """Write the fleet's page again (report.html in its folder) and say where it is."""
-    from cursorpilot.commands.guard import guard
+    from cursorpilot.commands.exits import as_exit_code
 
-    guard(False, lambda: write_report(folder))
+    as_exit_code(False, lambda: write_report(folder))
 
 
 # -- the bodies -------------------------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from cursorpilot.decide.gate import shown as shown_as
 from cursorpilot.decide.prompt_files import PromptFiler
 from cursorpilot.decide.choices import Offered, find
 from cursorpilot.decide.echo import echoed, own_lines, screen_rows, unlabelled
-from cursorpilot.decide.guards import Guards
+from cursorpilot.decide.breaker import LoopBreaker
 from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
 from cursorpilot.decide.yesno import may_say_yes
@@ -61,7 +61,7 @@ class Decider:
         self.cwd = cwd
         self.rules = rules
         self.filer = filer
-        self.guards = Guards()
+        self.breaker = LoopBreaker()
         self.history: deque[QA] = deque(maxlen=10)
         self.previous = ""  # who chose the last answer delivered (a rule's after: reads it)
         self.compiling = policyfile.Compiling(governing_prompt, policy)  # pinned (--policy), else compiled when a yes needs it
@@ -208,8 +208,8 @@ class Decider:
         if reply.reason.startswith(CAPPED):
             return Decision(Verdict.FAIL, why=reply.reason, source=reply.source, limit=True)
         failed = reply.reason.startswith("provider error")
-        if self.guards.provider_result(not failed):
-            return Decision(Verdict.FAIL, why=f"{self.guards.provider_errors} consecutive provider errors: {reply.reason}", source=reply.source)
+        if self.breaker.provider_result(not failed):
+            return Decision(Verdict.FAIL, why=f"{self.breaker.provider_errors} consecutive provider errors: {reply.reason}", source=reply.source)
         if q.kind == Kind.TURN_END:  # a verdict, structured or in one line; no verdict fails closed (a human)
             if reply.turn is not None:
                 return self.check(q, turns.structured(reply.turn, reply.text, reply.reason, reply.source))
@@ -347,8 +347,8 @@ class Decider:
     def _counted(self, q: Question, d: Decision) -> Decision:
         """The loop breaker, last: the answer as it will be given."""
         shown = shown_as(q, d)  # a secret is counted as it is delivered: masked
-        if self.guards.looping(q.text, shown):
-            return Decision.escalate(f"loop: this question was already answered {shown!r} {self.guards.repeat_limit} times", d.source)
+        if self.breaker.looping(q.text, shown):
+            return Decision.escalate(f"loop: this question was already answered {shown!r} {self.breaker.repeat_limit} times", d.source)
         self._offered = (q.text, d.text or "", d.source, shown)
         return d
 
@@ -386,7 +386,7 @@ class Decider:
         answer, however the channel shows it)."""
         offered, self._offered = self._offered, None
         chose = offered is not None and offered[0] == prompt and (offered[1] == text or is_masked(text))
-        self.guards.answered(prompt, offered[3] if offered is not None and chose else text)
+        self.breaker.answered(prompt, offered[3] if offered is not None and chose else text)
         self.history.append(QA(prompt, text))
         self.previous = offered[2] if offered is not None and chose else ""  # "": not one it chose
 

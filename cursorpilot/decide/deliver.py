@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from cursorpilot.decide.guards import over_cap
+from cursorpilot.decide.breaker import over_cap
 from cursorpilot.errors import ExitCode
 from cursorpilot.records import answerer
 from cursorpilot.records.models import Rec, body, name_of

@@ -27,7 +27,7 @@ from importlib import import_module
 from cursorpilot.startup import warmstart
 from cursorpilot.daemons import accept_loop
 
-WARM = ("cursorpilot.commands.run", "cursorpilot.commands.guard", "cursorpilot.commands.learning", "cursorpilot.runner.run",
+WARM = ("cursorpilot.commands.run", "cursorpilot.commands.exits", "cursorpilot.commands.learning", "cursorpilot.runner.run",
         "cursorpilot.channels.registry", "cursorpilot.channels.pty.loop", "cursorpilot.ui", "cursorpilot.logs", "cursorpilot.records.pastruns",
         "cursorpilot.detect.profiles", "cursorpilot.providers.openai", "cursorpilot.providers.anthropic",
         "cursorpilot.providers.rules", "cursorpilot.human.humans", "cursorpilot.commands.preflight", "cursorpilot.records.resume",

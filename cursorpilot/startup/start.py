@@ -106,7 +106,7 @@ def _run(args: RunArgs, given: frozenset[str]) -> int:
     try:
         if _startable(args):
             _prestart(args, run)
-        from cursorpilot.commands.guard import guard
+        from cursorpilot.commands.exits import as_exit_code
         from cursorpilot.commands.run import run as run_body
     except KeyboardInterrupt:  # Ctrl-C before the run counts its own: it ends as it would a moment later, its program too
         from cursorpilot.channels.pty.driver import discard_prestarted
@@ -116,10 +116,10 @@ def _run(args: RunArgs, given: frozenset[str]) -> int:
 
     argv = ["cursor-pilot", *sys.argv[1:]]
     try:
-        guard(args.debug, lambda: run_body(args, given, argv=argv, run_id=run))
+        as_exit_code(args.debug, lambda: run_body(args, given, argv=argv, run_id=run))
     except SystemExit as exit:
         return exit.code if isinstance(exit.code, int) else 1
-    except KeyboardInterrupt:  # before guard's own catch is in place (it imports the console first)
+    except KeyboardInterrupt:  # before as_exit_code's own catch is in place (it imports the console first)
         return 130
     return 0
 

@@ -1,6 +1,6 @@
 """The agent loops dispatch their pilots' effects exhaustively (channels/agent/loop.py): mypy rejects a loop that
 leaves an effect of its channel unhandled (`assert_never`), and an effect that comes anyway raises. It was dropped in
-silence (acp/step.py's and headless/step.py's `_carry_out` ended in an `elif` with no `else`), while the PTY loop
+silence (acp/loop.py's and headless/loop.py's `_carry_out` ended in an `elif` with no `else`), while the PTY loop
 raised: a pilot that returned an effect nobody carried out hung its step with nothing said."""
 
 from dataclasses import dataclass
@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import pytest
 
 from cursorpilot.channels.acp import facts as acp
-from cursorpilot.channels.acp.step import AcpStep
+from cursorpilot.channels.acp.loop import AcpLoop
 from cursorpilot.channels.headless import facts as headless
-from cursorpilot.channels.headless.step import HeadlessStep
+from cursorpilot.channels.headless.loop import HeadlessLoop
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ def bare(loop: type) -> object:
     return object.__new__(loop)
 
 
-@pytest.mark.parametrize("loop", [AcpStep, HeadlessStep])
+@pytest.mark.parametrize("loop", [AcpLoop, HeadlessLoop])
 def test_an_effect_no_loop_carries_out_raises_instead_of_being_dropped(loop):
     with pytest.raises(AssertionError):
         loop._apply(bare(loop), [Stray()])
@@ -31,17 +31,17 @@ def test_an_effect_no_loop_carries_out_raises_instead_of_being_dropped(loop):
 
 def test_an_effect_of_the_other_agent_channel_raises_too():
     with pytest.raises(AssertionError):
-        HeadlessStep._apply(bare(HeadlessStep), [acp.OpenSession(load=None)])
+        HeadlessLoop._apply(bare(HeadlessLoop), [acp.OpenSession(load=None)])
     with pytest.raises(AssertionError):
-        AcpStep._apply(bare(AcpStep), [headless.EndInput()])
+        AcpLoop._apply(bare(AcpLoop), [headless.EndInput()])
 
 
 def test_a_loops_own_effects_are_carried_out():
     """The mirror: what the channel declares goes through (a reply to a request nobody waits for any more, the input
     of a turn that has no process: each is a no-op here, and no error)."""
-    step = bare(AcpStep)
+    step = bare(AcpLoop)
     step._waiting = {}
-    AcpStep._apply(step, [acp.Reply(token=1, payload={}), acp.Refuse(token=2, error=acp.REFUSED, message="no", target="x")])
-    turn = bare(HeadlessStep)
+    AcpLoop._apply(step, [acp.Reply(token=1, payload={}), acp.Refuse(token=2, error=acp.REFUSED, message="no", target="x")])
+    turn = bare(HeadlessLoop)
     turn._proc = None
-    HeadlessStep._apply(turn, [headless.EndInput()])
+    HeadlessLoop._apply(turn, [headless.EndInput()])

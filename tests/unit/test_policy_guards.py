@@ -1,6 +1,6 @@
 import pytest
 
-from cursorpilot.decide.guards import Guards
+from cursorpilot.decide.breaker import LoopBreaker
 from cursorpilot.decide.policy import check, rule_ids
 
 DENIED = [
@@ -45,7 +45,7 @@ def test_only_the_named_rule_is_lifted():
 
 
 def test_loop_breaker_allows_three_identical_answers():
-    g = Guards()
+    g = LoopBreaker()
     for _ in range(3):
         assert not g.looping("Again? [y/n]", "y")
         g.answered("Again?  [y/n]", "y")
@@ -54,7 +54,7 @@ def test_loop_breaker_allows_three_identical_answers():
 
 
 def test_twenty_consecutive_provider_errors_stop():
-    g = Guards()
+    g = LoopBreaker()
     assert not any(g.provider_result(False) for _ in range(19))
     assert g.provider_result(False)
     g.provider_result(True)

@@ -184,10 +184,10 @@ def test_version_is_answered_without_typer():
 
 
 def test_typer_exit_passes_through_the_guard():
-    from cursorpilot.commands.guard import guard
+    from cursorpilot.commands.exits import as_exit_code
 
     def body() -> int:
         raise typer.Exit(5)
 
     with pytest.raises(typer.Exit):
-        guard(False, body)
+        as_exit_code(False, body)

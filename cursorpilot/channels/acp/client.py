@@ -67,7 +67,7 @@ def _served(method: str):
 
 
 class Served(Protocol):
-    """What the client hands the agent's requests to: the ACP step's loop (acp/step.py), known here only by what it
+    """What the client hands the agent's requests to: the ACP step's loop (acp/loop.py), known here only by what it
     does, so that the client and the loop don't import each other."""
 
     terminals: Terminals

@@ -1,5 +1,5 @@
 """What goes into the ACP pilot and what comes out of it (acp/pilot.py), as plain values: facts about the agent and
-the run, effects for the loop (acp/step.py) to carry out. What both agent channels say alike (the config, an exit, a
+the run, effects for the loop (acp/loop.py) to carry out. What both agent channels say alike (the config, an exit, a
 decision, a turn end's goal check, an interrupt, Ask, AskHuman, End: channels/agent/facts.py) is declared there once;
 the shared effects (Record, Tell, Delivered, CheckGoal) are decide/'s."""
 
@@ -221,7 +221,7 @@ class CancelTurn:
 
 
 
-Own = OpenSession | SendPrompt | Reply | Refuse | CancelTurn  # what only this channel's loop carries out (acp/step.py)
+Own = OpenSession | SendPrompt | Reply | Refuse | CancelTurn  # what only this channel's loop carries out (acp/loop.py)
 Effect = AgentEffect | Own
 
 # the facts both agent channels share, declared in channels/agent/facts.py and taken here as this channel's own

@@ -1,4 +1,4 @@
-"""The rules of an ACP step, PURE: facts and `now` in, effects out (pty/pilot.py's cut; acp/step.py does the I/O).
+"""The rules of an ACP step, PURE: facts and `now` in, effects out (pty/pilot.py's cut; acp/loop.py does the I/O).
 
 Facts: the agent started, initialized, opened a session, streamed an update or asked something (a permission, a form,
 Cursor's questions, a file to read or write, a command to run), a decision came back, what it asked was done, a turn

@@ -1,5 +1,5 @@
 """What an ACP agent may read, write and run through the client, PURE: the working directory bounds it, the deny policy
-refuses what it names, and a dry run reads but writes and runs nothing. acp/step.py does the reading, writing and
+refuses what it names, and a dry run reads but writes and runs nothing. acp/loop.py does the reading, writing and
 running; the pilot asks these rules first and carries out what they say.
 
 Each rule returns the effects for the request (none: go ahead) and the deny policy's refusal, if that was the reason,

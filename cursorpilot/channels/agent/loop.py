@@ -1,4 +1,4 @@
-"""What the two agent channels' loops share (acp/step.py, headless/step.py): the I/O of an agent's step, said once.
+"""What the two agent channels' loops share (acp/loop.py, headless/loop.py): the I/O of an agent's step, said once.
 
 Each loop starts the agent, turns what it says into facts for its pilot and carries out the effects the pilot returns
 (acp/ over the Agent Client Protocol, headless/ over a print mode's event stream). What they do alike lives here: the

@@ -1,5 +1,5 @@
 """What goes into the headless pilot and what comes out of it (headless/pilot.py), as plain values: facts parsed from
-the agent's NDJSON event stream (headless/stream.py) and about the run, effects for the loop (headless/step.py) to
+the agent's NDJSON event stream (headless/stream.py) and about the run, effects for the loop (headless/loop.py) to
 carry out. What both agent channels say alike (the config, an exit, a decision, a turn end's goal check, an interrupt,
 Ask, AskHuman, End: channels/agent/facts.py) is declared there once; the shared effects (Record, Tell, Delivered,
 CheckGoal) are decide/'s."""
@@ -169,7 +169,7 @@ class StopAgent:
 
 
 
-Own = StartTurn | Reply | Unsupported | EndInput | StopAgent  # what only this channel's loop carries out (headless/step.py)
+Own = StartTurn | Reply | Unsupported | EndInput | StopAgent  # what only this channel's loop carries out (headless/loop.py)
 Effect = AgentEffect | Own
 
 # the facts both agent channels share, declared in channels/agent/facts.py and taken here as this channel's own

@@ -1,4 +1,4 @@
-"""The rules of a headless step, PURE: facts and `now` in, effects out (acp/pilot.py's cut; headless/step.py does the I/O).
+"""The rules of a headless step, PURE: facts and `now` in, effects out (acp/pilot.py's cut; headless/loop.py does the I/O).
 
 An agent's print mode runs one turn per process: the pilot starts it with the task, reads its event stream (facts from
 headless/stream.py), decides each permission it asks for through the shared decision path (deny policy, rules, model,

@@ -62,7 +62,7 @@ class _Pending:
 
 def drive(job: Job) -> StepResult:
     """The screen channel's entry point (channels/registry.py)."""
-    return PtyStep(job).run()
+    return PtyLoop(job).run()
 
 
 def _no_echo(lflag: int) -> bool:
@@ -70,7 +70,7 @@ def _no_echo(lflag: int) -> bool:
     return bool(lflag & termios.ICANON) and not lflag & termios.ECHO
 
 
-class PtyStep:
+class PtyLoop:
     def __init__(self, job: Job):
         assert job.profile is not None  # (the runner gives a screen's step its profile)
         self.step, self.ctx, self.sink, self.clock, self.profile = job, job.ctx, job.sink, job.ctx.clock, job.profile

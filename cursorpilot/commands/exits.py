@@ -12,7 +12,7 @@ from collections.abc import Callable
 from cursorpilot.errors import ExitCode, PilotError
 
 
-def guard(debug: bool, fn: Callable[[], int]) -> None:
+def as_exit_code(debug: bool, fn: Callable[[], int]) -> None:
     """Run a command's body; its exit code, or its error as one line and the code the error names."""
     from cursorpilot.ui import error_line
 

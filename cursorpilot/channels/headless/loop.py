@@ -19,7 +19,7 @@ from cursorpilot.channels.headless.pilot import HeadlessPilot
 from cursorpilot.channels.program_env import last_words
 
 
-class HeadlessStep(AgentLoop[facts.Fact, facts.Own]):
+class HeadlessLoop(AgentLoop[facts.Fact, facts.Own]):
     def __init__(self, job: Job):
         assert job.step.headless is not None  # (the registry hands this channel its own steps only)
         self.dialect = stream.dialect_of(job.command)
@@ -132,4 +132,4 @@ class HeadlessStep(AgentLoop[facts.Fact, facts.Own]):
 
 def drive(job: Job) -> StepResult:
     """The headless channel's entry point (cursorpilot/channels/registry.py): a plan's `headless:` step, its task the first prompt."""
-    return HeadlessStep(job).run()
+    return HeadlessLoop(job).run()

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 CANCEL_GRACE = 2.0  # after session/cancel, how long the agent may take to end its turn
 
 
-class AcpStep(AgentLoop[facts.Fact, facts.Own]):
+class AcpLoop(AgentLoop[facts.Fact, facts.Own]):
     def __init__(self, job: Job):
         assert job.step.acp is not None  # (the registry hands this channel its own steps only)
         super().__init__(job, name="acp-answerer", agent=nativedeny.agent_of(job.command))
@@ -256,4 +256,4 @@ class AcpStep(AgentLoop[facts.Fact, facts.Own]):
 
 def drive(job: Job) -> StepResult:
     """The ACP channel's entry point (cursorpilot/channels/registry.py): a plan's `acp:` step, its task the first prompt."""
-    return AcpStep(job).run()
+    return AcpLoop(job).run()

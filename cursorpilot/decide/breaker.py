@@ -17,7 +17,7 @@ def over_cap(run_answers: int, run_cap: int | None, step_answers: int, step_cap:
     return None
 
 
-class Guards:
+class LoopBreaker:
     def __init__(self, repeat_limit: int = REPEAT_LIMIT, provider_error_limit: int = PROVIDER_ERROR_LIMIT):
         self.repeat_limit = repeat_limit
         self.provider_error_limit = provider_error_limit
