@@ -15,7 +15,8 @@ Each entry imports its channel when a step of that kind runs, not before (a run 
 ACP SDK or the event streams), by the module's name (`_late`): the registry imports no channel at all, so the plan can
 read it from below every channel; the test holds each name to a callable in the entry's own folder.
 Light on purpose, like runargs.py which reads it before a run's program starts: the standard library only, and none of
-its heavier modules (no dataclasses, no typing); the plan and the contract are named for the type checker alone.
+its heavier modules (no dataclasses, no typing). It names neither the plan nor the contract, not even for the type
+checker (the plan imports it): a step is typed here by its shape, and a Job and a StepResult are the runner's to name.
 """
 
 from __future__ import annotations

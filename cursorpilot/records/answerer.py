@@ -70,6 +70,7 @@ PERSON = str(Source(Answerer.PERSON))
 NOBODY = str(Source(Answerer.NOBODY))
 BY_TIMEOUT = str(Source(Answerer.TIMEOUT))
 LOOP_BREAKER = str(Source(Answerer.BREAKER))
+PLAN_SEND = str(Source(Answerer.PLAN, "send"))  # a step's `send:`, typed as the plan says
 
 
 def policy(rule_name: str) -> str:

@@ -285,7 +285,7 @@ class Builder:
     def _policy_denied(self, r: R.PolicyDenied) -> None:
         self.d.counts["denials"] += 1
         if (r.rule_id or "").startswith(("acp.fs_", "acp.terminal")):  # the agent's own file system or terminal call
-            self._row(r, "refused", question=r.evidence or "", answer=None, source=f"policy:{r.policy_rule}",
+            self._row(r, "refused", question=r.evidence or "", answer=None, source=answerer.policy(str(r.policy_rule)),
                       why=f"refused by the deny policy: {r.evidence}", kind="action")
         else:
             self.pending.policy = r

@@ -6,7 +6,8 @@ What was found: a resident pilot started by a run that ignored Ctrl-C (in the ba
 ignores it, and so did every run it served until the run set its own handler, and every program they started (exec
 keeps what is ignored). A Ctrl-C at the program's first question, before the run had set its handler, was lost (the run
 went on to its end, exit 0), and a program shrugged off the SIGINT that ends it (SIGKILL 3 s later). The served child
-now takes the signals as the run's own process has them (startup/pilotd.py `_signals`)."""
+now takes the signals as the run's own process has them (startup/pilotd.py `_signals`), and the program starts with
+its signals as on a terminal of its own, whatever its run ignored (channels/pty/driver.py `fresh_signals`)."""
 
 from __future__ import annotations
 

@@ -70,11 +70,20 @@ def test_a_program_that_closes_its_terminal_before_it_exits_keeps_its_exit_code(
     assert (exited["code"], exited["signal"]) == (7, None) and r.code == 1
 
 
+def _output(tmp_path, script: str) -> str:
+    d = PtyDriver(["sh", "-c", script], cwd=str(tmp_path), env=None, cols=80, rows=24)
+    try:
+        return read_all(d).decode()
+    finally:
+        d.close()
+
+
 @pytest.fixture
 def pilot_ignoring():
     """The pilot's process as a run in the background of a script, under nohup, or from a thread that blocks signals
-    leaves it: SIGINT and SIGHUP ignored, SIGTERM blocked (and SIGPIPE ignored, as Python always has it)."""
-    before = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGHUP)}
+    leaves it: SIGINT and SIGHUP ignored, SIGTERM blocked (and SIGPIPE ignored, as Python always has it); SIGPROF, one
+    the pilot never names, ignored too."""
+    before = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGPROF)}
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
     yield
     signal.pthread_sigmask(signal.SIG_SETMASK, mask)
@@ -85,23 +94,13 @@ def pilot_ignoring():
 def test_the_program_takes_its_signals_as_on_a_terminal_of_its_own(tmp_path, pilot_ignoring):
     """`yes | head -1` said "yes: standard output: Broken pipe" under the pilot (Python's ignored SIGPIPE, kept by
     exec), and a program started by a run that ignored Ctrl-C shrugged off the SIGINT the pilot stops it with."""
-    script = "yes | head -1; grep -E '^Sig(Ign|Blk)' /proc/self/status"
-    d = PtyDriver(["sh", "-c", script], cwd=str(tmp_path), env=None, cols=80, rows=24)
-    try:
-        out = read_all(d).decode()
-    finally:
-        d.close()
+    out = _output(tmp_path, "yes | head -1; grep -E '^Sig(Ign|Blk)' /proc/self/status")
     assert "Broken pipe" not in out
     assert "SigIgn:\t0000000000000000" in out and "SigBlk:\t0000000000000000" in out, out
 
 
 def test_mirror_what_the_program_ignores_itself_stays_ignored_in_what_it_starts(tmp_path):
     """The reset is the program's start only: a program that ignores SIGINT itself hands that on, as it always did."""
-    script = "trap '' INT; sh -c \"grep -E '^SigIgn' /proc/self/status\""
-    d = PtyDriver(["sh", "-c", script], cwd=str(tmp_path), env=None, cols=80, rows=24)
-    try:
-        out = read_all(d).decode()
-    finally:
-        d.close()
+    out = _output(tmp_path, "trap '' INT; sh -c \"grep -E '^SigIgn' /proc/self/status\"")
     ignored = int(out.split("SigIgn:")[1].split()[0], 16)
     assert ignored & (1 << (signal.SIGINT - 1)), out

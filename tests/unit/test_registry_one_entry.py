@@ -191,3 +191,18 @@ def test_every_entrys_late_names_are_callables_of_its_own_folder():
             assert entry.agents(), entry
     with pytest.raises(AttributeError):
         registry._late("cursorpilot.channels.shell", "drvie")(None)
+
+
+def test_the_plans_lines_for_the_type_checker_name_the_entries_kinds_and_nothing_else():
+    """plan.Step declares each kind's field for mypy alone (pydantic builds the fields off the entries): a kind added to
+    the registry without its line, or a line left for a kind gone, fails here, not silently as an Any."""
+    import ast
+    import inspect
+
+    from cursorpilot import plan
+    from cursorpilot.channels.registry import CHANNELS
+
+    tree = ast.parse(inspect.getsource(plan.Step))
+    block = next(n for n in ast.walk(tree) if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING")
+    declared = [n.target.id for n in block.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)]
+    assert declared == list(CHANNELS)

@@ -24,7 +24,7 @@ from cursorpilot.decide.turns import gist
 from cursorpilot.detect.classifier import Classification, headline
 from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.keys import Modes, Write
-from cursorpilot.records import models as R
+from cursorpilot.records import answerer, models as R
 
 RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the first two
 UNREAD_LOOK = 0.1  # while what was typed sits unread in the program's input, it is looked at this often
@@ -139,7 +139,7 @@ class Answers:
 
     def _answered(self, view: View, c: Classification, shown: str, kind: str | None, d: Decision, asked: str) -> None:
         """What an answer leaves behind: the turn's ledger, the prompt answered (and on which screen), history's row."""
-        if kind == Kind.TURN_END or d.source == "plan:send":
+        if kind == Kind.TURN_END or d.source == answerer.PLAN_SEND:
             view.turns.sent(shown)  # an instruction (the step's task typed, or the next one): a new turn begins
         else:
             view.turns.answered(headline(asked), shown, d.source, d.denied)  # (a secret as its mask: the judge never sees it)

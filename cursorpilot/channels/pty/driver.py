@@ -8,6 +8,7 @@ no hidden ``delaybeforesend``.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import select
@@ -60,10 +61,15 @@ FRESH = (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP, signal.SI
 
 
 def fresh_signals() -> None:
-    """In the program's process, before its exec: every signal of FRESH at its default, none blocked."""
-    for sig in FRESH:
-        signal.signal(sig, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_SETMASK, ())
+    """In the program's process, before its exec: every signal of FRESH at its default, any other one the pilot's
+    process ignores too (exec keeps what is ignored), none blocked. Best effort: what cannot be reset stays as it was,
+    rather than the program not starting (an error here would come back as exec's)."""
+    for sig in {*FRESH, *(s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)
+                          and signal.getsignal(s) == signal.SIG_IGN)}:
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(sig, signal.SIG_DFL)
+    with contextlib.suppress(OSError, ValueError):
+        signal.pthread_sigmask(signal.SIG_SETMASK, ())
 
 
 def _spawn(argv: list[str], cwd: str | None, full_env: dict[str, str], cols: int, rows: int) -> pexpect.spawn:

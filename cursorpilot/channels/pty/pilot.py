@@ -37,7 +37,7 @@ from cursorpilot.detect.classifier import Classification
 from cursorpilot.detect.profiles import Profile, ScreenKind
 from cursorpilot.errors import ExitCode
 from cursorpilot.keys import Modes, to_writes
-from cursorpilot.records import models as R
+from cursorpilot.records import answerer, models as R
 
 STOP_GRACE = 3.0  # SIGINT (or the quit keys), then SIGKILL after this long
 _LATE = Record(R.Kill(reason="program did not exit in time", signal="SIGKILL"))
@@ -342,7 +342,7 @@ class Pilot:
         if not self.sent and c.state == ScreenKind.INPUT:
             self.sent = True
             out = self._apply(Event.PROMPT, c)
-            return out + self._type_answer(now, c, Decision(Verdict.ANSWER, text=self.config.send or "", source="plan:send"),
+            return out + self._type_answer(now, c, Decision(Verdict.ANSWER, text=self.config.send or "", source=answerer.PLAN_SEND),
                                            self.look.modes, None, self.questions.secret(self, c))
         return self._ask(c, None)
 
