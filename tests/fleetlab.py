@@ -66,6 +66,15 @@ def fleet(*args: str, cwd: Path, timeout: float = 240) -> subprocess.CompletedPr
                           timeout=timeout)
 
 
+def no_ray() -> None:
+    """Ray is missing: a failure on CI (which installs the extra), a skip elsewhere."""
+    import pytest
+
+    if os.environ.get("CI"):
+        pytest.fail("ray is not installed: CI installs the extra (pip install -e '.[test,ray]')")
+    pytest.skip("ray is not installed (pip install -e '.[ray]'): the Ray engine is not tested here")
+
+
 def wait_for(condition, timeout: float, what: str, every: float = 0.1):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 
 from cursorpilot.channels.pty import kernel, quiet
-from tests.fakes.llm_server import FakeLLM
-from tests.helpers import KEY, script
+from tests.helpers import script
 from tests.integration.test_kernel import _word_of
-from tests.integration.test_read_from_facts import model
+from tests.integration.test_read_from_facts import deployed
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc")]
 
@@ -53,15 +52,7 @@ def test_a_crossterm_tui_that_polls_its_terminal_with_a_zero_timeout_gets_its_di
     """It was `kernel: busy` at every look (asleep between bursts of polls that never block): its dialog was never
     judged, and the run ended silently by its timeout (exit 4)."""
     command = [str(poller), "ask"]
-    if answerer == "rules":
-        r = pilot(command, "--answer", "Deploy the build=y", "--timeout", "20s")
-    else:
-        with FakeLLM(answer=model({"Deploy the build": "y"})) as server:
-            r = pilot(command, "--provider", "openai", "--base-url", server.url + "/v1", "--timeout", "20s",
-                      env={"OPENAI_API_KEY": KEY})
-        assert len(server.requests) == 1
-    assert r.code == 0, r.stdout + r.stderr
-    assert (tmp_path / "out.txt").read_text() == "y"
+    r = deployed(pilot, command, answerer, tmp_path)
     assert _judged_within(tmp_path, r) < 1.0, f"judged {_judged_within(tmp_path, r):.2f}s after the dialog was drawn"
     assert "kernel: polling" in r.of("screen_state")[0]["facts"]
 

@@ -25,9 +25,7 @@ def two_nodes():
     try:
         from ray.cluster_utils import Cluster
     except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("ray is not installed: CI installs the extra (pip install -e '.[test,ray]')")
-        pytest.skip("ray is not installed (pip install -e '.[ray]'): the Ray engine is not tested here")
+        lab.no_ray()
     before = dict(os.environ)
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "resources": {"pty_sessions": 2}, "include_dashboard": False})
     worker = cluster.add_node(num_cpus=1, resources={"pty_sessions": 2})

@@ -55,6 +55,21 @@ def model(table: dict[str, str]):
     return answer
 
 
+def deployed(pilot, command: list[str], answerer: str, tmp_path):
+    """A run of a program whose dialog asks "Deploy the build?", answered y by a rule or by the model (asked once); the
+    program wrote what it read to out.txt."""
+    if answerer == "rules":
+        r = pilot(command, "--answer", "Deploy the build=y", "--timeout", "20s")
+    else:
+        with FakeLLM(answer=model({"Deploy the build": "y"})) as server:
+            r = pilot(command, "--provider", "openai", "--base-url", server.url + "/v1", "--timeout", "20s",
+                      env={"OPENAI_API_KEY": KEY})
+        assert len(server.requests) == 1
+    assert r.code == 0, r.stdout + r.stderr
+    assert (tmp_path / "out.txt").read_text() == "y"
+    return r
+
+
 def schema(request: dict) -> str:
     return json.dumps(request["json"].get("response_format") or {})
 
@@ -152,15 +167,7 @@ def test_a_tui_that_naps_between_short_polls_gets_its_first_dialog_judged_within
     """It was recorded as `kernel.busy` (asleep at almost every look): its dialog was never judged, and the run ended
     silently by its timeout (exit 4)."""
     command = script(tmp_path, "napper", NAPPER)
-    if answerer == "rules":
-        r = pilot(command, "--answer", "Deploy the build=y", "--timeout", "20s")
-    else:
-        with FakeLLM(answer=model({"Deploy the build": "y"})) as server:
-            r = pilot(command, "--provider", "openai", "--base-url", server.url + "/v1", "--timeout", "20s",
-                      env={"OPENAI_API_KEY": KEY})
-        assert len(server.requests) == 1
-    assert r.code == 0, r.stdout + r.stderr
-    assert (tmp_path / "out.txt").read_text() == "y"
+    r = deployed(pilot, command, answerer, tmp_path)
     drawn = float((tmp_path / "drawn.txt").read_text())
     first_key = r.of("keys_sent")[0]["mono"]
     assert first_key - drawn < 1.0, f"judged {first_key - drawn:.2f}s after the dialog was drawn"
