@@ -5,19 +5,21 @@ run's preview, the records) and queued in the typist; then the facts say whether
 anywhere, or the kernel saw the program leave its terminal. Only the very same screen, read again, is an answer not
 taken: Enter is re-sent on it, then it is judged again, told what was typed. A still screen alone proves nothing.
 
-`Answers` owns what an answer leaves behind (the prompts answered, what was typed at each and on which screen, the row
-history ends at) and the answer being watched; it reads the pilot through its View and asks it for the rest (held.py).
+It keeps (held.py's Answers) what an answer leaves behind (the prompts answered, what was typed at each and on which
+screen, the row history ends at) and the answer being watched.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
+from cursorpilot.channels.pty.asking import ask, escalate
 from cursorpilot.channels.pty.facts import Effect, ScreenFacts, Type
-from cursorpilot.channels.pty.held import Abort, AskAbout, Escalate, Go, Schedule, View, WakeBy, Want, Watch
+from cursorpilot.channels.pty.held import StepState, Watch
 from cursorpilot.channels.pty.keystrokes import Refused, keystrokes
-from cursorpilot.channels.pty.typist import HighlightMissed, Out
 from cursorpilot.channels.pty.machine import Event, State
+from cursorpilot.channels.pty.step import abort, go
+from cursorpilot.channels.pty.typist import HighlightMissed, Out
 from cursorpilot.decide.deliver import Answer, Record, deliver, split
 from cursorpilot.decide.question import Decision, Kind
 from cursorpilot.decide.turns import gist
@@ -30,148 +32,156 @@ RETRY_GAPS = (0.8, 1.6, 3.2)  # wait after an answer; Enter is re-sent after the
 UNREAD_LOOK = 0.1  # while what was typed sits unread in the program's input, it is looked at this often
 
 
-@dataclass(slots=True)
-class Answers:
-    watch: Watch | None = None  # the answer being watched: did the program take it?
-    answered: dict[str, int] = field(default_factory=dict)  # prompts answered, by key
-    typed: dict[str, str] = field(default_factory=dict)  # what was last typed at each prompt (a secret as its mask)
-    asked_on: dict[str, str] = field(default_factory=dict)  # the screen's text when each prompt was answered
-    answered_to: int | None = None  # the last row of the question answered last: rows down to it are history
+def follow(s: StepState, now: float, c: Classification, facts: ScreenFacts) -> list[Effect] | None:
+    """None: the program took the answer, carry on with whatever it shows; else what to do meanwhile.
 
-    def forget(self) -> None:
-        """Everything answered before (a person had the keyboard: they may have answered, or changed everything)."""
-        self.watch, self.answered_to = None, None
-        for memory in (self.answered, self.typed, self.asked_on):
-            memory.clear()
-
-    def follow(self, view: View, now: float, c: Classification, facts: ScreenFacts) -> list[Effect | Want] | None:
-        """None: the program took the answer, carry on with whatever it shows; else what to do meanwhile.
-
-        Taken and not taken are facts about the question, not about paint. While the keys typed sit unread in the
-        program's input, it has not seen them: whatever it shows is no answer to them (a clock repainted beside the
-        prompt). Taken: the question went away or changed (its text, its highlight, the answer's echo: any change
-        outside the rows it repaints by itself), or the kernel says the program left its terminal having read them (it
-        works now: the never-silent deadline applies, not an escalation). Not taken: it read them, waits on its terminal
-        again, and shows the same question; Enter is re-sent (only on the very same, unchanged screen), then the
-        question is judged again, the judge told what was typed. A still screen alone proves nothing."""
-        w = self.watch
-        assert w is not None
-        if c.state == ScreenKind.SETTLING or w.content is None:
-            return []  # still rendering, or keys still going out
-        stuck_after = view.profile.stuck_after_s
-        if facts.unread:  # not read yet: it has not reacted (a human is asked if it never reads them)
-            if facts.quiet_for >= stuck_after:
-                self.watch = None
-                return [Escalate(c, f"stuck: what was typed ({w.typed!r}) sat unread for {stuck_after:g}s")]
-            return [WakeBy(now + UNREAD_LOOK)]
-        held = self._held(w, facts)
-        if held is not None:  # the key stays echoed on the question's line, nothing else changed: it wants Enter
-            if now < w.due:
-                return [WakeBy(w.due)]  # (unless more changes by then: then the program went on with it)
-            if w.answer in _rule_keys(view, w.c):
-                return self._a_line(w, held)
-            w.submit, enter = True, (Write(b"\r", 0.0, "<enter>"),)
-            return [Record(R.EnterAfterEcho(prompt_key=w.c.key, echoed=held)), Schedule(enter), Go(Event.REPLY, w.c), Type(enter)]
-        if _reacted(c, facts, w) or facts.tty == "busy":  # (busy: it read what was typed and works on it)
-            self.watch = None
-            return None
+    Taken and not taken are facts about the question, not about paint. While the keys typed sit unread in the
+    program's input, it has not seen them: whatever it shows is no answer to them (a clock repainted beside the
+    prompt). Taken: the question went away or changed (its text, its highlight, the answer's echo: any change
+    outside the rows it repaints by itself), or the kernel says the program left its terminal having read them (it
+    works now: the never-silent deadline applies, not an escalation). Not taken: it read them, waits on its terminal
+    again, and shows the same question; Enter is re-sent (only on the very same, unchanged screen), then the
+    question is judged again, the judge told what was typed. A still screen alone proves nothing."""
+    mine, w = s.answering, s.answering.watch
+    assert w is not None
+    if c.state == ScreenKind.SETTLING or w.content is None:
+        return []  # still rendering, or keys still going out
+    stuck_after = s.profile.stuck_after_s
+    if facts.unread:  # not read yet: it has not reacted (a human is asked if it never reads them)
+        if facts.quiet_for >= stuck_after:
+            mine.watch = None
+            return escalate(s, c, f"stuck: what was typed ({w.typed!r}) sat unread for {stuck_after:g}s")
+        s.wake_by(now + UNREAD_LOOK)
+        return []
+    held = _held(s, w, facts)
+    if held is not None:  # the key stays echoed on the question's line, nothing else changed: it wants Enter
         if now < w.due:
-            return [WakeBy(w.due)]
-        shown = c if c.key == w.c.key or not c.block else w.c
-        if w.submit and w.retries < len(RETRY_GAPS) - 1 and facts.content == w.content:
-            w.retries += 1
-            enter = (Write(b"\r", 0.0, "<enter>"),)
-            return [Record(R.EnterRetry(prompt_key=w.c.key, attempt=w.retries)), Schedule(enter), Go(Event.REPLY, shown), Type(enter)]
-        self.watch = None
-        not_taken = Record(R.NotTaken(prompt_key=w.c.key, typed=w.typed, enter_retries=w.retries))
-        if shown.state == ScreenKind.UNKNOWN and not shown.block:  # a screen no rule explains now: asked about whole
-            judged = facts.judged or w.c
-            if judged.state == ScreenKind.UNKNOWN:
-                return [not_taken, AskAbout(judged, Kind.UNDECIDED.value, not_taken_note(w.typed), w.answer, whole=facts)]
-            shown = judged
-        kind = Kind.UNDECIDED.value if shown.state == ScreenKind.UNKNOWN else None
-        return [not_taken, AskAbout(shown, kind, not_taken_note(w.typed), w.answer)]
+            s.wake_by(w.due)  # (unless more changes by then: then the program went on with it)
+            return []
+        if w.answer in _rule_keys(s, w.c):
+            return _a_line(s, now, w, held)
+        w.submit = True
+        return _enter(s, now, Record(R.EnterAfterEcho(prompt_key=w.c.key, echoed=held)), w.c)
+    if _reacted(c, facts, w) or facts.tty == "busy":  # (busy: it read what was typed and works on it)
+        mine.watch = None
+        return None
+    if now < w.due:
+        s.wake_by(w.due)
+        return []
+    shown = c if c.key == w.c.key or not c.block else w.c
+    if w.submit and w.retries < len(RETRY_GAPS) - 1 and facts.content == w.content:
+        w.retries += 1
+        return _enter(s, now, Record(R.EnterRetry(prompt_key=w.c.key, attempt=w.retries)), shown)
+    mine.watch = None
+    not_taken = Record(R.NotTaken(prompt_key=w.c.key, typed=w.typed, enter_retries=w.retries))
+    if shown.state == ScreenKind.UNKNOWN and not shown.block:  # a screen no rule explains now: asked about whole
+        judged = facts.judged or w.c
+        if judged.state == ScreenKind.UNKNOWN:
+            return [not_taken, *ask(s, now, judged, Kind.UNDECIDED.value, not_taken_note(w.typed), w.answer, whole=facts)]
+        shown = judged
+    kind = Kind.UNDECIDED.value if shown.state == ScreenKind.UNKNOWN else None
+    return [not_taken, *ask(s, now, shown, kind, not_taken_note(w.typed), w.answer)]
 
-    def _a_line(self, w: Watch, held: str) -> list[Effect | Want]:
-        """A key the rule names (a pager's q) stayed echoed after the prompt: no pager takes its keys so, a command line
-        does. The key is erased, and the question asked again as the line it is (same identity, so the answer chosen
-        while the erase shows counts), its answer typed with Enter: a q sent with Enter there would have run `q`."""
-        self.watch = None
-        erase = (Write(b"\x7f" * len(held), 0.0, f"<backspace>x{len(held)}"),)
-        line = replace(w.c, state=ScreenKind.INPUT, submit=True, rule_id=f"{w.c.rule_id}.line")
-        note = (f"{held!r} was typed here as a pager's key, and the program showed it after the prompt and nothing else: "
-                "this is a command line, not a pager. It was erased. Type the line this prompt asks for (Enter follows), "
-                "or ask for a human.",)
-        return [Record(R.ReadAsLine(prompt_key=w.c.key, rule_id=w.c.rule_id, echoed=held)), Schedule(erase), Type(erase),
-                AskAbout(line, Kind.INPUT.value, note)]
 
-    def _held(self, w: Watch, facts: ScreenFacts) -> str | None:
-        """What an answer typed without Enter left on its question's line, when that is all that changed and the program,
-        which drew it (the terminal does not echo), waits on its terminal again: read, not taken. None otherwise."""
-        if w.submit or facts.echoes is not False or facts.tty not in ("reading", "polling") or w.answer != w.typed:
-            return None  # (an Enter went, the terminal echoes keys itself, the program works, a secret's mask)
-        before = self.asked_on.get(w.c.key or "")
-        return None if before is None else echo_held(before, facts.text, w.typed)
+def _enter(s: StepState, now: float, said: Record, c: Classification) -> list[Effect]:
+    """An Enter after an answer (its key echoed and held, or the very same screen still there), said and typed."""
+    enter = (Write(b"\r", 0.0, "<enter>"),)
+    s.typist.schedule(enter, now)
+    return [said, *go(s, Event.REPLY, c), Type(enter)]
 
-    def type(self, view: View, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,
-             secret: bool = False, prompt: str | None = None) -> tuple[list[Effect | Want], bool]:
-        """The answer's keys, handed over and queued, and watched; and whether they go (not refused, no cap reached).
-        prompt: what was answered, when not the prompt block (a turn end: the agent's last message)."""
-        try:
-            k = keystrokes(c, d, modes, view.profile, kind=kind, secret=secret, secrets=view.config.secrets,
-                           echo_check=view.config.echo_check)
-        except Refused as exc:
-            return [Escalate(c, str(exc), kind)], False
-        out: list[Effect | Want] = [k.choice] if k.choice else []
-        asked = prompt or c.block
-        delivered, halt = split(deliver(view.tally, Answer(asked, k.shown, d.source, c.rule_id, kind or c.state,
-                                                           gist(asked) if kind == Kind.TURN_END else headline(asked),
-                                                           extra={"secret": True} if k.secret else {},
-                                                           preview_extra={"keys": [w.label for w in k.writes]}, changed=d.changed,
-                                                           granted=d.granted)))
-        if halt is not None:
-            return [*out, *delivered, Abort(halt.code, halt.reason)], False
-        self._answered(view, c, k.shown, kind, d, asked)
-        event = Event.REPLY if view.state == State.ASKING_QUESTION else Event.HUMAN_REPLY
-        out += [*delivered, Go(event, c), Schedule(tuple(k.writes), paced=view.profile.key_pace == "reaction"), Type(tuple(k.writes))]
-        self.watch = Watch(c, k.submit, k.shown, d.text or "", float("inf"))
-        return out, True
 
-    def _answered(self, view: View, c: Classification, shown: str, kind: str | None, d: Decision, asked: str) -> None:
-        """What an answer leaves behind: the turn's ledger, the prompt answered (and on which screen), history's row."""
-        if kind == Kind.TURN_END or d.source == answerer.PLAN_SEND:
-            view.turns.sent(shown)  # an instruction (the step's task typed, or the next one): a new turn begins
+def _a_line(s: StepState, now: float, w: Watch, held: str) -> list[Effect]:
+    """A key the rule names (a pager's q) stayed echoed after the prompt: no pager takes its keys so, a command line
+    does. The key is erased, and the question asked again as the line it is (same identity, so the answer chosen
+    while the erase shows counts), its answer typed with Enter: a q sent with Enter there would have run `q`."""
+    s.answering.watch = None
+    erase = (Write(b"\x7f" * len(held), 0.0, f"<backspace>x{len(held)}"),)
+    line = replace(w.c, state=ScreenKind.INPUT, submit=True, rule_id=f"{w.c.rule_id}.line")
+    note = (f"{held!r} was typed here as a pager's key, and the program showed it after the prompt and nothing else: "
+            "this is a command line, not a pager. It was erased. Type the line this prompt asks for (Enter follows), "
+            "or ask for a human.",)
+    s.typist.schedule(erase, now)
+    return [Record(R.ReadAsLine(prompt_key=w.c.key, rule_id=w.c.rule_id, echoed=held)), Type(erase),
+            *ask(s, now, line, Kind.INPUT.value, note)]
+
+
+def _held(s: StepState, w: Watch, facts: ScreenFacts) -> str | None:
+    """What an answer typed without Enter left on its question's line, when that is all that changed and the program,
+    which drew it (the terminal does not echo), waits on its terminal again: read, not taken. None otherwise."""
+    if w.submit or facts.echoes is not False or facts.tty not in ("reading", "polling") or w.answer != w.typed:
+        return None  # (an Enter went, the terminal echoes keys itself, the program works, a secret's mask)
+    before = s.answering.asked_on.get(w.c.key or "")
+    return None if before is None else echo_held(before, facts.text, w.typed)
+
+
+def type_answer(s: StepState, now: float, c: Classification, d: Decision, modes: Modes, kind: str | None,
+                secret: bool = False, prompt: str | None = None) -> list[Effect]:
+    """The answer's keys, handed over and queued, and watched (unless refused, or a cap is reached). prompt: what
+    was answered, when not the prompt block (a turn end: the agent's last message)."""
+    try:
+        k = keystrokes(c, d, modes, s.profile, kind=kind, secret=secret, secrets=s.config.secrets,
+                       echo_check=s.config.echo_check)
+    except Refused as exc:
+        return escalate(s, c, str(exc), kind)
+    out: list[Effect] = [k.choice] if k.choice else []
+    asked = prompt or c.block
+    delivered, halt = split(deliver(s.tally, Answer(asked, k.shown, d.source, c.rule_id, kind or c.state,
+                                                    gist(asked) if kind == Kind.TURN_END else headline(asked),
+                                                    extra={"secret": True} if k.secret else {},
+                                                    preview_extra={"keys": [w.label for w in k.writes]}, changed=d.changed,
+                                                    granted=d.granted)))
+    if halt is not None:
+        return [*out, *delivered, *abort(s, halt.code, halt.reason)]
+    _answered(s, c, k.shown, kind, d, asked)
+    event = Event.REPLY if s.state == State.ASKING_QUESTION else Event.HUMAN_REPLY
+    s.answering.watch = Watch(c, k.submit, k.shown, d.text or "", float("inf"))
+    s.quiet.waits_in_a_row = 0  # whatever the program does next answers to us: idle afterwards means done
+    s.limits.progressed()
+    s.turn_ends.worked = True
+    out += [*delivered, *go(s, event, c)]
+    s.typist.schedule(tuple(k.writes), now, paced=s.profile.key_pace == "reaction")
+    return [*out, Type(tuple(k.writes))]
+
+
+def _answered(s: StepState, c: Classification, shown: str, kind: str | None, d: Decision, asked: str) -> None:
+    """What an answer leaves behind: the turn's ledger, the prompt answered (and on which screen), history's row."""
+    mine = s.answering
+    if kind == Kind.TURN_END or d.source == answerer.PLAN_SEND:
+        s.turns.sent(shown)  # an instruction (the step's task typed, or the next one): a new turn begins
+    else:
+        s.turns.answered(headline(asked), shown, d.source, d.denied)  # (a secret as its mask: the judge never sees it)
+    if c.key:
+        mine.answered[c.key] = mine.answered.get(c.key, 0) + 1
+        mine.typed[c.key] = shown
+        mine.asked_on[c.key] = s.look.text
+    if c.block.strip():
+        mine.answered_to = c.anchor_row + len(c.block.rstrip("\n").split("\n")) - 1
+
+
+def keys_due(s: StepState, out: list[Out]) -> list[Effect]:
+    """What the typist handed out when a key fell due; a menu whose highlight never reached the chosen option gets no
+    Enter: a person decides."""
+    said: list[Effect] = []
+    for e in out:
+        if isinstance(e, HighlightMissed):
+            s.answering.watch = None
+            c = Classification(state=ScreenKind.MENU, rule_id=None, block=e.block)
+            said += [Record(R.MenuCheckFailed(expected=e.expected, seen=e.seen)),
+                     *escalate(s, c, f"the highlight did not reach {e.expected!r} (it is on {e.seen!r}); Enter not pressed")]
+        elif isinstance(e, Record) and isinstance(e.rec, R.EnterSkipped):
+            s.answering.watch = None  # the program took the key (the question left, or it went on to a new line): taken,
+            said.append(e)  # whatever it shows by the time the last key is out (the next prompt, drawn at once)
         else:
-            view.turns.answered(headline(asked), shown, d.source, d.denied)  # (a secret as its mask: the judge never sees it)
-        if c.key:
-            self.answered[c.key] = self.answered.get(c.key, 0) + 1
-            self.typed[c.key] = shown
-            self.asked_on[c.key] = view.look.text
-        if c.block.strip():
-            self.answered_to = c.anchor_row + len(c.block.rstrip("\n").split("\n")) - 1
+            said.append(e)
+    return said
 
-    def keys_due(self, out: list[Out]) -> list[Effect | Want]:
-        """What the typist handed out when a key fell due; a menu whose highlight never reached the chosen option gets no
-        Enter: a person decides."""
-        said: list[Effect | Want] = []
-        for e in out:
-            if isinstance(e, HighlightMissed):
-                self.watch = None
-                c = Classification(state=ScreenKind.MENU, rule_id=None, block=e.block)
-                said += [Record(R.MenuCheckFailed(expected=e.expected, seen=e.seen)),
-                         Escalate(c, f"the highlight did not reach {e.expected!r} (it is on {e.seen!r}); Enter not pressed")]
-            elif isinstance(e, Record) and isinstance(e.rec, R.EnterSkipped):
-                self.watch = None  # the program took the key (the question left, or it went on to a new line): taken,
-                said.append(e)  # whatever it shows by the time the last key is out (the next prompt, drawn at once)
-            else:
-                said.append(e)
-        return said
 
-    def keys_out(self, now: float, content: int) -> None:
-        """Every key of the answer is out, the screen as it was then: from now on it is watched."""
-        if self.watch:
-            self.watch.due = now + RETRY_GAPS[self.watch.retries]
-            self.watch.content = content
+def keys_out(s: StepState, now: float, content: int) -> None:
+    """Every key of the answer is out, the screen as it was then: from now on it is watched."""
+    w = s.answering.watch
+    if w:
+        w.due = now + RETRY_GAPS[w.retries]
+        w.content = content
 
 
 def _reacted(c: Classification, facts: ScreenFacts, w: Watch) -> bool:
@@ -182,9 +192,9 @@ def _reacted(c: Classification, facts: ScreenFacts, w: Watch) -> bool:
     return c.key != w.c.key or (c.menu is not None and w.c.menu is not None and c.menu.highlighted != w.c.menu.highlighted)
 
 
-def _rule_keys(view: View, c: Classification) -> tuple[str, ...]:
+def _rule_keys(s: StepState, c: Classification) -> tuple[str, ...]:
     """The keys the prompt's rule says it acts on, where the screen spells none (a pager's q, <space>)."""
-    rule = next((r for r in view.profile.rules if r.id == c.rule_id), None)
+    rule = next((r for r in s.profile.rules if r.id == c.rule_id), None)
     return tuple(rule.keys) if rule is not None else ()
 
 

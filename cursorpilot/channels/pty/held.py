@@ -1,33 +1,32 @@
-"""What the PTY pilot and its parts hold between two facts, what a part asks the pilot to do, and the pilot as its parts
-see it, PURE.
+"""What a PTY step holds, PURE: its whole state in one place you can print (`StepState`), and the records it is made of.
 
-The pilot (pty/pilot.py) sequences its parts: answering.py (an answer's life), quiet.py (quiet screens), turnend.py (an
-agent's turn end) and goingon.py (a limit waited out, a stuck turn interrupted). Each part owns its state and reads the
-pilot through `View`, which changes nothing; what a part needs done beyond its own state (a question asked, a human
-asked, the state machine moved, keys queued, a wake-up) it returns among its effects as one of the wants below, and the
-pilot carries it out, in order. So every rule that moves the step lives in one place, the pilot, and each part can be
-read alone.
+The pilot (pty/pilot.py) sequences a step; its parts are functions of this state: asking.py (the question being
+decided), answering.py (an answer's life), turnend.py (an agent's turn end), quiet.py (quiet screens, a stuck turn
+interrupted) and goingon.py (an agent told to go on). Each takes the state, the time and what the screen showed, changes
+the state and returns the pilot's own effects (pty/facts.py); the state machine's moves they share are step.py's. No
+part holds the pilot, and nothing routes a part's request to another: a part calls the part below it (step.py, then
+asking, answering, turnend, quiet, goingon, each importing only those before it).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING
 
-from cursorpilot.channels.pty.machine import Event, State
-from cursorpilot.decide.question import Decision, Question
+from cursorpilot.channels.pty.machine import State
+from cursorpilot.channels.pty.typist import Typist
+from cursorpilot.decide.deliver import RunCounts, Tally
+from cursorpilot.decide.limits import Limits
+from cursorpilot.decide.question import Question
+from cursorpilot.decide.turns import Turns
 from cursorpilot.detect.classifier import Classification
 from cursorpilot.detect.profiles import ScreenKind
 from cursorpilot.errors import ExitCode
-from cursorpilot.keys import Modes, Write
+from cursorpilot.keys import Modes
 
 if TYPE_CHECKING:
     from cursorpilot.channels.pty.facts import PilotConfig, ScreenFacts
-    from cursorpilot.decide.deliver import RunCounts, Tally
-    from cursorpilot.decide.limits import Limits
-    from cursorpilot.decide.turns import Turns
     from cursorpilot.detect.profiles import Profile
 
 
@@ -107,172 +106,116 @@ class Look:
         return state
 
 
-# -- what a part asks the pilot to do ----------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class AskAbout:
-    """Ask the decision path about this prompt (`whole`: a screen no rule explains, asked with its record)."""
+# -- each part's own records -------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class Questions:
+    """The question being decided (asking.py)."""
 
-    c: Classification
-    kind: str | None = None
-    notes: tuple[str, ...] = ()
-    not_taken: str | None = None  # the answer not taken, asked again
-    whole: ScreenFacts | None = None
+    asking: Asking | None = None  # the question being decided, until its decision comes back
+    token: int = 0
+    early_miss: dict[str, float] = field(default_factory=dict)  # rules-only misses on a screen not yet settled: asked again then
 
 
-@dataclass(frozen=True, slots=True)
-class Escalate:
-    """A human is needed, and why (`shown`: what they are shown, when not the prompt block)."""
+@dataclass(slots=True)
+class Answers:
+    """What the answers left behind, and the answer being watched (answering.py)."""
 
-    c: Classification
-    why: str
-    kind: str | None = None
-    shown: str | None = None
+    watch: Watch | None = None  # the answer being watched: did the program take it?
+    answered: dict[str, int] = field(default_factory=dict)  # prompts answered, by key
+    typed: dict[str, str] = field(default_factory=dict)  # what was last typed at each prompt (a secret as its mask)
+    asked_on: dict[str, str] = field(default_factory=dict)  # the screen's text when each prompt was answered
+    answered_to: int | None = None  # the last row of the question answered last: rows down to it are history
 
-
-@dataclass(frozen=True, slots=True)
-class Go:
-    """Move the step's state machine (pty/machine.py)."""
-
-    event: Event
-    c: Classification | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Fail:
-    reason: str
-    c: Classification | None = None
+    def forget(self) -> None:
+        """Everything answered before (a person had the keyboard: they may have answered, or changed everything)."""
+        self.watch, self.answered_to = None, None
+        for memory in (self.answered, self.typed, self.asked_on):
+            memory.clear()
 
 
-@dataclass(frozen=True, slots=True)
-class Abort:
-    code: ExitCode
-    reason: str
+@dataclass(slots=True)
+class Quiet:
+    """Quiet screens (quiet.py): those judged WAIT (and how many in a row), the kernel's word on a quiet program."""
+
+    waited: dict[str, float] = field(default_factory=dict)  # screens no rule explains judged WAIT, and when
+    waits_in_a_row: int = 0
+    busy_since: float | None = None  # the kernel has seen the quiet program busy since then (recorded once)
+    judged_rec: str | None = None  # the screen no rule explains last recorded as judged (its key)
+    stopped_since: float | None = None  # the kernel has said the program is stopped since then
+    idle_said: int | None = None  # the screen (its content) the kernel's "busy" was last overruled on, as idle
+
+    def forget(self) -> None:
+        self.waited.clear()
+        self.busy_since, self.waits_in_a_row = None, 0
 
 
-@dataclass(frozen=True, slots=True)
-class Finish:
-    """The step is done, and why."""
+@dataclass(slots=True)
+class TurnEnds:
+    """An agent's turn (turnend.py): whether it worked, was given its task and not seen working, the end being judged."""
 
-    reason: str
-    c: Classification | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class WakeBy:
-    """Look again by then, even if nothing happens."""
-
-    at: float
+    starting: bool = False  # given its task, the agent has not been seen working yet
+    starting_since: float | None = None
+    worked: bool = False  # a working marker was seen, or we answered something
+    turn: TurnEnd | None = None  # the turn end being judged
 
 
-@dataclass(frozen=True, slots=True)
-class Schedule:
-    """Queue these keys in the typist (it hands them out as they fall due)."""
+@dataclass(slots=True)
+class GoingOn:
+    """An agent that goes on once told to (goingon.py, quiet.py's stuck turn)."""
 
-    writes: tuple[Write, ...]
-    paced: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class TypeAnswer:
-    """Type a decided answer the way its prompt takes it, and watch it taken (answering.py)."""
-
-    c: Classification
-    d: Decision
-    modes: Modes
-    kind: str | None
-    secret: bool = False
-    prompt: str | None = None  # what was answered, when not the prompt block (a turn end: the agent's last message)
-
-
-@dataclass(frozen=True, slots=True)
-class Working:
-    """The screen shows the program at work: the quiet rules judge it (quiet.py), a stuck one is interrupted."""
-
-    c: Classification
-    facts: ScreenFacts
-
-
-@dataclass(frozen=True, slots=True)
-class Stuck:
-    """No progress sign for stuck_after: interrupted once, then a human (goingon.py)."""
-
-    c: Classification
-    still: float
-    why: str
-
-
-@dataclass(frozen=True, slots=True)
-class Forget:
-    """The prompt answered before under this key is a new question now."""
-
-    key: str
-
-
-@dataclass(frozen=True, slots=True)
-class Watched:
-    """Keys of the pilot's own are out (an agent told to go on): watch them taken, as an answer's."""
-
-    watch: Watch
-
-
-@dataclass(frozen=True, slots=True)
-class Waited:
-    """The screen asked about was judged WAIT: nobody is asked (quiet.py backs off before it is judged again)."""
-
-    a: Asking
-    d: Decision
-
-
-@dataclass(frozen=True, slots=True)
-class EndTurn:
-    """The agent stopped: its turn end is judged (the goal check, its last message: turnend.py)."""
-
-    c: Classification
-
-
-Want = (AskAbout | Escalate | Go | Fail | Abort | Finish | WakeBy | Schedule | TypeAnswer | Working | Stuck | Forget | Watched | Waited
-        | EndTurn)
-
-
-# -- the pilot as its parts see it ----------------------------------------------------------------------------------------
-class Answered(Protocol):
-    """What the answers left behind, as the parts read it (answering.py's Answers)."""
+    waiting: GoOn | None = None  # a limit's wait, or a stuck agent's interrupt, until it is told to go on
+    nudged: int = 0  # a stuck agent interrupted and told to continue, in this step
+    went_on: str | None = None  # the key of the limit screen the agent was last told to go on from
 
     @property
-    def answered(self) -> Mapping[str, int]: ...  # prompts answered, by key
-    @property
-    def typed(self) -> Mapping[str, str]: ...  # what was last typed at each (a secret as its mask)
-    @property
-    def asked_on(self) -> Mapping[str, str]: ...  # the screen's text when each was answered
+    def stuck(self) -> bool:
+        """A stuck agent was interrupted and is not back yet."""
+        return self.waiting is not None and self.waiting.why == "stuck"
 
 
-class View(Protocol):
-    """The pilot, read-only (pty/pilot.py says what each means). Its services (tally, turns, limits) are the step's
-    counters and ledgers, which a part may tell what it did."""
+# -- the step's state --------------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class StepState:
+    """Everything a PTY step holds between two facts. `config` and `counts` are what it was given (the run's counters
+    are shared with the run's other steps); tally, turns and limits are its ledgers. Printed, it is the step as it is
+    (`str(state)`, the config left out)."""
+
+    config: PilotConfig
+    counts: RunCounts
+    state: State = State.INIT  # the state machine's (pty/machine.py)
+    exit_code: ExitCode = ExitCode.OK
+    reason: str = ""
+    sent: bool = False  # the step's `send` was typed (or there is none)
+    taken: bool = False  # a person has the keyboard (cursor-pilot watch --take): nothing is typed or asked
+    now: float = 0.0  # the time of the fact being handled
+    wake: float | None = None  # look again by then, even if nothing happens
+    look: Look = field(default_factory=Look)  # the screen at the last look
+    questions: Questions = field(default_factory=Questions)
+    answering: Answers = field(default_factory=Answers)
+    quiet: Quiet = field(default_factory=Quiet)
+    turn_ends: TurnEnds = field(default_factory=TurnEnds)
+    going_on: GoingOn = field(default_factory=GoingOn)
+    typist: Typist = field(default_factory=Typist)  # the keys queued, and when each goes (typist.py)
+    tally: Tally = field(init=False)
+    turns: Turns = field(init=False)
+    limits: Limits = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.sent = self.config.send is None
+        self.turn_ends.starting = self.config.started_with_task
+        self.tally = Tally(self.counts, self.config.max_answers)
+        self.turns = Turns(self.config.turns)
+        self.limits = Limits(self.config.limits)
 
     @property
-    def profile(self) -> Profile: ...
-    @property
-    def config(self) -> PilotConfig: ...
-    @property
-    def counts(self) -> RunCounts: ...
-    @property
-    def state(self) -> State: ...
-    @property
-    def look(self) -> Look: ...  # the screen at the last look
-    @property
-    def sent(self) -> bool: ...
-    @property
-    def answering(self) -> Answered: ...  # what the answers left behind (answering.py)
-    @property
-    def tally(self) -> Tally: ...
-    @property
-    def turns(self) -> Turns: ...
-    @property
-    def limits(self) -> Limits: ...
+    def profile(self) -> Profile:
+        return self.config.profile
 
-    def stopped(self, c: Classification) -> bool: ...  # an agent back at its composer: its turn has ended (turnend.py)
+    def __str__(self) -> str:
+        return "\n".join(f"{f.name}: {getattr(self, f.name)!r}" for f in fields(self) if f.name not in ("config", "counts"))
 
+    def wake_by(self, t: float) -> None:
+        self.wake = t if self.wake is None else min(self.wake, t)
 
 # what a clock or a spinner changes by itself: digits, braille and the circle, quadrant and star frames of spinners
 TICKS = re.compile(r"[0-9\u2800-\u28ff\u25d0-\u25d3\u25f0-\u25f7\u2596-\u259f\u2722-\u273d\u00b7\u2219\u22c5]")
