@@ -2,11 +2,15 @@
 
 The runner builds a Job per plan step and gives it to the channel its kind names (channels/registry.py); every channel's entry
 point is `drive(job) -> StepResult`. It lives above the decision path and the run's shared state (it names the turn
-config and the goal check's timeout) and below every channel.
+config and the goal check's timeout) and reading screens (detect/: a screen's step carries its detector profile), and
+below every channel.
 
 The people a step may ask are named here as a Protocol (`People`), below human/humans.py that serves it: the run's
 state (run_context.py) held them and named them for the type checker, an import upward that closed a circle
-(contract -> run_context -> human.humans -> contract).
+(contract -> run_context -> human.humans -> contract). A Job's detector profile is detect/'s, a layer below the
+contract (reading screens knows no channel), imported as any other. Its sink is still events.py's, named for the type
+checker alone: the screen channel builds the sink's Status from events.py, so events.py cannot import the contract's
+own Protocol without closing a circle through the channels.
 """
 
 from __future__ import annotations
@@ -20,12 +24,12 @@ from cursorpilot.decide.compiled import Policy
 from cursorpilot.decide.question import Decision, Question
 from cursorpilot.decide.turns import TurnConfig
 from cursorpilot.channels.goalcheck import CHECK_TIMEOUT
+from cursorpilot.detect.profiles import Profile
 from cursorpilot.plan import Step
 from cursorpilot.providers.base import Provider
 from cursorpilot.run_context import RunContext
 
-if TYPE_CHECKING:  # (events.py and the profiles sit above the contract: named for the type checker, never imported)
-    from cursorpilot.detect.profiles import Profile
+if TYPE_CHECKING:  # (events.py sits above the contract: named for the type checker, never imported)
     from cursorpilot.events import Sink
 
 

@@ -81,14 +81,14 @@ class AnthropicProvider(ChatProvider):
             raise MalformedResponse(f"malformed response: {exc}") from None
         texts, reasoning = [], []
         for block in blocks:
-            kind = getattr(block, "type", None)
-            if kind == "text" and isinstance(getattr(block, "text", None), str):
+            shape = getattr(block, "type", None)
+            if shape == "text" and isinstance(getattr(block, "text", None), str):
                 texts.append(block.text)
-            elif kind == "tool_use" and isinstance(getattr(block, "input", None), dict):
+            elif shape == "tool_use" and isinstance(getattr(block, "input", None), dict):
                 texts = [json.dumps(block.input, ensure_ascii=False)]  # the structured reply wins over any prose
                 break
-            elif kind in ("thinking", "redacted_thinking"):
-                reasoning.append(str(getattr(block, "thinking", None) or getattr(block, "data", "") or kind))
+            elif shape in ("thinking", "redacted_thinking"):
+                reasoning.append(str(getattr(block, "thinking", None) or getattr(block, "data", "") or shape))
         if not texts:
             raise MalformedResponse("malformed response: no text block")
         usage = getattr(resp, "usage", None)

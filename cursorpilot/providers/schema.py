@@ -9,11 +9,16 @@ exactly those, so even a small model cannot type anything else, and a grammar-ba
 from __future__ import annotations
 
 import re
+from typing import Any
 
-REPLY_SCHEMA = {
+# A JSON Schema document as it is sent: its values are any JSON (nested objects, lists, strings, booleans)
+JsonSchema = dict[str, Any]
+
+REPLY_ACTIONS = ("type", "wait", "human")
+REPLY_SCHEMA: JsonSchema = {
     "type": "object",
     "properties": {
-        "action": {"type": "string", "enum": ["type", "wait", "human"]},
+        "action": {"type": "string", "enum": list(REPLY_ACTIONS)},
         "text": {"type": "string"},
         "submit": {"type": "boolean"},
         # what to ask a person (action human): its own field, so that a text limited to the options can't lose it
@@ -23,10 +28,11 @@ REPLY_SCHEMA = {
     "additionalProperties": False,
 }
 # A turn end's structured reply (kind turn_end): the verdict, the next message for the agent (continue), and why.
-TURN_SCHEMA = {
+TURN_VERDICTS = ("done", "continue", "blocked", "impossible")
+TURN_SCHEMA: JsonSchema = {
     "type": "object",
     "properties": {
-        "verdict": {"type": "string", "enum": ["done", "continue", "blocked", "impossible"]},
+        "verdict": {"type": "string", "enum": list(TURN_VERDICTS)},
         "message": {"type": "string"},
         "why": {"type": "string"},
     },
@@ -35,7 +41,7 @@ TURN_SCHEMA = {
 }
 
 
-def reply_schema(accepts: tuple[str, ...] = ()) -> dict:
+def reply_schema(accepts: tuple[str, ...] = ()) -> JsonSchema:
     """The answer schema; with `accepts`, its text may only be one of them or empty. The empty text stays: it is Enter
     alone (the prompt's default), and the text of a wait or a human (whose question is then not carried: the
     escalation says the model asked for a human)."""
@@ -49,7 +55,7 @@ def reply_schema(accepts: tuple[str, ...] = ()) -> dict:
 # that grant, the question's words that name the grant's object ("names"), and why. "none" and "other" stay in the enum
 # for a judge that says so; they grant nothing.
 WEIGH_ACTS = ["delete", "overwrite", "format", "drop", "reset", "force-push", "none", "other"]
-WEIGH_SCHEMA = {
+WEIGH_SCHEMA: JsonSchema = {
     "type": "object",
     "properties": {
         "decision": {"type": "string", "enum": ["allow", "refuse"]},
@@ -66,20 +72,20 @@ WEIGH_SCHEMA = {
 # acts it asks for and what it forbids, each with its object and the person's exact words (issue 47's form, which the
 # yardstick's oracle answers from a scenario's `policy:`).
 POLICY_ACTS = ["delete", "overwrite", "format", "drop", "reset", "force-push", "any"]
-_POLICY_ENTRY = {
+_POLICY_ENTRY: JsonSchema = {
     "type": "object",
     "properties": {"act": {"enum": POLICY_ACTS}, "object": {"type": "string"}, "quote": {"type": "string"},
                    "except": {"type": "array", "items": {"type": "string"}}},
     "required": ["act", "object", "quote"],
 }
-POLICY_SCHEMA = {
+POLICY_SCHEMA: JsonSchema = {
     "type": "object",
     "properties": {"grants": {"type": "array", "items": _POLICY_ENTRY}, "prohibitions": {"type": "array", "items": _POLICY_ENTRY}},
     "required": ["grants", "prohibitions"],
 }
 
 
-def lean(schema: dict) -> dict:
+def lean(schema: JsonSchema) -> JsonSchema:
     """The answer schema without its `question` field, for a server that turns the schema into a grammar (json_object
     with the schema: llama-cpp-python): a 0.5B model filled it at every answer ("question": "Deploy now? [y/N]"), 15 to
     20 tokens at 0.1-0.2 s each on two cores, for nothing. A person's question then comes in the text (clean_reply),
@@ -91,7 +97,7 @@ def lean(schema: dict) -> dict:
             "required": [k for k in schema.get("required", []) if k != "question"]}
 
 
-def schema_for(kind: str, accepts: tuple[str, ...] = ()) -> tuple[str, dict]:
+def schema_for(kind: str, accepts: tuple[str, ...] = ()) -> tuple[str, JsonSchema]:
     """The structured reply a question of this kind asks for: its name (the Anthropic tool's) and its JSON schema."""
     if kind == "weigh":
         return "weigh_yes", WEIGH_SCHEMA
@@ -105,9 +111,8 @@ def enums_for(kind: str, accepts: tuple[str, ...] = ()) -> dict[str, tuple[str, 
     if kind == "weigh":
         return {"decision": ("allow", "refuse")}
     if kind == "turn_end":
-        return {"verdict": tuple(TURN_SCHEMA["properties"]["verdict"]["enum"])}  # type: ignore[index]
-    actions = tuple(REPLY_SCHEMA["properties"]["action"]["enum"])  # type: ignore[index]
-    return {"action": actions, "text": ("", *accepts)} if accepts else {"action": actions}
+        return {"verdict": TURN_VERDICTS}
+    return {"action": REPLY_ACTIONS, "text": ("", *accepts)} if accepts else {"action": REPLY_ACTIONS}
 
 
 # Words by which a server's error names the structured-output parameters. llama-cpp-python 0.3.36 answers a

@@ -27,6 +27,12 @@ import asyncio
 import os
 import sys
 import uuid
+from typing import TYPE_CHECKING, Any, cast
+
+from cursorpilot.sim.common import Recorder
+
+if TYPE_CHECKING:  # (named for the type checker: this module imports the SDK inside the functions that use it)
+    from acp.interfaces import Agent, Client
 
 OPTIONS = {
     "standard": [{"optionId": "allow-once", "name": "Allow", "kind": "allow_once"},
@@ -39,7 +45,7 @@ OPTIONS = {
 }
 
 
-def main(scenario: dict, record) -> int:
+def main(scenario: dict, record: Recorder) -> int:
     try:
         asyncio.run(_run(scenario, record))
     except KeyboardInterrupt:
@@ -47,23 +53,42 @@ def main(scenario: dict, record) -> int:
     return 0
 
 
-async def _run(scenario: dict, record) -> None:
+async def _run(scenario: dict, record: Recorder) -> None:
     from acp import run_agent
 
-    await run_agent(_Agent(scenario, record), use_unstable_protocol=True)
+    # The SDK's Agent protocol lists every method of the protocol, but its router looks each one up with getattr and
+    # answers "method not found" (or a default) for those an agent lacks: a partial agent is the SDK's own design
+    await run_agent(cast("Agent", _Agent(scenario, record)), use_unstable_protocol=True)
 
 
 class _Agent:
-    def __init__(self, scenario: dict, record):
+    def __init__(self, scenario: dict, record: Recorder):
         self.sc = scenario
         self.record = record
         self.turns = list(scenario.get("turns") or [])
-        self.client = None
+        self._client: Client | None = None
         self.cancelled = False
         self.last_prompt = ""
 
-    def on_connect(self, conn) -> None:
-        self.client = conn
+    def on_connect(self, conn: Client) -> None:
+        self._client = conn
+
+    @property
+    def client(self) -> Client:
+        """The client's side of the connection: the SDK hands it over (on_connect) before it routes any request."""
+        if self._client is None:
+            raise RuntimeError("acp sim: a request came before the connection")
+        return self._client
+
+    async def _send_raw(self, method: str, params: dict[str, Any]) -> Any:
+        """Send a request under Cursor's own method name (cursor/ask_question, no "_" prefix): the SDK's ext_method
+        would put an "_" before it, so this goes through the connection the SDK's AgentSideConnection holds."""
+        from acp.agent.connection import AgentSideConnection  # the class run_agent builds (its name in `acp` is deprecated)
+
+        conn = self.client
+        if not isinstance(conn, AgentSideConnection):
+            raise TypeError(f"acp sim: {method} needs the SDK's AgentSideConnection, got {type(conn).__name__}")
+        return await conn._conn.send_request(method, params)
 
     async def initialize(self, protocol_version: int, client_capabilities=None, client_info=None, **kwargs):
         from acp.schema import AgentCapabilities, Implementation, InitializeResponse
@@ -138,13 +163,13 @@ class _Agent:
 
             e = step["elicit"]
             mode = ElicitationFormSessionMode(session_id=sid, requested_schema=ElicitationSchema.model_validate(e["schema"]))
-            got = await self.client.create_elicitation(message=e["message"], mode=mode)
-            self.record("elicitation", response=got.model_dump(mode="json", by_alias=True, exclude_none=True))
+            answer = await self.client.create_elicitation(message=e["message"], mode=mode)
+            self.record("elicitation", response=answer.model_dump(mode="json", by_alias=True, exclude_none=True))
         elif "ask_question" in step:
-            got = await self.client._conn.send_request("cursor/ask_question", {"toolCallId": "q1", **step["ask_question"]})
+            got = await self._send_raw("cursor/ask_question", {"toolCallId": "q1", **step["ask_question"]})
             self.record("ask_question", response=got)
         elif "create_plan" in step:
-            got = await self.client._conn.send_request("cursor/create_plan", {"toolCallId": "p1", **step["create_plan"]})
+            got = await self._send_raw("cursor/create_plan", {"toolCallId": "p1", **step["create_plan"]})
             self.record("create_plan", response=got)
         elif "sleep" in step:
             await asyncio.sleep(float(step["sleep"]))

@@ -194,16 +194,15 @@ class CursorSim:
         for _ in range(int(step.get("repaint", 0))):
             time.sleep(0.1)
             self.ink.render(frame())
-        while True:
+        action: str | None = None
+        while action is None:
             key = self.keys.next(None)
             if key is None:
                 raise Quit(0)
-            action = None
             if key in ("up", "down") or key in ("char:k", "char:j"):
                 sel = (sel + (1 if key in ("down", "char:j") else -1)) % len(options)
                 self.ink.render(frame())
-                continue
-            if key == "enter":
+            elif key == "enter":
                 action = options[sel][1]
             elif key in ("char:y", "char:Y"):
                 action = "approve"
@@ -215,9 +214,6 @@ class CursorSim:
                 action = "allowlist"
             elif key == "shift-tab" and op != "delete":
                 action = "autorun"
-            if action is None:
-                continue
-            break
         reason = None
         if action == "reject_reason":
             try:
@@ -232,7 +228,8 @@ class CursorSim:
         note = f"  ✓ {title[:-1]}: {target}" if result != "rejected" else f"  ✗ Rejected: {target}" + (f" ({reason})" if reason else "")
         self.ink.static([note], self.idle_frame())
 
-    def _approval_shape(self, op: str, target: str):
+    def _approval_shape(self, op: str, target: str) -> tuple[str, list[str], list[tuple[str, str]]]:
+        """The box's title, its lines, and its options as (label, action)."""
         if op == "run":
             return "Run this command?", [f"$ {target} in ."], [
                 ("Run (once) (y)", "approve"),

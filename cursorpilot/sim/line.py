@@ -6,6 +6,7 @@ import os
 import select
 import sys
 import time
+from typing import Any
 
 from cursorpilot.sim.common import Recorder, restore, set_raw
 
@@ -39,9 +40,18 @@ def _cpr(record: Recorder) -> None:
         restore(0, old)
 
 
+def _split(step: object) -> tuple[str, Any]:
+    """A step is a bare name (`- cpr`) or a one-key mapping (`- confirm: "Proceed? [y/n] "`); its argument is whatever the
+    scenario's YAML holds there, a string, a list or a mapping, as each step reads it."""
+    if isinstance(step, dict):
+        name, arg = next(iter(step.items()))
+        return str(name), arg
+    return str(step), None
+
+
 def main(scenario: dict, record: Recorder) -> int:
     for step in scenario.get("steps", []):
-        name, arg = next(iter(step.items())) if isinstance(step, dict) else (step, None)
+        name, arg = _split(step)
         if name == "print":
             for line in [arg] if isinstance(arg, str) else arg:
                 _out(line + "\n")
