@@ -33,7 +33,7 @@ def serve(args: list[str], stdin: TextIO | None = None, stdout: TextIO | None = 
     event = ""
     options: dict[str, str] = {}
 
-    def write(reply: calls.Reply) -> int:
+    def write(reply: calls.HookOutput) -> int:
         stdout.write(reply.stdout + ("\n" if reply.stdout else ""))
         stdout.flush()
         if reply.stderr:
