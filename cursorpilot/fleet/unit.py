@@ -26,7 +26,7 @@ from cursorpilot.records.reading import Tail
 from cursorpilot.errors import PilotError
 from cursorpilot.fleet import isolation
 from cursorpilot.fleet.command import UnitSpec
-from cursorpilot.fleet.facts import Ended, Fact, Result, Spawned
+from cursorpilot.fleet.facts import Ended, Fact, RunResult, Spawned
 from cursorpilot.fleet.watch import Watcher
 
 POLL = 0.1  # seconds between two reads of the transcript (the run's exit wakes the loop at once)
@@ -45,7 +45,7 @@ def run_unit(spec: UnitSpec, fleet_id: str, stop: StopAsk, node: str = "", liste
         isolation.prepare(spec.place)
         argv = _argv(spec, run_dir, listen)
     except (PilotError, OSError) as exc:
-        yield Ended(spec.task, Result(1, f"its folder could not be made: {exc}", run_dir=str(run_dir), node=node))
+        yield Ended(spec.task, RunResult(1, f"its folder could not be made: {exc}", run_dir=str(run_dir), node=node))
         return
     log = run_dir.parent / f"{run_dir.name}.console.log"
     started, started_at = time.monotonic(), time.time()
@@ -139,9 +139,9 @@ def _shared(fleet_dir: str, fleet_id: str) -> bool:
         return False
 
 
-def outcome(spec: UnitSpec, run_dir: Path, code: int, wall: float) -> Result:
+def outcome(spec: UnitSpec, run_dir: Path, code: int, wall: float) -> RunResult:
     """The run's end, as its own report says it (report.json: the same figures as its page)."""
-    base = Result(code, run_dir=str(run_dir), wall_s=round(wall, 3))
+    base = RunResult(code, run_dir=str(run_dir), wall_s=round(wall, 3))
     if code < 0:  # it never wrote its end: a report.json there is an earlier sitting's
         base.exit_code, base.signal = 128 - code, -code
         base.reason = f"its run was killed by signal {-code} ({_signame(-code)}): fleet resume continues it"
