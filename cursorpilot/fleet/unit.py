@@ -27,7 +27,7 @@ from cursorpilot.errors import PilotError
 from cursorpilot.fleet import isolation
 from cursorpilot.fleet.command import UnitSpec
 from cursorpilot.fleet.facts import Ended, Fact, RunResult, Spawned
-from cursorpilot.fleet.watch import Watcher
+from cursorpilot.fleet.watch import TranscriptReader
 
 POLL = 0.1  # seconds between two reads of the transcript (the run's exit wakes the loop at once)
 KILL_AFTER = 10.0  # seconds a run stopped a second time has before it is killed
@@ -69,7 +69,7 @@ def run_unit(spec: UnitSpec, fleet_id: str, stop: StopAsk, node: str = "", liste
 def _watch(spec: UnitSpec, proc: subprocess.Popen, run_dir: Path, stop: StopAsk):
     """The run's records as facts until it exits; a stop asked for is passed on (SIGTERM, then SIGTERM again: the
     run kills its program at once, then SIGKILL)."""
-    watcher, tail = Watcher(spec.task), Tail(run_dir / "transcript.jsonl")
+    watcher, tail = TranscriptReader(spec.task), Tail(run_dir / "transcript.jsonl")
     pidfd = os.pidfd_open(proc.pid)
     stopped_at: float | None = None
     signals = 0
@@ -95,7 +95,7 @@ def _watch(spec: UnitSpec, proc: subprocess.Popen, run_dir: Path, stop: StopAsk)
         os.close(pidfd)
 
 
-def _facts(watcher: Watcher, tail: Tail) -> list[Fact]:
+def _facts(watcher: TranscriptReader, tail: Tail) -> list[Fact]:
     return [fact for rec in tail.read() for fact in watcher.feed(rec)]
 
 

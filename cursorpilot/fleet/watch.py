@@ -12,7 +12,7 @@ from __future__ import annotations
 from cursorpilot.fleet.facts import AskedPerson, Fact, ProgramStarted, Progressed, Questioned, Settled
 
 
-class Watcher:
+class TranscriptReader:
     def __init__(self, task: str):
         self.task = task
         self.page = ""  # the run's decision page, http://host:port (no token)

@@ -11,11 +11,11 @@ from cursorpilot.commands.fleetview import LineView, table
 from cursorpilot.fleet.facts import AskedPerson, ProgramStarted, Progressed, Questioned, RunResult, Settled, TaskRow
 from cursorpilot.fleet.manifest import FleetState
 from cursorpilot.records.reading import Tail
-from cursorpilot.fleet.watch import Watcher
+from cursorpilot.fleet.watch import TranscriptReader
 
 
 def test_a_runs_records_are_the_fleets_facts():
-    w = Watcher("t1")
+    w = TranscriptReader("t1")
     seen = []
     for rec in ({"type": "run_started"}, {"type": "program_started", "pid": 5}, {"type": "program_started", "turn": 2},
                 {"type": "rules_checked", "hit": True}, {"type": "answer", "reply": "y"},
@@ -31,7 +31,7 @@ def test_a_runs_records_are_the_fleets_facts():
 
 
 def test_a_question_asked_before_the_page_is_known_is_not_posted():
-    assert Watcher("t").feed({"type": "human_asked", "decision": "x", "channels": ["page"]}) == []
+    assert TranscriptReader("t").feed({"type": "human_asked", "decision": "x", "channels": ["page"]}) == []
 
 
 def test_the_tail_reads_whole_lines_only_and_skips_garbage(tmp_path):
