@@ -109,6 +109,10 @@ class Failure:
     refused: bool = False  # the server refuses the structured form asked for (names_structured): the next form, not a retry
 
 
+class MalformedResponse(Exception):
+    """The SDK's response has no answer in it (no text, a shape the provider module can't read): a failure, not retried."""
+
+
 class GiveUp(Exception):
     def __init__(self, message: str, attempts: tuple[FailedAttempt, ...], calls: int, refused: bool = False):
         super().__init__(message)
