@@ -22,7 +22,7 @@ PROC = Path("/proc")
 
 
 @dataclass(frozen=True, slots=True)
-class Ended:
+class Reaped:
     pid: int
     command: str
     signal: str  # "SIGTERM" when that was enough, else "SIGKILL"
@@ -69,7 +69,7 @@ def _zombie(entry: Path) -> bool:
     return stat[stat.rindex(")") + 2 :].startswith("Z")
 
 
-def end_all(token: str, grace: float = 2.0, poll: float = 0.02) -> list[Ended]:
+def end_all(token: str, grace: float = 2.0, poll: float = 0.02) -> list[Reaped]:
     """SIGTERM every marked process, SIGKILL those still alive after grace; what was ended, and how."""
     targets = find(token)
     for pid in targets:
@@ -82,7 +82,7 @@ def end_all(token: str, grace: float = 2.0, poll: float = 0.02) -> list[Ended]:
         alive = {pid: cmd for pid, cmd in alive.items() if pid in still}
     for pid in alive:
         _signal(pid, signal.SIGKILL)
-    return [Ended(pid, cmd, "SIGKILL" if pid in alive else "SIGTERM") for pid, cmd in targets.items()]
+    return [Reaped(pid, cmd, "SIGKILL" if pid in alive else "SIGTERM") for pid, cmd in targets.items()]
 
 
 def _signal(pid: int, sig: signal.Signals) -> None:

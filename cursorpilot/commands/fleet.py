@@ -101,7 +101,7 @@ def find_folder(folder: Path | None) -> Path:
 
 def run_fleet(fleet_file: Path, folder: Path | None, options: dict, listen: str | None, notify: list[str]) -> int:
     from cursorpilot.fleet.manifest import FleetState
-    from cursorpilot.fleet.facts import Row
+    from cursorpilot.fleet.facts import TaskRow
     from cursorpilot.commands.runargs import FIELDS
     from cursorpilot.fleet.model import load_fleet
     from cursorpilot.records.manifest import now_iso
@@ -112,7 +112,7 @@ def run_fleet(fleet_file: Path, folder: Path | None, options: dict, listen: str 
     if (folder / "fleet.json").exists():
         raise BadInput(f"--dir {folder} already holds a fleet: continue it with cursor-pilot fleet resume {folder}")
     state = FleetState(name=fleet.name, file=str(fleet.path), fleet_id=secrets.token_hex(8), created=now_iso(), options=options,
-                       rows=[Row(id=t.id) for t in fleet.tasks])
+                       rows=[TaskRow(id=t.id) for t in fleet.tasks])
     return _sit(fleet, folder, state, listen, notify)
 
 

@@ -19,7 +19,7 @@ from cursorpilot.hooks import calls
 
 if TYPE_CHECKING:
     from cursorpilot.decide.compiled import Policy
-    from cursorpilot.hooks.verdict import Verdict
+    from cursorpilot.hooks.verdict import HookVerdict
 
 DEADLINE = 8.0  # seconds; install gives the agent 30
 USAGE = "cursor-pilot hook {claude|gemini|cursor} [--prompt FILE_OR_TEXT] [--policy FILE] [--record FILE]"
@@ -33,7 +33,7 @@ def serve(args: list[str], stdin: TextIO | None = None, stdout: TextIO | None = 
     event = ""
     options: dict[str, str] = {}
 
-    def write(reply: calls.Reply) -> int:
+    def write(reply: calls.HookOutput) -> int:
         stdout.write(reply.stdout + ("\n" if reply.stdout else ""))
         stdout.flush()
         if reply.stderr:
@@ -136,7 +136,7 @@ def _target(call: calls.Call | None) -> str | None:
     return (call.command or " ".join(call.paths) or call.text)[:2000] or None
 
 
-def judge(call: calls.Call, policy: Policy, guarded: tuple[str, ...] = ()) -> Verdict:
+def judge(call: calls.Call, policy: Policy, guarded: tuple[str, ...] = ()) -> HookVerdict:
     """The call's verdict under the policy: what it does, where, matched (hooks/verdict.py); `guarded`: the prompt or
     policy file the hook reads, which no call may change."""
     from cursorpilot.hooks import acts, paths, verdict

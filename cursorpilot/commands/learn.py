@@ -41,7 +41,7 @@ class LearningRules(RulesProvider):
 
 
 @dataclass(frozen=True, slots=True)
-class Asked:
+class Answered:
     """One question answered in the run, as the transcript has it."""
 
     step: int
@@ -60,7 +60,7 @@ class Learned:
     unsure: list[str] = field(default_factory=list)  # questions the rules would not answer as the person did
 
 
-def answers(transcript: Path) -> list[Asked]:
+def answers(transcript: Path) -> list[Answered]:
     """Every answer of the run, in order (the person's and the others', which an `after:` may follow). Only the
     answer records are parsed: a long run's transcript costs a scan, not a parse of each record."""
     import json
@@ -78,7 +78,7 @@ def answers(transcript: Path) -> list[Asked]:
             except ValueError:
                 continue  # a torn last line
             if isinstance(r, R.Answer) and r.prompt is not None and r.reply is not None and r.channel != "acp":
-                out.append(Asked(r.step or 1, r.prompt, r.reply, r.source or "", r.kind or "", bool(r.secret)))
+                out.append(Answered(r.step or 1, r.prompt, r.reply, r.source or "", r.kind or "", bool(r.secret)))
     return out
 
 
@@ -130,7 +130,7 @@ def secret_name(block: str, taken: Iterable[str]) -> str:
     return name
 
 
-def learn(asked: list[Asked]) -> Learned:
+def learn(asked: list[Answered]) -> Learned:
     """Rules for the person's answers: one per question and reply; where the same pattern had other replies, one per
     reply and the rule that answered the question before it (`after:`), the first of them without. Ordered so that no
     rule answers a question that another rule was learned for (the narrow ones first)."""
@@ -163,12 +163,12 @@ def learn(asked: list[Asked]) -> Learned:
     return out
 
 
-def _shaped(asked: list[Asked]) -> tuple[list[tuple[Asked, str, str] | None], list[str]]:
+def _shaped(asked: list[Answered]) -> tuple[list[tuple[Answered, str, str] | None], list[str]]:
     """Each answer as its rule has it, (answer, pattern, reply as typed), None where it is not the person's; and the
     names of the secrets: a secret typed was never written down, so its rule types <secret:NAME>, one name per value
     (told by its mask)."""
     names: dict[str, str] = {}  # a secret's mask (the same value, within the run) -> its name
-    shaped: list[tuple[Asked, str, str] | None] = []
+    shaped: list[tuple[Answered, str, str] | None] = []
     for a in asked:
         if a.source != "human":
             shaped.append(None)
@@ -181,7 +181,7 @@ def _shaped(asked: list[Asked]) -> tuple[list[tuple[Asked, str, str] | None], li
     return shaped, list(dict.fromkeys(names.values()))
 
 
-def _unshadowed(rules: list[RuleEntry], asked: list[Asked], owners: list[str | None]) -> list[RuleEntry]:
+def _unshadowed(rules: list[RuleEntry], asked: list[Answered], owners: list[str | None]) -> list[RuleEntry]:
     """The rules reordered, one move at a time, while a move puts a rule before the one that answered its question in
     its stead (`Password: (again)` after `Password:`), and only while it answers more questions as learned."""
     def astray(order: list[RuleEntry]) -> list[tuple[str, str]]:  # (the rule learned for a question, the one that answered)
@@ -205,7 +205,7 @@ def _unshadowed(rules: list[RuleEntry], asked: list[Asked], owners: list[str | N
     return rules
 
 
-def _replayed(rules: list[RuleEntry], asked: list[Asked]) -> Iterator[tuple[int, Reply]]:
+def _replayed(rules: list[RuleEntry], asked: list[Answered]) -> Iterator[tuple[int, Reply]]:
     """The recorded questions through the rules engine as a run would ask them (an `after:` sees the rule that
     answered the question before): each person's answer's index, and the reply the rules give its question."""
     engine = RulesProvider(rules, "learned")
@@ -222,7 +222,7 @@ def _replayed(rules: list[RuleEntry], asked: list[Asked]) -> Iterator[tuple[int,
         previous = reply.source if reply.text is not None else ""
 
 
-def check(rules: list[RuleEntry], asked: list[Asked]) -> list[str]:
+def check(rules: list[RuleEntry], asked: list[Answered]) -> list[str]:
     """Replay the recorded questions through the rules engine: the questions it would not answer as the person did (a
     secret by the name its value was given, not any secret)."""
     if not rules:

@@ -28,7 +28,7 @@ QUIET_AT_END = 3600.0  # the recording is over: as quiet as it will ever be
 
 
 @dataclass(frozen=True, slots=True)
-class Decision:
+class DecisionPoint:
     t: float | None  # seconds into the recording; None when it has no timing
     state: str
     rule_id: str | None
@@ -81,7 +81,7 @@ def load(path: Path, cols: int = 120, rows: int = 40) -> Recording:
     return Recording("screen", [], data, cols, rows, [])
 
 
-def decisions(rec: Recording, profile: Profile) -> list[Decision]:
+def decisions(rec: Recording, profile: Profile) -> list[DecisionPoint]:
     if rec.kind == "screen":
         # A capture has no cursor: put it at the end of the last line with text, where a line-mode prompt waits.
         snap = snapshot_from_text(rec.data.decode(errors="replace"), cols=rec.cols, rows=rec.rows, at_line_end=True)
@@ -90,7 +90,7 @@ def decisions(rec: Recording, profile: Profile) -> list[Decision]:
     if rec.kind == "raw":
         screen.feed(rec.data)
         return [_decision(None, classify(profile, screen.snapshot(), Timing(QUIET_AT_END)))]
-    out: list[Decision] = []
+    out: list[DecisionPoint] = []
     last: tuple | None = None
 
     def note(t: float, c: Classification) -> None:
@@ -103,7 +103,7 @@ def decisions(rec: Recording, profile: Profile) -> list[Decision]:
     n = 0  # output events fed so far
     for t, code, text in rec.events:
         if code == "i":
-            out.append(Decision(t, "", None, "", typed=text))
+            out.append(DecisionPoint(t, "", None, "", typed=text))
             continue
         if code != "o":
             continue
@@ -116,5 +116,5 @@ def decisions(rec: Recording, profile: Profile) -> list[Decision]:
     return out
 
 
-def _decision(t: float | None, c: Classification) -> Decision:
-    return Decision(t, c.state, c.rule_id, c.block or "", menu=c.menu.describe() if c.menu else "")
+def _decision(t: float | None, c: Classification) -> DecisionPoint:
+    return DecisionPoint(t, c.state, c.rule_id, c.block or "", menu=c.menu.describe() if c.menu else "")

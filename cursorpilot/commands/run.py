@@ -245,7 +245,7 @@ def _cascade(first: Provider, args: RunArgs, pconfig) -> Provider:
     """--escalate-to: the run's model first, each named model after it (decide/cascade.py)."""
     from dataclasses import replace
 
-    from cursorpilot.decide.cascade import Cascade, parse_escalation
+    from cursorpilot.decide.cascade import CascadeProvider, parse_escalation
     from cursorpilot.providers import create as create_provider
     from cursorpilot.providers.llm import ChatProvider
 
@@ -255,7 +255,7 @@ def _cascade(first: Provider, args: RunArgs, pconfig) -> Provider:
         tiers.append(create_provider(name, replace(pconfig, model=model, base_url=base_url)))
     if not all(isinstance(t, ChatProvider) for t in tiers):
         raise BadInput("--escalate-to names models: PROVIDER is openai, anthropic or local")
-    return Cascade(tiers, min_margin=args.escalate_margin)  # type: ignore[arg-type]
+    return CascadeProvider(tiers, min_margin=args.escalate_margin)  # type: ignore[arg-type]
 
 
 def _rules_written(args: RunArgs, answers: list[RuleEntry], read: list[RuleEntry], plan: Plan) -> Iterator[tuple[str, RuleEntry]]:

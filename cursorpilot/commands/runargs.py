@@ -24,7 +24,7 @@ else:
         return lambda cls: cls
 
 
-class Option:
+class RunOption:
     """One option's metadata: its default, its range, its help and panel in `run --help`, its environment variable,
     the completion.py function that completes it, whether a resumed run keeps it unless it is given again, whether a
     run given it may start its program before the rest is read (startup/start.py), and its kind (flag, int, float, str, path,
@@ -55,8 +55,8 @@ class Option:
 def option(*, default: Any, help: str, panel: str | None = None, metavar: str | None = None, min: float | None = None,
            max: float | None = None, envvar: str | None = None, complete: str | None = None, resumable: bool = True,
            quick: bool = False) -> Any:
-    """A field of RunArgs: its default and its option's metadata (Option)."""
-    return Option(default=default, help=help, panel=panel, metavar=metavar, min=min, max=max, envvar=envvar, complete=complete,
+    """A field of RunArgs: its default and its option's metadata (RunOption)."""
+    return RunOption(default=default, help=help, panel=panel, metavar=metavar, min=min, max=max, envvar=envvar, complete=complete,
                   resumable=resumable, quick=quick)
 
 
@@ -67,13 +67,13 @@ KINDS = {"bool": "flag", "int": "int", "float": "float", "str": "str", "Path": "
 class Options:
     """A frozen record of options: keyword-only, each field an `option(...)`; `replace` makes a changed copy."""
 
-    FIELDS: ClassVar[dict[str, Option]] = {}
+    FIELDS: ClassVar[dict[str, RunOption]] = {}
 
     def __init_subclass__(cls) -> None:
         cls.FIELDS = {}
         for name, annotation in cls.__annotations__.items():
             spec = cls.__dict__.get(name)
-            if isinstance(spec, Option):
+            if isinstance(spec, RunOption):
                 spec.kind = "command" if name == "command" else KINDS[annotation.removesuffix(" | None")]
                 cls.FIELDS[name] = spec
 
@@ -239,16 +239,16 @@ class RunArgs(Options):
         return out
 
 
-def _with_channel_flags(fields: dict[str, Option]) -> dict[str, Option]:
+def _with_channel_flags(fields: dict[str, RunOption]) -> dict[str, RunOption]:
     """RunArgs' fields with each channel's flag beside --agent, as its registry entry declares it (channels/registry.py:
     a channel added there is a `run` flag here, a key of a fleet's `channel:`, and nothing else to write)."""
     from cursorpilot.channels.registry import flagged
 
-    def flags(by_agent: bool) -> dict[str, Option]:
-        return {c.flag: Option(default=False, help=c.help, panel=ACP, resumable=True, quick=False, kind="flag", channel=c.key,
+    def flags(by_agent: bool) -> dict[str, RunOption]:
+        return {c.flag: RunOption(default=False, help=c.help, panel=ACP, resumable=True, quick=False, kind="flag", channel=c.key,
                                by_agent=c.by_agent) for c in flagged() if c.flag and c.by_agent == by_agent}
 
-    out: dict[str, Option] = {}
+    out: dict[str, RunOption] = {}
     for name, spec in fields.items():
         out |= {**flags(True), name: spec, **flags(False)} if name == "agent" else {name: spec}
     assert len(out) == len(fields) + len(flagged()), "a channel's flag is already a run option"

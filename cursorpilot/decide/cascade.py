@@ -38,7 +38,7 @@ _SECRET_NAME = re.compile(r"<secret:[\w.-]+>")
 Objection = Callable[[AnswerRequest, Reply], "str | None"]
 
 
-class Cascade:
+class CascadeProvider:
     """The run's provider when --escalate-to names more models: asks them in order (see the module's docstring)."""
 
     name = "cascade"

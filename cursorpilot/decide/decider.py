@@ -32,7 +32,7 @@ from cursorpilot.decide.policy import check as check_policy
 from cursorpilot.decide.question import Choice, Decision, Kind, Question, Verdict
 from cursorpilot.decide.yesno import may_say_yes
 from cursorpilot.keys import needs_human, only_keys
-from cursorpilot.providers.base import QA, AnswerRequest, Attempt, Provider, Reply, Usage
+from cursorpilot.providers.base import QA, AnswerRequest, FailedAttempt, Provider, Reply, Usage
 from cursorpilot.records.answerer import Answerer
 from cursorpilot.records.secret import is_masked, masked, names as secret_names
 from cursorpilot.run_context import RunContext
@@ -156,7 +156,7 @@ class Decider:
             return reply
         said = reply.text if reply.text is not None else (reply.raw or "")[:120]
         again = self._unlabelled(request, self._answer(self.filer.again(request, said, why)))
-        merged = _joined(reply, again, Attempt(f"the reply {said!r} {why}: asked again", 0.0))
+        merged = _joined(reply, again, FailedAttempt(f"the reply {said!r} {why}: asked again", 0.0))
         still = self._echo(request, again)
         if still is None or again.text is None:  # a refusal of its own (several lines again) keeps its reason
             return merged
@@ -391,7 +391,7 @@ class Decider:
         self.previous = offered[2] if offered is not None and chose else ""  # "": not one it chose
 
 
-def _joined(first: Reply, second: Reply, between: Attempt) -> Reply:
+def _joined(first: Reply, second: Reply, between: FailedAttempt) -> Reply:
     """A question asked twice, as one reply: the second's answer, both calls' attempts and usage."""
     a, b = first.usage, second.usage
     cost = None if a.cost_usd is None and b.cost_usd is None else round((a.cost_usd or 0) + (b.cost_usd or 0), 8)

@@ -86,7 +86,7 @@ def refuse(q: Question, denial: Denial, on: str | None, changed: Decision | None
                  f"{' '.join((q.asked or q.text).split())[:80]}: {changes}" if changes else "", history)
 
 
-def look(q: Question, d: Decision, g: Ground) -> weigh.Look | None:
+def look(q: Question, d: Decision, g: Ground) -> weigh.CloserLook | None:
     """What a yes to this question does, read from its whole block; None: nothing to weigh."""
     return weigh.trigger(weigh.block(q.asked or q.text, q.lead, tuple(c.label for c in d.choices), g.answered), g.cwd, g.allow)
 
@@ -97,7 +97,7 @@ def closer_look(q: Question, d: Decision, g: Ground) -> Ruled | None:
     return None if seen is None else weigh_yes(q, d, seen, g)
 
 
-def weigh_yes(q: Question, d: Decision, seen: weigh.Look, g: Ground) -> Ruled:
+def weigh_yes(q: Question, d: Decision, seen: weigh.CloserLook, g: Ground) -> Ruled:
     """The yes matched against the floor, the user's rule and the compiled policy (decide/ruling.py): given, refused,
     or held for what it waits on (the policy compiled, the focused judgment)."""
     floor = None if "rm_outside" in g.allow else seen.floor or ruling.floor(seen.block, g.home, seen.acts)
@@ -123,7 +123,7 @@ def _detail(why: str) -> str:
     return f" ({m.group(1)})" if m else ""
 
 
-def granted(q: Question, d: Decision, seen: weigh.Look, by: str, judge: str | None = None, why: str = "") -> Ruled:
+def granted(q: Question, d: Decision, seen: weigh.CloserLook, by: str, judge: str | None = None, why: str = "") -> Ruled:
     """A weighed yes that goes through, said where its answer is said (`granted`) and recorded."""
     record = R.PolicyGranted(policy_rule=seen.denial.rule, evidence=seen.denial.evidence, rule_id=q.source, granted_by=by,
                              acts=sorted(seen.acts), judge=judge, why=why or None)
@@ -131,7 +131,7 @@ def granted(q: Question, d: Decision, seen: weigh.Look, by: str, judge: str | No
     return Ruled(replace(d, weigh=None, granted=f"{acts} granted by {by}"), COUNTED, (record,), ("policy_granted",))
 
 
-def person(q: Question, d: Decision, seen: weigh.Look, why: str) -> Ruled:
+def person(q: Question, d: Decision, seen: weigh.CloserLook, why: str) -> Ruled:
     """The user's own words disagree about this yes: a person decides, and the record says why."""
     record = R.PolicyDenied(policy_rule=seen.denial.rule, evidence=seen.denial.evidence, rule_id=q.source, reply=None, on="yes",
                             changed_from=shown(q, d), chosen_by=d.source, why=why)
@@ -157,7 +157,7 @@ def turn_message(q: Question, d: Decision, g: Ground) -> Ruled | None:
     p = next((p for p in policy.prohibitions if p.rules & acts and p.named_in(d.text)), None)
     if p is None:
         return None
-    seen = weigh.Look(d.text, acts, " ".join(d.text.split())[:200])
+    seen = weigh.CloserLook(d.text, acts, " ".join(d.text.split())[:200])
     return person(q, d, seen, f"the next message asks for what your words forbid: {p.quote!r}")
 
 

@@ -37,7 +37,7 @@ def is_limit(text: str) -> bool:
 
 # -- reading the reset ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class Reading:
+class ResetReading:
     """A reset time read from an agent's words: `at` (when its shown time begins) and `resolution` (how coarse it is:
     "3:04 PM" is any time in that minute), and the words read."""
 
@@ -72,15 +72,15 @@ def _seconds(amounts: str) -> float:
     return total
 
 
-def _relative(m: re.Match[str], wall: datetime) -> Reading | None:
+def _relative(m: re.Match[str], wall: datetime) -> ResetReading | None:
     seconds = _seconds(m.group(1))
     if seconds <= 0:
         return None
     finest = min(_UNIT.get(u.lower(), _UNIT.get(u.lower().rstrip("s"), 1)) for u in re.findall(r"[a-z]+", m.group(1), re.I))
-    return Reading(wall + timedelta(seconds=seconds), max(1.0, min(finest, 60.0)), m.group(0).strip())
+    return ResetReading(wall + timedelta(seconds=seconds), max(1.0, min(finest, 60.0)), m.group(0).strip())
 
 
-def _clock(m: re.Match[str], wall: datetime) -> Reading | None:
+def _clock(m: re.Match[str], wall: datetime) -> ResetReading | None:
     """A time of day (and maybe a date) the agent shows, in its zone: UTC when it says so, else the local one (the
     agent runs beside the pilot, in its zone). A time of day already well past is tomorrow's."""
     hour, minute, ampm, month = m.group("hour"), m.group("minute"), m.group("ampm"), m.group("month")
@@ -109,13 +109,13 @@ def _clock(m: re.Match[str], wall: datetime) -> Reading | None:
     resolution = 60.0 if hour is not None else 86400.0
     if month is None and at + timedelta(seconds=resolution) < local - timedelta(hours=1):
         at += timedelta(days=1)  # "resets 12:49am" seen at 11:50pm
-    return Reading(at, resolution, m.group(0).strip())
+    return ResetReading(at, resolution, m.group(0).strip())
 
 
-def read_reset(text: str, wall: datetime) -> Reading | None:
+def read_reset(text: str, wall: datetime) -> ResetReading | None:
     """The reset time an agent's words give, read against `wall` (an aware datetime: the agent's times of day are in its
     zone). The last one said counts: a screen may still show an older limit above the new one."""
-    found: list[tuple[int, Reading]] = []
+    found: list[tuple[int, ResetReading]] = []
     for m in _RELATIVE.finditer(text):
         r = _relative(m, wall)
         if r is not None:
@@ -129,13 +129,13 @@ def read_reset(text: str, wall: datetime) -> Reading | None:
             at = datetime.fromisoformat(m.group(1).replace("Z", "+00:00"))
         except ValueError:
             continue
-        found.append((m.start(), Reading(at if at.tzinfo else at.replace(tzinfo=wall.tzinfo), 1.0, m.group(1))))
+        found.append((m.start(), ResetReading(at if at.tzinfo else at.replace(tzinfo=wall.tzinfo), 1.0, m.group(1))))
     return max(found, key=lambda f: f[0])[1] if found else None
 
 
-def from_epoch(epoch: float, wall: datetime, phrase: str) -> Reading:
+def from_epoch(epoch: float, wall: datetime, phrase: str) -> ResetReading:
     """An exact reset an agent's stream gives (Claude's rate_limit_event: resetsAt)."""
-    return Reading(datetime.fromtimestamp(epoch, wall.tzinfo or UTC), 1.0, phrase)
+    return ResetReading(datetime.fromtimestamp(epoch, wall.tzinfo or UTC), 1.0, phrase)
 
 
 # -- what a limit leads to -----------------------------------------------------------------------------------------
@@ -190,7 +190,7 @@ class Limits:
     def waiting(self) -> bool:
         return self.until is not None
 
-    def hit(self, now: float, wall: datetime, words: str, *, reading: Reading | None = None, can_switch: bool = False) -> Hit:
+    def hit(self, now: float, wall: datetime, words: str, *, reading: ResetReading | None = None, can_switch: bool = False) -> Hit:
         """The agent hit a limit (its `words`; `reading`: an exact reset its stream gave): what to do now."""
         self.hits += 1
         reading = reading or read_reset(words, wall)

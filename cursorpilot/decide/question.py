@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from cursorpilot.decide.policy import Denial
 from cursorpilot.decide.compiled import Entry
-from cursorpilot.decide.weigh import Look
+from cursorpilot.decide.weigh import CloserLook
 from cursorpilot.records.answerer import Source
 
 
@@ -31,7 +31,7 @@ class Closer:
     """A yes that waits for the focused judgment before it is given: the look (the question's block and the acts its
     words name), and the yes. (Declared here beside the Decision that carries it; decide/weigh.py judges it.)"""
 
-    look: Look
+    look: CloserLook
     reply: str  # the yes as it would be given (the text typed, the option chosen; a secret masked)
     chosen_by: str  # who chose it (rules:<id>, a model)
     stage: str = "judge"  # what it waits for: "policy" (the governing prompt compiled) or "judge" (the focused judgment)

@@ -33,7 +33,7 @@ _GENERIC_TITLES = {"shell", "bash", "terminal", "run", "execute", "command", "ru
 
 
 @dataclass(frozen=True, slots=True)
-class Action:
+class ToolAction:
     """What approving a tool call carries out, as the agent described it. The one text the deny policy, the rules and
     the model all read: the title, the input, the locations, the diff, the content."""
 
@@ -42,7 +42,7 @@ class Action:
     says_what: bool  # something in it says what will run or change (else no model may approve it)
 
 
-def describe(tool_call: dict) -> Action:
+def describe(tool_call: dict) -> ToolAction:
     """The tool call in one text. Agents describe differently: Gemini CLI sends a shell command as the title and the
     working directory as content, never rawInput; Claude's and Codex's adapters send rawInput; edits come as diffs."""
     kind = str(tool_call.get("kind") or "")
@@ -82,7 +82,7 @@ def describe(tool_call: dict) -> Action:
             if text:
                 says = True
                 lines.append(text[:2000])
-    return Action(kind, "\n".join(line for line in lines if line), says)
+    return ToolAction(kind, "\n".join(line for line in lines if line), says)
 
 
 def fingerprint(tool_call: dict) -> str:
@@ -103,7 +103,7 @@ def permission_question(tool_call: dict, options: list[dict], source: str = "acp
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class PermissionReply:
     """The protocol's reply to a request, or why none can be sent."""
 
     reply: dict | None
@@ -119,20 +119,20 @@ def _trusted(by: Source) -> bool:
     return by.rule is not None or by.kind in (Answerer.PERSON, Answerer.POLICY, Answerer.PLAN)
 
 
-def permission_reply(q: Question, d: Decision, standing: bool, described: bool = True) -> Outcome:
+def permission_reply(q: Question, d: Decision, standing: bool, described: bool = True) -> PermissionReply:
     """The option to select: an exact name wins, a bare yes/no means once; "always" only with standing permission.
     A model may approve whatever the deny policy was able to judge; a call that says nothing of what it does is
     approved only by the user's own rule or a human."""
     if d.verdict != Verdict.ANSWER or not d.choices:
-        return Outcome(None, why=d.why or f"the reply {d.text!r} names none of the options")
+        return PermissionReply(None, why=d.why or f"the reply {d.text!r} names none of the options")
     choice = d.choices[0]
     if choice.kind == "allow_always" and not standing:
         once = next((c for c in q.choices if c.kind == "allow_once"), None)
         if once is not None:
             choice = once  # no standing permission in the governing prompt: once is what was granted
     if (choice.kind or "").startswith("allow") and not described and not _trusted(d.by):
-        return Outcome(None, why=UNDESCRIBED)
-    return Outcome({"outcome": {"outcome": "selected", "optionId": choice.key}}, choice)
+        return PermissionReply(None, why=UNDESCRIBED)
+    return PermissionReply({"outcome": {"outcome": "selected", "optionId": choice.key}}, choice)
 
 
 _ENDS_ASKING = re.compile(r"\?\s*\**\s*$")

@@ -30,7 +30,7 @@ _DIFF = re.compile(r"^\s*(\d+\s+)?[+-](?![-+]{2})|^\s*@@ .* @@|^(diff --git|inde
 
 
 @dataclass(frozen=True, slots=True)
-class Look:
+class CloserLook:
     """What a closer look at a yes reads: the block and the acts its words name, with the line that names each."""
 
     block: str
@@ -57,7 +57,7 @@ def block(asked: str, lead: str, labels: tuple[str, ...], answered: tuple[str, .
     return "\n".join(line for line in [*rows, asked, *labels] if line.strip())
 
 
-def trigger(text: str, cwd: str | None, allow: frozenset[str]) -> Look | None:
+def trigger(text: str, cwd: str | None, allow: frozenset[str]) -> CloserLook | None:
     """The acts a yes to this block carries out by its words (an act word, a command), unless the plan allows them."""
     acts: dict[str, str] = {}
     for line in reversed(text.splitlines()):  # the asking rows last in the block: their line is the evidence first
@@ -72,7 +72,7 @@ def trigger(text: str, cwd: str | None, allow: frozenset[str]) -> Look | None:
         return None
     first = next(iter(acts.values()))
     floor = command.evidence if command is not None and command.rule == "rm_outside" and "rm_outside" not in allow else None
-    return Look(text, frozenset(acts), first, floor)
+    return CloserLook(text, frozenset(acts), first, floor)
 
 
 SYSTEM = """You check one answer an autopilot is about to give to a program it operates for a person. The answer says
@@ -86,7 +86,7 @@ exactly, that name what the grant names>", "why": "<one sentence>"}. Without a J
 REFUSE: <why>."""
 
 
-def request(governing_prompt: str, look: Look, reply: str, chosen_by: str, grants: tuple[Entry, ...] = ()) -> tuple[str, str]:
+def request(governing_prompt: str, look: CloserLook, reply: str, chosen_by: str, grants: tuple[Entry, ...] = ()) -> tuple[str, str]:
     """(system, user) for the focused judgment: the person's grants of the act (their words), the question's whole block
     (fenced) and what the yes does. Nothing else: not the rest of the screen, not the history (where a program's text
     could have misled the model that answered)."""
@@ -117,7 +117,7 @@ class Judgment:
     why: str = ""
 
 
-def judgment(look: Look, grants: tuple[Entry, ...], forbidding: tuple[str, ...], judged: str | None, text: str | None,
+def judgment(look: CloserLook, grants: tuple[Entry, ...], forbidding: tuple[str, ...], judged: str | None, text: str | None,
              act: str | None, names: str | None, why: str) -> Judgment:
     """The judge's reply, checked: an allow counts only when its quote is within one of the compiled grants offered
     (`grants`: of an act this yes does), never within words that forbid (`forbidding`: the policy's prohibitions), its

@@ -31,7 +31,7 @@ class Questioned:
 
 
 @dataclass(frozen=True)
-class Progress:
+class Progressed:
     """What the run has done so far: answers given, and what its model has cost (USD)."""
 
     task: str
@@ -58,7 +58,7 @@ class Settled:
 
 
 @dataclass
-class Result:
+class RunResult:
     """How a task's run ended, read from its own report (report.json) and its working folder."""
 
     exit_code: int
@@ -82,7 +82,7 @@ class Result:
 @dataclass(frozen=True)
 class Ended:
     task: str
-    result: Result
+    result: RunResult
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ class Tick:
     """Time passes (the loop's heartbeat): a graceful stop that takes too long is forced."""
 
 
-Fact = Spawned | ProgramStarted | Questioned | Progress | AskedPerson | Settled | Ended | Lost | Interrupt | Tick
+Fact = Spawned | ProgramStarted | Questioned | Progressed | AskedPerson | Settled | Ended | Lost | Interrupt | Tick
 
 
 # -- effects: what the fleet's loop does -------------------------------------------------------------------------------
@@ -166,7 +166,7 @@ Effect = Start | Stop | Say | Post | Withdraw | Changed | Finished
 
 
 @dataclass
-class Row:
+class TaskRow:
     """One task as the fleet knows it: the manifest's row, the page's and the live table's."""
 
     id: str
@@ -178,7 +178,7 @@ class Row:
     cost_usd: float = 0.0
     started_program: bool = False
     waiting: list[str] = field(default_factory=list)  # the decisions put to a person and still open
-    result: Result | None = None
+    result: RunResult | None = None
     node: str = ""
     branch: str = ""
     run_dir: str = ""

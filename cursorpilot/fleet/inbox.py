@@ -19,7 +19,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable
 
-from cursorpilot.human.asked import ACCEPTED, GONE, REFUSED, TAKEN, Asked, Result, notice
+from cursorpilot.human.asked import ACCEPTED, GONE, REFUSED, TAKEN, Asked, OfferResult, notice
 from cursorpilot.human.race import Board, Pending
 from cursorpilot.human.tokens import Signer
 
@@ -149,19 +149,19 @@ def _get_json(url: str) -> dict:
         return json.loads(response.read().decode("utf-8"))
 
 
-def _post_answer(url: str, text: str) -> Result:
+def _post_answer(url: str, text: str) -> OfferResult:
     data = urllib.parse.urlencode({"answer": text}).encode()
     request = urllib.request.Request(url, data=data, headers={"Accept": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=RELAY_TIMEOUT) as response:
             body = json.loads(response.read().decode("utf-8"))
-            return Result(response.status, body.get("message") or "")
+            return OfferResult(response.status, body.get("message") or "")
     except urllib.error.HTTPError as exc:
         try:
             message = json.loads(exc.read().decode("utf-8")).get("message") or exc.reason
         except ValueError:
             message = str(exc.reason)
         status = exc.code if exc.code in (TAKEN, GONE) else REFUSED if exc.code in (400, 413, REFUSED) else GONE
-        return Result(status, message)
+        return OfferResult(status, message)
     except OSError as exc:
-        return Result(GONE, f"the task's page could not be reached: {exc}")
+        return OfferResult(GONE, f"the task's page could not be reached: {exc}")

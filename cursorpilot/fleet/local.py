@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 from cursorpilot.fleet.command import UnitSpec
-from cursorpilot.fleet.facts import Ended, Fact, Result
+from cursorpilot.fleet.facts import Ended, Fact, RunResult
 from cursorpilot.fleet.unit import run_unit, unpack
 
 
@@ -46,4 +46,4 @@ class LocalEngine:
                 self.facts.put(item)
         except Exception as exc:  # the unit's own failure: that task fails, said; the others go on
             if not ended:
-                self.facts.put(Ended(spec.task, Result(1, f"the fleet could not run it: {type(exc).__name__}: {exc}", run_dir=spec.run_dir)))
+                self.facts.put(Ended(spec.task, RunResult(1, f"the fleet could not run it: {type(exc).__name__}: {exc}", run_dir=spec.run_dir)))

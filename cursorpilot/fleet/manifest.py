@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from cursorpilot.errors import BadInput
-from cursorpilot.fleet.facts import Result, Row
+from cursorpilot.fleet.facts import RunResult, TaskRow
 
 NAME = "fleet.json"
 
@@ -23,14 +23,14 @@ class FleetState:
     fleet_id: str
     created: str
     options: dict[str, Any]  # concurrency, engine, address, max_cost: what `fleet resume` runs with again
-    rows: list[Row]
+    rows: list[TaskRow]
     updated: str = ""
     status: str = "running"  # running | finished | interrupted
     exit_code: int | None = None
     reason: str = ""
     pid: int = 0  # the fleet's process while it runs (status: is it still running?)
 
-    def row(self, task: str) -> Row:
+    def row(self, task: str) -> TaskRow:
         return next(r for r in self.rows if r.id == task)
 
 
@@ -50,7 +50,7 @@ def read(folder: Path) -> FleetState:
     path = folder / NAME
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        rows = [Row(**{**r, "result": Result(**r["result"]) if r.get("result") else None}) for r in data.pop("rows")]
+        rows = [TaskRow(**{**r, "result": RunResult(**r["result"]) if r.get("result") else None}) for r in data.pop("rows")]
         return FleetState(**data, rows=rows)
     except FileNotFoundError:
         raise BadInput(f"{folder}: not a fleet's folder (no {NAME} in it)") from None

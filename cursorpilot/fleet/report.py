@@ -9,7 +9,7 @@ import html
 import os
 from pathlib import Path
 
-from cursorpilot.fleet.facts import Row
+from cursorpilot.fleet.facts import TaskRow
 from cursorpilot.fleet.manifest import FleetState
 
 CSS = Path(__file__).resolve().parent.parent / "report" / "templates" / "report.css"
@@ -26,7 +26,7 @@ def money(usd: float | None) -> str:
     return "" if usd is None else f"${usd:.4f}"
 
 
-def figures(row: Row) -> dict[str, str]:
+def figures(row: TaskRow) -> dict[str, str]:
     """A row's cells, as the page and the terminal's table show them."""
     r = row.result
     return {
@@ -79,7 +79,7 @@ def render(state: FleetState, folder: Path) -> str:
             f'<main><h2>Tasks</h2><table id="tasks"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></main></body></html>')
 
 
-def _row(row: Row, folder: Path) -> str:
+def _row(row: TaskRow, folder: Path) -> str:
     cells = figures(row)
     link = ""
     if row.run_dir and (Path(row.run_dir) / "report.html").is_file():

@@ -21,7 +21,7 @@ The rules, said once:
 from __future__ import annotations
 
 from cursorpilot.fleet.facts import (AskedPerson, Changed, Effect, Ended, Fact, Finished, Interrupt, Lost, Post, ProgramStarted,
-                                     Progress, Questioned, Result, Row, Say, Settled, Spawned, Start, Stop, Tick, Withdraw)
+                                     Progressed, Questioned, RunResult, Say, Settled, Spawned, Start, Stop, TaskRow, Tick, Withdraw)
 
 GRACE = 20.0  # seconds a stopped run has to end by itself (it stops its program: SIGINT, then SIGKILL after 3 s)
 RETRIES = 2  # starts again of a task whose worker died before its program started
@@ -31,7 +31,7 @@ FINISHED = ("done", "failed")  # a task that reached its verdict keeps it; the o
 
 
 class Scheduler:
-    def __init__(self, rows: list[Row], concurrency: int, max_cost: float | None = None):
+    def __init__(self, rows: list[TaskRow], concurrency: int, max_cost: float | None = None):
         self.rows = {r.id: r for r in rows}
         self.order = [r.id for r in rows]
         self.concurrency = concurrency
@@ -51,7 +51,7 @@ class Scheduler:
                 row.node = node
             case ProgramStarted(task):
                 self.rows[task].started_program = True
-            case Progress(task, answers, cost):
+            case Progressed(task, answers, cost):
                 row = self.rows[task]
                 row.answers, row.cost_usd = answers, cost
                 out.append(Changed(task))
@@ -99,7 +99,7 @@ class Scheduler:
         return [Say(f"the fleet's budget is spent ({self.spent():.4f} of {self.max_cost:g} USD): no task starts now, and each "
                     "running one stops at its next question")]
 
-    def _ended(self, task: str, result: Result, lost: bool = False) -> list[Effect]:
+    def _ended(self, task: str, result: RunResult, lost: bool = False) -> list[Effect]:
         """The task's end: its run's exit (or the signal that killed it), or its worker `lost` (no exit at all)."""
         row = self.rows[task]
         why = self.stopping.pop(task, "")
@@ -121,14 +121,14 @@ class Scheduler:
     def _lost(self, task: str, why: str) -> list[Effect]:
         row = self.rows[task]
         if self.stopping.get(task) == "interrupt":
-            return self._ended(task, Result(130, f"stopped by force: {why}", run_dir=row.run_dir))
+            return self._ended(task, RunResult(130, f"stopped by force: {why}", run_dir=row.run_dir))
         if not row.started_program and row.attempts <= RETRIES and self.interrupted_at is None:
             row.status = "pending"  # nothing of it ran: it starts again (first in line)
             self.order.remove(task)
             self.order.insert(0, task)
             return [Say(f"{task}: its worker died before its program started ({why}): started again")]
         said = "after its program started: not started again now (a run has side effects)" if row.started_program else "again"
-        lost = Result(1, f"its worker died {said}; fleet resume continues it: {why}", answers=row.answers, cost_usd=row.cost_usd,
+        lost = RunResult(1, f"its worker died {said}; fleet resume continues it: {why}", answers=row.answers, cost_usd=row.cost_usd,
                       run_dir=row.run_dir)  # (what it had done, as its records said so far)
         return self._ended(task, lost, lost=True)
 

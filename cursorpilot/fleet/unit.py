@@ -26,8 +26,8 @@ from cursorpilot.records.reading import Tail
 from cursorpilot.errors import PilotError
 from cursorpilot.fleet import isolation
 from cursorpilot.fleet.command import UnitSpec
-from cursorpilot.fleet.facts import Ended, Fact, Result, Spawned
-from cursorpilot.fleet.watch import Watcher
+from cursorpilot.fleet.facts import Ended, Fact, RunResult, Spawned
+from cursorpilot.fleet.watch import TranscriptReader
 
 POLL = 0.1  # seconds between two reads of the transcript (the run's exit wakes the loop at once)
 KILL_AFTER = 10.0  # seconds a run stopped a second time has before it is killed
@@ -45,7 +45,7 @@ def run_unit(spec: UnitSpec, fleet_id: str, stop: StopAsk, node: str = "", liste
         isolation.prepare(spec.place)
         argv = _argv(spec, run_dir, listen)
     except (PilotError, OSError) as exc:
-        yield Ended(spec.task, Result(1, f"its folder could not be made: {exc}", run_dir=str(run_dir), node=node))
+        yield Ended(spec.task, RunResult(1, f"its folder could not be made: {exc}", run_dir=str(run_dir), node=node))
         return
     log = run_dir.parent / f"{run_dir.name}.console.log"
     started, started_at = time.monotonic(), time.time()
@@ -69,7 +69,7 @@ def run_unit(spec: UnitSpec, fleet_id: str, stop: StopAsk, node: str = "", liste
 def _watch(spec: UnitSpec, proc: subprocess.Popen, run_dir: Path, stop: StopAsk):
     """The run's records as facts until it exits; a stop asked for is passed on (SIGTERM, then SIGTERM again: the
     run kills its program at once, then SIGKILL)."""
-    watcher, tail = Watcher(spec.task), Tail(run_dir / "transcript.jsonl")
+    watcher, tail = TranscriptReader(spec.task), Tail(run_dir / "transcript.jsonl")
     pidfd = os.pidfd_open(proc.pid)
     stopped_at: float | None = None
     signals = 0
@@ -95,7 +95,7 @@ def _watch(spec: UnitSpec, proc: subprocess.Popen, run_dir: Path, stop: StopAsk)
         os.close(pidfd)
 
 
-def _facts(watcher: Watcher, tail: Tail) -> list[Fact]:
+def _facts(watcher: TranscriptReader, tail: Tail) -> list[Fact]:
     return [fact for rec in tail.read() for fact in watcher.feed(rec)]
 
 
@@ -139,9 +139,9 @@ def _shared(fleet_dir: str, fleet_id: str) -> bool:
         return False
 
 
-def outcome(spec: UnitSpec, run_dir: Path, code: int, wall: float) -> Result:
+def outcome(spec: UnitSpec, run_dir: Path, code: int, wall: float) -> RunResult:
     """The run's end, as its own report says it (report.json: the same figures as its page)."""
-    base = Result(code, run_dir=str(run_dir), wall_s=round(wall, 3))
+    base = RunResult(code, run_dir=str(run_dir), wall_s=round(wall, 3))
     if code < 0:  # it never wrote its end: a report.json there is an earlier sitting's
         base.exit_code, base.signal = 128 - code, -code
         base.reason = f"its run was killed by signal {-code} ({_signame(-code)}): fleet resume continues it"

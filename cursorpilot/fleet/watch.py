@@ -9,10 +9,10 @@ Which records mean what (cursorpilot/records/models.py): `program_started`, its 
 
 from __future__ import annotations
 
-from cursorpilot.fleet.facts import AskedPerson, Fact, ProgramStarted, Progress, Questioned, Settled
+from cursorpilot.fleet.facts import AskedPerson, Fact, ProgramStarted, Progressed, Questioned, Settled
 
 
-class Watcher:
+class TranscriptReader:
     def __init__(self, task: str):
         self.task = task
         self.page = ""  # the run's decision page, http://host:port (no token)
@@ -43,5 +43,5 @@ class Watcher:
             return [Settled(self.task, rec["decision"])]
         return []
 
-    def _progress(self) -> Progress:
-        return Progress(self.task, self.answers, round(self.cost, 6))
+    def _progress(self) -> Progressed:
+        return Progressed(self.task, self.answers, round(self.cost, 6))

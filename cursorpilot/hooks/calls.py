@@ -146,7 +146,7 @@ def input_text(raw: dict) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Reply:
+class HookOutput:
     """What the hook writes and how it exits."""
 
     stdout: str
@@ -154,20 +154,20 @@ class Reply:
     code: int = 0
 
 
-def answer(agent: str, event: str, decision: str, reason: str) -> Reply:
+def answer(agent: str, event: str, decision: str, reason: str) -> HookOutput:
     """A verdict in the agent's own words."""
     if agent == "claude":
         if decision == PASS:
-            return Reply("")
+            return HookOutput("")
         out = {"hookEventName": event or "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}
-        return Reply(json.dumps({"hookSpecificOutput": out}))
+        return HookOutput(json.dumps({"hookSpecificOutput": out}))
     if agent == "gemini":
-        return Reply("{}" if decision == PASS else json.dumps({"decision": decision, "reason": reason}))
+        return HookOutput("{}" if decision == PASS else json.dumps({"decision": decision, "reason": reason}))
     if decision == PASS or event == "afterFileEdit":
-        return Reply("{}")
+        return HookOutput("{}")
     if event == "beforeReadFile":
-        return Reply(json.dumps({"permission": decision}))
-    return Reply(json.dumps({"permission": decision, "user_message": reason, "agent_message": reason}))
+        return HookOutput(json.dumps({"permission": decision}))
+    return HookOutput(json.dumps({"permission": decision, "user_message": reason, "agent_message": reason}))
 
 
 def refused_by_hook(said: str) -> bool:
@@ -177,9 +177,9 @@ def refused_by_hook(said: str) -> bool:
     return text[_AGENT_SAID.match(text).end():].startswith(REFUSALS)  # type: ignore[union-attr]
 
 
-def failed(agent: str, event: str, reason: str) -> Reply:
+def failed(agent: str, event: str, reason: str) -> HookOutput:
     """A hook that could not decide answers deny: its answer on stdout, and (where the agent's protocol has it) the
     reason on stderr with the exit code that blocks by itself, so that even a reader of the exit code alone blocks."""
     said = f"cursor-pilot hook could not decide, so it refuses: {reason}"
     reply = answer(agent, event or ("PreToolUse" if agent == "claude" else "BeforeTool"), DENY, said)
-    return Reply(reply.stdout, said + "\n", 0 if agent == "cursor" else 2)
+    return HookOutput(reply.stdout, said + "\n", 0 if agent == "cursor" else 2)

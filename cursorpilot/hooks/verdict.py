@@ -28,7 +28,7 @@ _GO_ON = "Leave it as it is and go on with the rest of the task; do not try it a
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict:
+class HookVerdict:
     """What the hook answers, why (for the agent and the person), and the user's words that decided it, if any."""
 
     decision: str
@@ -36,23 +36,23 @@ class Verdict:
     quote: str | None = None
 
 
-def decide(policy: Policy, does: Does, targets: tuple[Target, ...], home: str | None) -> Verdict:
+def decide(policy: Policy, does: Does, targets: tuple[Target, ...], home: str | None) -> HookVerdict:
     if not does.acts:
-        return Verdict(PASS, "nothing in this call deletes or overwrites")
+        return HookVerdict(PASS, "nothing in this call deletes or overwrites")
     block = "\n".join((does.text, *(f for t in targets for f in t.forms)))
     what = _what(does, targets)
     floor = does.floor or ruling.floor(block, home, does.acts) or next(
         (t.forms[-1] for t in targets if t.act == "delete" and (t.outside or t.root)), None)
     if floor is not None:
-        return Verdict(DENY, f"cursor-pilot refused: this call would {what}, and {floor!r} is the home directory, '/', a "
+        return HookVerdict(DENY, f"cursor-pilot refused: this call would {what}, and {floor!r} is the home directory, '/', a "
                              "system path, a block device, the project itself or outside it, which nothing may remove. " + _GO_ON)
     guarded = next((t for t in targets if t.guard), None)
     if guarded is not None and guarded.guard is not None:
         guard = guarded.guard
         if guarded.act == EMPTIES and guard not in guarded.forms:
-            return Verdict(ASK, f"cursor-pilot asks: this call would {what}, and may reach {guard!r}, which the guard on this "
+            return HookVerdict(ASK, f"cursor-pilot asks: this call would {what}, and may reach {guard!r}, which the guard on this "
                                 "project's tool calls stands on")
-        return Verdict(DENY, f"cursor-pilot refused: this call would {what}, and {guard!r} is what the guard on this project's "
+        return HookVerdict(DENY, f"cursor-pilot refused: this call would {what}, and {guard!r} is what the guard on this project's "
                              "tool calls stands on (the agent's hook settings, or the prompt or policy it reads); only you change "
                              "it. " + _GO_ON)
     said = ruling.rule(policy, does.acts, block)
@@ -67,7 +67,7 @@ def decide(policy: Policy, does: Does, targets: tuple[Target, ...], home: str | 
         worded = [p for p in policy.prohibitions if p.rules & does.acts and (o := terms(p.object)) is not None and (o.words or o.kinds)]
         if found is not None or (t.truncated and worded):
             held = f"{found[1]}, which your words protect ({found[0].quote!r})" if found else "more than can be checked"
-            return Verdict(ASK, f"cursor-pilot asks: this call would {what}, and may reach {held}", found[0].quote if found else None)
+            return HookVerdict(ASK, f"cursor-pilot asks: this call would {what}, and may reach {held}", found[0].quote if found else None)
     return _granted(policy, does, targets, block, what)
 
 
@@ -83,7 +83,7 @@ def _within(prohibitions: tuple[Entry, ...], acts: frozenset[str], t: Target) ->
     return None
 
 
-def _granted(policy: Policy, does: Does, targets: tuple[Target, ...], block: str, what: str) -> Verdict:
+def _granted(policy: Policy, does: Does, targets: tuple[Target, ...], block: str, what: str) -> HookVerdict:
     """Allowed only where a grant names every thing the call destroys (each path on its own: a grant of `build` does
     not cover `rm -rf build src`); an overwrite inside the project nothing forbids is left to the agent; else asked."""
     loose = does.acts - {_ACT.get(t.act, t.act) for t in targets}
@@ -93,17 +93,17 @@ def _granted(policy: Policy, does: Does, targets: tuple[Target, ...], block: str
     if not open_:
         first = ruling.rule(policy, *parts[0][:2])
         quote = first.entry.quote if first.entry is not None else None
-        return Verdict(ALLOW, f"cursor-pilot allowed: this call would {what}; {first.why}", quote)
+        return HookVerdict(ALLOW, f"cursor-pilot allowed: this call would {what}; {first.why}", quote)
     if all(t is not None and t.act == "overwrite" and not t.outside for _, t in open_):
-        return Verdict(PASS, f"an edit inside the project that nothing you wrote protects ({what})")
+        return HookVerdict(PASS, f"an edit inside the project that nothing you wrote protects ({what})")
     said, t = open_[0]
     beyond = f" (outside the project: {t.forms[-1]})" if t is not None and t.outside else ""
     why = said.why.replace("this question", "this call").replace("here (the policy", "(the policy")
-    return Verdict(ASK, f"cursor-pilot asks: this call would {what}{beyond}; {why}", said.entry.quote if said.entry is not None else None)
+    return HookVerdict(ASK, f"cursor-pilot asks: this call would {what}{beyond}; {why}", said.entry.quote if said.entry is not None else None)
 
 
-def _refused(what: str, entry: Entry) -> Verdict:
-    return Verdict(DENY, f"cursor-pilot refused: this call would {what}; your words forbid it: {entry.quote!r}. {_GO_ON}",
+def _refused(what: str, entry: Entry) -> HookVerdict:
+    return HookVerdict(DENY, f"cursor-pilot refused: this call would {what}; your words forbid it: {entry.quote!r}. {_GO_ON}",
                    entry.quote)
 
 

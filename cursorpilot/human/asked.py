@@ -76,7 +76,7 @@ ACCEPTED, FORBIDDEN, TAKEN, GONE, REFUSED = 200, 403, 409, 410, 422
 
 
 @dataclass(frozen=True, slots=True)
-class Result:
+class OfferResult:
     status: int  # ACCEPTED | REFUSED (the deny policy, not an option: answer again) | TAKEN (answered already) | GONE
     message: str  # one line for the person who offered it
 

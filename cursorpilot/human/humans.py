@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from cursorpilot.decide.deliver import NOBODY
 from cursorpilot.decide.question import Decision, Question, Verdict
-from cursorpilot.human.asked import GONE, REFUSED, Result, asked, notice
+from cursorpilot.human.asked import GONE, REFUSED, OfferResult, asked, notice
 from cursorpilot.human.race import Board, Offer, Pending
 from cursorpilot.human.terminal import LineReader
 from cursorpilot.human.tokens import Signer
@@ -162,7 +162,7 @@ class Humans:
                 continue
             if offer.text is None:  # Ctrl-D at the terminal: giving up, as it always was
                 pending.close("the person at the terminal gave up")
-                offer.settle(Result(GONE, "given up"))
+                offer.settle(OfferResult(GONE, "given up"))
                 return self._unanswered(pending, step, GAVE_UP)
             why_not = _refused(q, check, offer.text)
             if why_not:

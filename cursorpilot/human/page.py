@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from cursorpilot.errors import BadInput
 from cursorpilot.human import ended, html
-from cursorpilot.human.asked import ACCEPTED, FORBIDDEN, GONE, REFUSED, Result
+from cursorpilot.human.asked import ACCEPTED, FORBIDDEN, GONE, REFUSED, OfferResult
 from cursorpilot.human.ended import HEADERS
 from cursorpilot.human.race import Board, Offer, Pending
 
@@ -176,21 +176,21 @@ class Page:
         async def guard(request, handler):
             if not self.hosts.allowed(request.headers.get("Host")):
                 self._refused("foreign Host header")
-                response = self._say(request, Result(421, "this server does not answer for that host name"))
+                response = self._say(request, OfferResult(421, "this server does not answer for that host name"))
             else:
                 try:
                     response = await handler(request)
                 except web.HTTPRequestEntityTooLarge:
                     self._refused("too large")
-                    response = self._say(request, Result(413, f"the answer is too long (at most {MAX_ANSWER} characters)"))
+                    response = self._say(request, OfferResult(413, f"the answer is too long (at most {MAX_ANSWER} characters)"))
                 except web.HTTPException as exc:  # 404 and 405: no question here
-                    response = self._say(request, Result(exc.status, exc.reason))
+                    response = self._say(request, OfferResult(exc.status, exc.reason))
             response.headers.update(HEADERS)
             return response
 
         return guard
 
-    def _find(self, request) -> tuple[Pending | None, Result | None]:
+    def _find(self, request) -> tuple[Pending | None, OfferResult | None]:
         pending, error = self.board.find(request.match_info["token"])
         if error is not None and error.status == 403:
             self._refused("wrong token")
@@ -211,7 +211,7 @@ class Page:
         body = self.index(request.match_info["token"])
         if body is None:
             self._refused("wrong token")
-            return self._say(request, Result(FORBIDDEN, "not a valid link"))
+            return self._say(request, OfferResult(FORBIDDEN, "not a valid link"))
         return self._html(200, body)
 
     async def _post(self, request):
@@ -221,11 +221,11 @@ class Page:
         form = await request.post()
         given = form.getall("answer", [])
         if len(given) != 1 or not isinstance(given[0], str):
-            return self._say(request, Result(400, "post exactly one form field named answer (curl -d answer=TEXT)"))
+            return self._say(request, OfferResult(400, "post exactly one form field named answer (curl -d answer=TEXT)"))
         text = given[0]
         if len(text) > MAX_ANSWER:
             self._refused("too large")
-            return self._say(request, Result(413, f"the answer is too long (at most {MAX_ANSWER} characters)"))
+            return self._say(request, OfferResult(413, f"the answer is too long (at most {MAX_ANSWER} characters)"))
         offer = pending.offer(Offer("page", text, who=request.remote or "", at=self.now()))
         result = await asyncio.get_running_loop().run_in_executor(None, offer.wait)
         if result.status == REFUSED and _wants(request, "text/html"):  # the question stays open: its page, saying why
@@ -233,7 +233,7 @@ class Page:
         return self._say(request, result, shown=("••••••" if pending.asked.secret else text) if result.status == ACCEPTED else None)
 
     # -- answers in the form the client asked for ----------------------------------------------------------------------
-    def _say(self, request, result: Result, shown: str | None = None):
+    def _say(self, request, result: OfferResult, shown: str | None = None):
         if _wants(request, "text/html"):
             return self._html(result.status, html.result_page(result.status, result.message, shown))
         if _wants(request, "application/json"):

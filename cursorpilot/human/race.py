@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from cursorpilot.human.asked import ACCEPTED, FORBIDDEN, GONE, REFUSED, TAKEN, Asked, Result
+from cursorpilot.human.asked import ACCEPTED, FORBIDDEN, GONE, REFUSED, TAKEN, Asked, OfferResult
 from cursorpilot.human.tokens import Signer
 
 VERDICT_WAIT = 30.0  # how long an offer waits for the asking thread's verdict (it checks in microseconds)
@@ -27,16 +27,16 @@ class Offer:
     text: str | None  # None: the channel gives up (Ctrl-D at the terminal)
     who: str = ""  # the page: the client's address
     at: float = 0.0  # monotonic
-    result: Result | None = None
+    result: OfferResult | None = None
     done: threading.Event = field(default_factory=threading.Event)
 
-    def settle(self, result: Result) -> None:
+    def settle(self, result: OfferResult) -> None:
         self.result = result
         self.done.set()
 
-    def wait(self, timeout: float = VERDICT_WAIT) -> Result:
+    def wait(self, timeout: float = VERDICT_WAIT) -> OfferResult:
         if not self.done.wait(timeout):
-            return Result(GONE, "no verdict came: the run may be ending")
+            return OfferResult(GONE, "no verdict came: the run may be ending")
         assert self.result is not None
         return self.result
 
@@ -68,14 +68,14 @@ class Pending:
             self._too_late(offer)
         return offer
 
-    def late(self, now: float) -> Result:
+    def late(self, now: float) -> OfferResult:
         """What an answer that comes after the question closed is told: who answered it and when, or why it closed."""
         w = self.winner
         if w is not None:
             by = {"terminal": "at the terminal", "timeout": "by --on-human-timeout (its own no)"}.get(w.channel, f"on the {w.channel}")
             who = f" ({w.who})" if w.who else ""
-            return Result(TAKEN, f"already answered {by}{who}, {w.at - self.asked_at:.1f} s after it was asked")
-        return Result(GONE, f"this question is no longer open: {self.ended or 'it closed'}")
+            return OfferResult(TAKEN, f"already answered {by}{who}, {w.at - self.asked_at:.1f} s after it was asked")
+        return OfferResult(GONE, f"this question is no longer open: {self.ended or 'it closed'}")
 
     # -- the asking thread ----------------------------------------------------------------------------------------------
     def next_offer(self, timeout: float | None) -> Offer | None:
@@ -86,7 +86,7 @@ class Pending:
             return None
 
     def refuse(self, offer: Offer, why: str) -> None:
-        offer.settle(Result(REFUSED, why))
+        offer.settle(OfferResult(REFUSED, why))
 
     def accept(self, offer: Offer) -> bool:
         """The winner, unless the question closed while it was checked: then it is told why, like any late offer.
@@ -99,7 +99,7 @@ class Pending:
         if not won:
             self._too_late(offer)
             return False
-        offer.settle(Result(ACCEPTED, "accepted: handed to the program"))
+        offer.settle(OfferResult(ACCEPTED, "accepted: handed to the program"))
         self._drain()
         return True
 
@@ -145,18 +145,18 @@ class Board:
         pending.token = self._signer.token(pending.decision, self._wall() + expires_in if expires_in else None)
         return pending.token
 
-    def find(self, token: str) -> tuple[Pending | None, Result | None]:
+    def find(self, token: str) -> tuple[Pending | None, OfferResult | None]:
         """The question a token names (open or answered: a late answer is offered, and told who answered), or what to
         say instead: 403 for a token this run did not sign, 410 for one past its time or naming no question."""
         decision, why = self._signer.read(token, self._wall())
         if decision is None:
-            return None, Result(FORBIDDEN, f"not a valid link ({why})")
+            return None, OfferResult(FORBIDDEN, f"not a valid link ({why})")
         with self._lock:
             pending = self._all.get(decision)
         if pending is None:
-            return None, Result(GONE, "this question is no longer open")
+            return None, OfferResult(GONE, "this question is no longer open")
         if why == "expired" and not pending.closed.is_set():
-            return None, Result(GONE, "this link has expired")
+            return None, OfferResult(GONE, "this link has expired")
         return pending, None
 
     def open(self) -> list[Pending]:

@@ -11,6 +11,7 @@ from cursorpilot.providers.base import ProviderConfig
 from cursorpilot.providers.llm import (
     ChatProvider,
     Failure,
+    MalformedResponse,
     SdkClient,
     status_failure,
     tried_url,
@@ -28,10 +29,6 @@ def tool_for(kind: str, accepts: tuple[str, ...] = ()) -> dict:
     the question says what it takes)."""
     name, schema = schema_for(kind, accepts)
     return {"name": name, "description": TOOL_WORDS[name], "input_schema": schema}
-
-
-class MalformedResponse(Exception):
-    pass
 
 
 def _count(usage, name: str) -> int:

@@ -62,7 +62,7 @@ class Usage:
 
 
 @dataclass(slots=True, frozen=True)
-class Attempt:
+class FailedAttempt:
     """One failed try before a retry (or before giving up)."""
 
     error: str
@@ -104,7 +104,7 @@ class Reply:
     usage: Usage = field(default_factory=Usage)
     raw: str | None = None  # the reply as received, before cleaning
     removed: tuple[str, ...] = ()  # what cleaning took out (reasoning, fences, quotes)
-    attempts: tuple[Attempt, ...] = ()
+    attempts: tuple[FailedAttempt, ...] = ()
     wait: bool = False  # the answerer judged that nobody is being asked (structured replies)
     submit: bool | None = None  # the answerer said whether Enter follows (structured replies)
     secret: bool = False  # the answer is a secret (a rule's `secret: true`)

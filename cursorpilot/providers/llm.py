@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from cursorpilot.providers.base import Attempt, Sampling
+from cursorpilot.providers.base import FailedAttempt, Sampling
 from cursorpilot.providers.cleaning import clean_reply
 from cursorpilot.providers.schema import names_structured
 
@@ -109,8 +109,12 @@ class Failure:
     refused: bool = False  # the server refuses the structured form asked for (names_structured): the next form, not a retry
 
 
+class MalformedResponse(Exception):
+    """The SDK's response has no answer in it (no text, a shape the provider module can't read): a failure, not retried."""
+
+
 class GiveUp(Exception):
-    def __init__(self, message: str, attempts: tuple[Attempt, ...], calls: int, refused: bool = False):
+    def __init__(self, message: str, attempts: tuple[FailedAttempt, ...], calls: int, refused: bool = False):
         super().__init__(message)
         self.attempts = attempts
         self.calls = calls
@@ -143,21 +147,21 @@ def with_retries(
     retries: int,
     sleep: Callable[[float], None] = time.sleep,
     rng: random.Random | None = None,
-) -> tuple[object, tuple[Attempt, ...], int]:
+) -> tuple[object, tuple[FailedAttempt, ...], int]:
     """Run call(); retry retryable failures up to ``retries`` times. Returns (result, attempts, calls)."""
     rng = rng or random.Random()
-    attempts: list[Attempt] = []
+    attempts: list[FailedAttempt] = []
     for n in range(retries + 1):
         try:
             return call(), tuple(attempts), n + 1
         except Exception as exc:
             failure = classify(exc) or Failure(f"{type(exc).__name__}: {exc}", retryable=False)
             if not failure.retryable or n == retries:
-                attempts.append(Attempt(failure.message, None))
+                attempts.append(FailedAttempt(failure.message, None))
                 why = "retries exhausted" if failure.retryable else "not retryable"
                 raise GiveUp(f"{failure.message} ({why} after {n + 1} call(s))", tuple(attempts), n + 1, failure.refused) from exc
             wait = failure.retry_after if failure.retry_after is not None else backoff(n, rng)
-            attempts.append(Attempt(failure.message, round(wait, 3)))
+            attempts.append(FailedAttempt(failure.message, round(wait, 3)))
             sleep(wait)
     raise AssertionError("unreachable")
 

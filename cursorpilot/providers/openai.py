@@ -15,6 +15,7 @@ from cursorpilot.providers.confidence import margin
 from cursorpilot.providers.llm import (
     ChatProvider,
     Failure,
+    MalformedResponse,
     SdkClient,
     status_failure,
     tried_url,
@@ -88,10 +89,6 @@ class OpenAIProvider(ChatProvider):
         if isinstance(exc, openai.APIStatusError):
             return status_failure(exc.status_code, str(exc.message), exc.response.headers.get("retry-after"))
         return None
-
-
-class MalformedResponse(Exception):
-    pass
 
 
 def answer_margin(resp, text: str, enums: dict[str, tuple[str, ...]]) -> float | None:

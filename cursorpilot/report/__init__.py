@@ -30,7 +30,7 @@ OUTCOMES = {0: ("completed", "Completed"), 1: ("failed", "Failed"), 2: ("bad_inp
 
 
 @dataclass
-class Written:
+class ReportFiles:
     html: Path
     json: Path
     md: Path
@@ -97,13 +97,13 @@ def redaction_for(log_dir: Path, d: Draft) -> Redactor:
     return Redactor(cwd=d.started.cwd if d.started and d.started.cwd else str(log_dir), secrets=values)
 
 
-def write(target: Path, out: Path | None = None, caps: Caps | None = None) -> Written:
+def write(target: Path, out: Path | None = None, caps: Caps | None = None) -> ReportFiles:
     from cursorpilot.report.render import html, markdown
 
     report, cast = build(target, caps)
     out = out or transcript_of(target).parent
     out.mkdir(parents=True, exist_ok=True)
-    paths = Written(out / "report.html", out / "report.json", out / "report.md", report)
+    paths = ReportFiles(out / "report.html", out / "report.json", out / "report.md", report)
     paths.json.write_text(report.model_dump_json(indent=1) + "\n", encoding="utf-8")
     paths.md.write_text(markdown(report), encoding="utf-8")
     with open(paths.html, "w", encoding="utf-8") as fh:

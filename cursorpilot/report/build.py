@@ -90,7 +90,7 @@ def source_kind(source: str | None) -> SourceKind:
 
 
 @dataclass
-class _Pending:
+class _DecisionLeadUp:
     """What led to the next decision, gathered until it comes."""
 
     seen: float | None = None  # mono: the question seen
@@ -157,7 +157,7 @@ class Builder:
         caps = caps or Caps()
         self.d = Draft(caps, turns=HeadTail(caps.turns, 0), rows=HeadTail(caps.ledger_head, caps.ledger_tail))
         self.step: StepDraft | None = None
-        self.pending = _Pending()
+        self.pending = _DecisionLeadUp()
         self.typing: Row | None = None  # the row whose keys are being typed
 
     def run(self, path: Path) -> Draft:
@@ -194,7 +194,7 @@ class Builder:
         self.step.name, self.step.kind, self.step.start = r.name or "", r.kind or "", self.at(r.mono)
         self.step.status, self.step.end = "running", None
         self.d.steps[n] = self.step
-        self.pending, self.typing = _Pending(), None
+        self.pending, self.typing = _DecisionLeadUp(), None
 
     def _step_finished(self, r: R.StepFinished) -> None:
         s = self.d.steps.get(r.step or 0) or self.step
@@ -251,7 +251,7 @@ class Builder:
             self._asked(r.mono, {"method": r.method, "params": r.params}, None)
 
     def _asked(self, mono: float, request: Any, kind: str | None) -> None:
-        self.pending = _Pending(seen=mono, request=cut(json.dumps(request, ensure_ascii=False, indent=1), self.d.caps.text), kind=kind)
+        self.pending = _DecisionLeadUp(seen=mono, request=cut(json.dumps(request, ensure_ascii=False, indent=1), self.d.caps.text), kind=kind)
 
     def _rules_checked(self, r: R.RulesChecked) -> None:
         if r.hit:
@@ -384,5 +384,5 @@ class Builder:
             prompt_file=p.prompt_file, prompt=None,
         )
         self.d.rows.add((row, r.mono, s.attempt))
-        self.pending = _Pending()
+        self.pending = _DecisionLeadUp()
         return row

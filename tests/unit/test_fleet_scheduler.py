@@ -3,14 +3,14 @@ what stops and why, what a task's end means, the fleet's exit code."""
 
 from __future__ import annotations
 
-from cursorpilot.fleet.facts import (AskedPerson, Ended, Finished, Interrupt, Lost, Post, ProgramStarted, Progress, Questioned,
-                                     Result, Row, Say, Settled, Spawned, Start, Stop, Tick, Withdraw)
+from cursorpilot.fleet.facts import (AskedPerson, Ended, Finished, Interrupt, Lost, Post, ProgramStarted, Progressed, Questioned,
+                                     RunResult, Say, Settled, Spawned, Start, Stop, TaskRow, Tick, Withdraw)
 from cursorpilot.fleet.scheduler import GRACE, Scheduler
 
 
 class Fleet:
-    def __init__(self, n: int = 6, concurrency: int = 3, max_cost: float | None = None, rows: list[Row] | None = None):
-        self.s = Scheduler(rows or [Row(id=f"t{i}") for i in range(1, n + 1)], concurrency, max_cost)
+    def __init__(self, n: int = 6, concurrency: int = 3, max_cost: float | None = None, rows: list[TaskRow] | None = None):
+        self.s = Scheduler(rows or [TaskRow(id=f"t{i}") for i in range(1, n + 1)], concurrency, max_cost)
         self.now = 0.0
         self.effects: list = []
 
@@ -24,7 +24,7 @@ class Fleet:
         return [e.task for e in (self.effects if out is None else out) if isinstance(e, Start)]
 
     def end(self, task: str, code: int, **kw):
-        return self(Ended(task, Result(code, **kw)))
+        return self(Ended(task, RunResult(code, **kw)))
 
     def finished(self) -> Finished | None:
         return next((e for e in self.effects if isinstance(e, Finished)), None)
@@ -65,9 +65,9 @@ def test_the_fleets_exit_code_every_task_done_some_need_a_person_some_hit_a_limi
 def test_the_budget_spent_starts_no_task_and_stops_a_running_one_at_its_next_question():
     f = Fleet(4, 2, max_cost=0.10)
     f(Tick())
-    f(Progress("t1", answers=2, cost_usd=0.04))
+    f(Progressed("t1", answers=2, cost_usd=0.04))
     assert not f.s.over_budget
-    out = f(Progress("t2", answers=1, cost_usd=0.07))
+    out = f(Progressed("t2", answers=1, cost_usd=0.07))
     assert f.s.over_budget and any(isinstance(e, Say) and "budget" in e.text for e in out)
     assert not [e for e in f.effects if isinstance(e, Stop)]  # not at once: at the next question
     assert f.started(f.end("t1", 0)) == []  # no new task starts
@@ -84,7 +84,7 @@ def test_the_budget_spent_starts_no_task_and_stops_a_running_one_at_its_next_que
 def test_a_question_below_the_budget_stops_nothing():
     f = Fleet(2, 2, max_cost=1.0)
     f(Tick())
-    f(Progress("t1", cost_usd=0.5))
+    f(Progressed("t1", cost_usd=0.5))
     assert not [e for e in f(Questioned("t1")) if isinstance(e, Stop)]
 
 
@@ -129,7 +129,7 @@ def test_a_run_killed_by_a_signal_is_killed_not_failed_and_the_others_go_on():
 
     f = Fleet(3, 2)
     f(Tick())
-    out = f(Ended("t1", Result(137, "its run was killed by signal 9 (SIGKILL)", signal=9)))
+    out = f(Ended("t1", RunResult(137, "its run was killed by signal 9 (SIGKILL)", signal=9)))
     assert f.s.rows["t1"].status == "killed" and f.s.rows["t1"].exit_code == 137 and f.started(out) == ["t3"]
     assert Say("t1: killed (exit 137: its run was killed by signal 9 (SIGKILL))") in out
     f.end("t2", 1)
@@ -142,7 +142,7 @@ def test_a_run_killed_by_a_signal_is_killed_not_failed_and_the_others_go_on():
 def test_a_killed_task_alone_is_not_a_fleet_done():
     f = Fleet(2, 2)
     f(Tick())
-    f(Ended("t1", Result(137, signal=9)))
+    f(Ended("t1", RunResult(137, signal=9)))
     f.end("t2", 0)
     assert f.finished() == Finished(1, "some tasks were killed (fleet resume runs them again): 1 done, 1 killed")
 
@@ -152,7 +152,7 @@ def test_a_run_killed_by_the_fleets_own_force_stop_is_interrupted():
     f(Tick())
     f(Interrupt(), after=1.0)
     f(Interrupt(), after=1.0)
-    f(Ended("t1", Result(137, signal=9)))
+    f(Ended("t1", RunResult(137, signal=9)))
     assert f.s.rows["t1"].status == "interrupted" and f.finished().exit_code == 130
 
 
@@ -188,7 +188,7 @@ def test_a_task_that_finishes_as_ctrl_c_comes_keeps_its_result():
 
 
 def test_resumed_rows_that_finished_are_not_started_again():
-    rows = [Row(id="a", status="done", exit_code=0), Row(id="b", status="failed", exit_code=1), Row(id="c")]
+    rows = [TaskRow(id="a", status="done", exit_code=0), TaskRow(id="b", status="failed", exit_code=1), TaskRow(id="c")]
     f = Fleet(rows=rows, concurrency=3)
     assert f.started(f(Tick())) == ["c"]
     f.end("c", 0)
@@ -196,7 +196,7 @@ def test_resumed_rows_that_finished_are_not_started_again():
 
 
 def test_an_empty_round_finishes_once():
-    f = Fleet(rows=[Row(id="a", status="done", exit_code=0)], concurrency=1)
+    f = Fleet(rows=[TaskRow(id="a", status="done", exit_code=0)], concurrency=1)
     f(Tick())
     f(Tick())
     assert sum(isinstance(e, Finished) for e in f.effects) == 1 and f.finished().exit_code == 0

@@ -8,14 +8,14 @@ import json
 from rich.console import Console
 
 from cursorpilot.commands.fleetview import LineView, table
-from cursorpilot.fleet.facts import AskedPerson, ProgramStarted, Progress, Questioned, Result, Row, Settled
+from cursorpilot.fleet.facts import AskedPerson, ProgramStarted, Progressed, Questioned, RunResult, Settled, TaskRow
 from cursorpilot.fleet.manifest import FleetState
 from cursorpilot.records.reading import Tail
-from cursorpilot.fleet.watch import Watcher
+from cursorpilot.fleet.watch import TranscriptReader
 
 
 def test_a_runs_records_are_the_fleets_facts():
-    w = Watcher("t1")
+    w = TranscriptReader("t1")
     seen = []
     for rec in ({"type": "run_started"}, {"type": "program_started", "pid": 5}, {"type": "program_started", "turn": 2},
                 {"type": "rules_checked", "hit": True}, {"type": "answer", "reply": "y"},
@@ -26,12 +26,12 @@ def test_a_runs_records_are_the_fleets_facts():
                 {"type": "human_asked", "decision": "cd34", "prompt": "terminal only", "channels": ["terminal"]},
                 {"type": "human_answered", "decision": "ab12", "channel": "page"}):
         seen += w.feed(rec)
-    assert seen == [ProgramStarted("t1"), Questioned("t1"), Progress("t1", 1, 0.0), Questioned("t1"), Progress("t1", 1, 0.25),
-                    Progress("t1", 2, 0.25), AskedPerson("t1", "ab12", "http://127.0.0.1:4242", "Which port?"), Settled("t1", "ab12")]
+    assert seen == [ProgramStarted("t1"), Questioned("t1"), Progressed("t1", 1, 0.0), Questioned("t1"), Progressed("t1", 1, 0.25),
+                    Progressed("t1", 2, 0.25), AskedPerson("t1", "ab12", "http://127.0.0.1:4242", "Which port?"), Settled("t1", "ab12")]
 
 
 def test_a_question_asked_before_the_page_is_known_is_not_posted():
-    assert Watcher("t").feed({"type": "human_asked", "decision": "x", "channels": ["page"]}) == []
+    assert TranscriptReader("t").feed({"type": "human_asked", "decision": "x", "channels": ["page"]}) == []
 
 
 def test_the_tail_reads_whole_lines_only_and_skips_garbage(tmp_path):
@@ -46,9 +46,9 @@ def test_the_tail_reads_whole_lines_only_and_skips_garbage(tmp_path):
 
 
 def test_the_table_shows_each_task_and_the_totals():
-    rows = [Row(id="fix-12", status="done", exit_code=0, branch="cursor-pilot/b/fix-12",
-                result=Result(0, turns=2, answers=5, denials=1, cost_usd=0.0123, wall_s=61.2, diffstat="2 files changed, 10 insertions(+)")),
-            Row(id="svc", status="waiting", answers=1), Row(id="late", status="pending")]
+    rows = [TaskRow(id="fix-12", status="done", exit_code=0, branch="cursor-pilot/b/fix-12",
+                result=RunResult(0, turns=2, answers=5, denials=1, cost_usd=0.0123, wall_s=61.2, diffstat="2 files changed, 10 insertions(+)")),
+            TaskRow(id="svc", status="waiting", answers=1), TaskRow(id="late", status="pending")]
     state = FleetState(name="b", file="/f.yaml", fleet_id="x", created="", options={"concurrency": 2}, rows=rows)
     console = Console(record=True, width=250)
     console.print(table(state))
@@ -72,8 +72,8 @@ def test_the_manifest_reads_back_what_it_wrote(tmp_path):
     from cursorpilot.fleet import manifest
 
     state = FleetState(name="b", file="/f.yaml", fleet_id="x", created="now", options={"concurrency": 2},
-                       rows=[Row(id="a", status="done", exit_code=0, result=Result(0, answers=3)), Row(id="b")])
+                       rows=[TaskRow(id="a", status="done", exit_code=0, result=RunResult(0, answers=3)), TaskRow(id="b")])
     manifest.write(tmp_path, state)
     back = manifest.read(tmp_path)
-    assert back.rows[0].result == Result(0, answers=3) and back.rows[1].status == "pending"
+    assert back.rows[0].result == RunResult(0, answers=3) and back.rows[1].status == "pending"
     assert json.loads((tmp_path / "fleet.json").read_text())["name"] == "b"

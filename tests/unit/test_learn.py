@@ -8,13 +8,13 @@ import re
 import pytest
 
 from cursorpilot.errors import BadInput
-from cursorpilot.commands.learn import Asked, asking_line, check, learn, pattern, to_yaml, write
+from cursorpilot.commands.learn import Answered, asking_line, check, learn, pattern, to_yaml, write
 from cursorpilot.providers.rules import read_entries
 from cursorpilot.records.secret import masked
 
 
-def human(prompt: str, reply: str, secret: bool = False, step: int = 1, kind: str = "input") -> Asked:
-    return Asked(step, prompt, masked(reply) if secret else reply, "human", kind, secret)
+def human(prompt: str, reply: str, secret: bool = False, step: int = 1, kind: str = "input") -> Answered:
+    return Answered(step, prompt, masked(reply) if secret else reply, "human", kind, secret)
 
 
 @pytest.mark.parametrize("block, line", [
@@ -108,7 +108,7 @@ def test_the_same_question_answered_differently_is_told_apart_by_the_rule_before
 
 
 def test_answers_of_other_answerers_are_not_learned_and_break_a_chain():
-    asked = [human("Name?", "Ada"), Asked(1, "Continue? [y/n]", "y", "rules:go", "question", False), human("Name?", "Bob")]
+    asked = [human("Name?", "Ada"), Answered(1, "Continue? [y/n]", "y", "rules:go", "question", False), human("Name?", "Bob")]
     learned = learn(asked)
     assert {r.reply for r in learned.rules} == {"Ada", "Bob"} and learned.asked == 2
     assert check(learned.rules, asked) == ["Name?"]  # no rule of this file can tell the two apart: said, not hidden

@@ -15,8 +15,8 @@ from cursorpilot.decide.question import Choice, Kind, Question
 # a tool call as a question, the option a decision selects, a turn end that asks: shared with the headless channel
 from cursorpilot.decide.toolcalls import (  # noqa: F401
     UNDESCRIBED,
-    Action,
-    Outcome,
+    PermissionReply,
+    ToolAction,
     describe,
     fingerprint,
     grants_standing_permission,

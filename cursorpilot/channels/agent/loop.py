@@ -40,7 +40,7 @@ F_in = TypeVar("F_in", contravariant=True)
 E_out = TypeVar("E_out", covariant=True)
 
 
-class Pilot(Protocol[F_in, E_out]):
+class LoopPilot(Protocol[F_in, E_out]):
     """An agent pilot as its loop sees it (acp/pilot.py, headless/pilot.py): its channel's facts in, effects out."""
 
     done: bool
@@ -65,7 +65,7 @@ class AgentLoop(Generic[F, E]):
     """An agent step's loop: a channel's loop derives from it and adds how its agent is spoken to (`_main`), what its
     own effects mean (`_carry_out`), the time it tells its pilot (`_tick`) and how a failed task is told (`_task_failed`)."""
 
-    pilot: Pilot[AgentFact | F, E]
+    pilot: LoopPilot[AgentFact | F, E]
 
     def __init__(self, job: Job, *, name: str, agent: str | None):
         self.job, self.ctx, self.sink = job, job.ctx, job.sink

@@ -158,7 +158,7 @@ def error_line(dialect: str, request: dict, message: str) -> str:
 
 # -- failures -----------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class Failure:
+class AgentFailure:
     kind: str  # authentication | usage_limit | unknown_model | workspace_trust | connection
     code: ExitCode
     reason: str
@@ -182,7 +182,7 @@ _HINT = {"authentication": "log the agent in (or give it its API key)", "usage_l
 _MODELS = re.compile(r"Available models:\s*([^\n]+)", re.I)
 
 
-def classify(text: str) -> Failure | None:
+def classify(text: str) -> AgentFailure | None:
     """What the agent's own words say went wrong (its result, its stderr, lines that are not JSON), or None."""
     for kind, code, rx in _FAILURES:
         m = rx.search(text)
@@ -190,5 +190,5 @@ def classify(text: str) -> Failure | None:
             line = next((line.strip() for line in text.splitlines() if rx.search(line)), m.group(0))[:300]
             models = _MODELS.search(text)
             extra = f" (it offers: {models.group(1).strip()[:300]})" if kind == "unknown_model" and models else ""
-            return Failure(kind, code, f"{kind.replace('_', ' ')}: {line}{extra}; {_HINT[kind]}")
+            return AgentFailure(kind, code, f"{kind.replace('_', ' ')}: {line}{extra}; {_HINT[kind]}")
     return None
