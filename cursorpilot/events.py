@@ -8,20 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from cursorpilot.channels.contract import Keyboard, Status, StepSink
 from cursorpilot.detect.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from cursorpilot.human.asked import Asked
-
-
-@dataclass(slots=True, frozen=True)
-class Status:
-    state: str
-    answers: int
-    elapsed: float
-    detail: str = ""
 
 
 @dataclass(slots=True)
@@ -40,28 +33,11 @@ class Outcome:
     goal: str | None = None  # the last goal check: passed | failed (None: none ran)
 
 
-class Keyboard(Protocol):
-    """Who else may type into the program: a person who took the keyboard (`cursor-pilot watch --take`, commands/watched.py)."""
-
-    def step(self, record: Callable[[Any], Any], screen: bool) -> None: ...  # a step begins (screen: its keyboard can be taken)
-
-    def poll(self) -> list[tuple[str, bytes]]: ...  # since the last call: ("take", who), ("keys", bytes), ("give", who)
-
-    def told(self, message: dict) -> None: ...  # said to the watchers: {"t": "taken"}, {"t": "given"}
-
-
-class Sink(Protocol):
-    @property
-    def wants_screen(self) -> bool: ...  # the PTY loop hands screen() a snapshot (at most every 0.1 s) only when this is set
+class Sink(StepSink, Protocol):
+    """What a run tells the outside world: a step's part (channels/contract.py's StepSink: the screen, the answers,
+    the notes, the keyboard), and the run's own."""
 
     def redact_with(self, redact: Callable[[str], str]) -> None: ...  # the run's redaction, for text the sink prints
-
-    def screen(self, snap: Snapshot, status: Status) -> None: ...
-
-    def answer(self, prompt: str, typed: str, source: str, changed: str = "", granted: str = "") -> None: ...  # the policy changed
-    # the answer chosen (`changed`), or weighed a yes and let it through (`granted`: by whose words)
-
-    def note(self, text: str) -> None: ...
 
     # a question put to people (cursorpilot/human): shown with the page's link (a QR code of it for a phone, when it is
     # reachable beyond this machine); typed_here: the terminal is read for the answer; again: why the last one typed
@@ -74,8 +50,6 @@ class Sink(Protocol):
     def step_ended(self, name: str, text: str, top: int | None = None) -> None: ...
 
     def finished(self, outcome: Outcome) -> None: ...
-
-    def keyboard(self) -> Keyboard | None: ...  # the run's keyboard, when a person may take it (commands/watched.py)
 
 
 class BaseSink:

@@ -18,22 +18,55 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, Protocol
 
 from cursorpilot.decide.compiled import Policy
 from cursorpilot.decide.question import Decision, Question
 from cursorpilot.decide.turns import TurnConfig
 from cursorpilot.channels.goalcheck import CHECK_TIMEOUT
 from cursorpilot.detect.profiles import Profile
+from cursorpilot.detect.snapshot import Snapshot
 from cursorpilot.plan import Step
 from cursorpilot.providers.base import Provider
 from cursorpilot.run_context import RunContext
 
-if TYPE_CHECKING:  # (events.py sits above the contract: named for the type checker, never imported)
-    from cursorpilot.events import Sink
-
-
 AnswerCheck = Callable[[Question, Decision], Decision]  # the decision path's check of an answer (decide.decider.Decider.check)
+
+
+@dataclass(slots=True, frozen=True)
+class Status:
+    """A step's state line, shown under its screen."""
+
+    state: str
+    answers: int
+    elapsed: float
+    detail: str = ""
+
+
+class Keyboard(Protocol):
+    """Who else may type into the program: a person who took the keyboard (`cursor-pilot watch --take`, commands/watched.py)."""
+
+    def step(self, record: Callable[[Any], Any], screen: bool) -> None: ...  # a step begins (screen: its keyboard can be taken)
+
+    def poll(self) -> list[tuple[str, bytes]]: ...  # since the last call: ("take", who), ("keys", bytes), ("give", who)
+
+    def told(self, message: dict) -> None: ...  # said to the watchers: {"t": "taken"}, {"t": "given"}
+
+
+class StepSink(Protocol):
+    """What a step tells the person watching, as its loop sees it (events.py's Sink is one: the run's part is there)."""
+
+    @property
+    def wants_screen(self) -> bool: ...  # the PTY loop hands screen() a snapshot (at most every 0.1 s) only when this is set
+
+    def screen(self, snap: Snapshot, status: Status) -> None: ...
+
+    def answer(self, prompt: str, typed: str, source: str, changed: str = "", granted: str = "") -> None: ...  # the policy changed
+    # the answer chosen (`changed`), or weighed a yes and let it through (`granted`: by whose words)
+
+    def note(self, text: str) -> None: ...
+
+    def keyboard(self) -> Keyboard | None: ...  # the run's keyboard, when a person may take it (commands/watched.py)
 
 
 class People(Protocol):
@@ -56,7 +89,7 @@ class Job:
     governing_prompt: str
     step: Step  # the plan's step itself
     ctx: RunContext  # the run it belongs to
-    sink: Sink  # what the person watching is told
+    sink: StepSink  # what the person watching is told (events.py's Sink is one)
     name: str = "command"
     index: int = 1
     total: int = 1

@@ -22,7 +22,7 @@ from cursorpilot.providers.base import AnswerRequest, Reply
 from cursorpilot.decide.turns import CheckGoal
 from cursorpilot.detect.classifier import Timing, classify, undecided
 from cursorpilot.detect.profiles import ScreenKind
-from cursorpilot.events import Status
+from cursorpilot.channels.contract import Status
 from cursorpilot.channels.host import StepHost
 from cursorpilot.keys import Modes
 from cursorpilot.channels.pty.machine import State
