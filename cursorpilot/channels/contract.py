@@ -26,7 +26,6 @@ from cursorpilot.decide.turns import TurnConfig
 from cursorpilot.channels.goalcheck import CHECK_TIMEOUT
 from cursorpilot.detect.profiles import Profile
 from cursorpilot.detect.snapshot import Snapshot
-from cursorpilot.plan import Step
 from cursorpilot.providers.base import Provider
 from cursorpilot.run_context import RunContext
 
@@ -69,6 +68,33 @@ class StepSink(Protocol):
     def keyboard(self) -> Keyboard | None: ...  # the run's keyboard, when a person may take it (commands/watched.py)
 
 
+class Expected(Protocol):
+    """A step's `expect:`, as the channels read it."""
+
+    @property
+    def regex(self) -> str | None: ...  # seen on screen: the step is done
+
+
+class PlanStep(Protocol):
+    """The plan's step as the channels read it (plan.Step is one: the plan sits above the channels, as it reads the
+    registry's entries to know its kinds)."""
+
+    @property
+    def kind(self) -> object: ...  # which entry of the registry drives it
+    @property
+    def send(self) -> str | None: ...  # typed once the program is ready for input
+    @property
+    def expect(self) -> Expected | None: ...
+    @property
+    def allow_failure(self) -> bool: ...
+    @property
+    def run(self) -> list[str] | None: ...  # a shell step's commands
+    @property
+    def acp(self) -> str | None: ...  # an ACP step's agent
+    @property
+    def headless(self) -> str | None: ...  # a headless step's agent
+
+
 class People(Protocol):
     """Who is asked when nothing else can answer, as a step's loop sees them (human/humans.py's Humans): one question
     at a time, the first answer that passes `check` wins, or an escalation that says why nobody answered."""
@@ -87,7 +113,7 @@ class Job:
 
     command: list[str]
     governing_prompt: str
-    step: Step  # the plan's step itself
+    step: PlanStep  # the plan's step itself
     ctx: RunContext  # the run it belongs to
     sink: StepSink  # what the person watching is told (events.py's Sink is one)
     name: str = "command"

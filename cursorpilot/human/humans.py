@@ -18,11 +18,11 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cursorpilot.decide.deliver import NOBODY
 from cursorpilot.decide.question import Decision, Question, Verdict
-from cursorpilot.human.asked import GONE, REFUSED, OfferResult, asked, notice
+from cursorpilot.human.asked import GONE, REFUSED, Asked, OfferResult, asked, notice
 from cursorpilot.human.race import Board, Offer, Pending
 from cursorpilot.human.terminal import LineReader
 from cursorpilot.human.tokens import Signer
@@ -31,7 +31,6 @@ from cursorpilot.records import models as R
 
 if TYPE_CHECKING:
     from cursorpilot.clock import Clock
-    from cursorpilot.events import Sink
     from cursorpilot.human.page import Page
     from cursorpilot.channels.contract import AnswerCheck as Check
     from cursorpilot.channels.contract import Job
@@ -39,6 +38,17 @@ if TYPE_CHECKING:
 
 ON_TIMEOUT = ("exit", "no")
 GAVE_UP = "the person at the terminal gave up (Ctrl-D)"
+
+
+class Told(Protocol):
+    """What the people tell the person watching the run (events.py's Sink is one): a note, and a question put to people
+    shown with its page's link (`typed_here`: the terminal is read for the answer; `again`: why the last one typed here
+    was not taken)."""
+
+    def note(self, text: str) -> None: ...
+
+    def ask_human(self, asked: Asked, *, link: str | None = None, qr: bool = False, typed_here: bool = False,
+                  again: str = "") -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +69,7 @@ class HumanConfig:
 
 
 class Humans:
-    def __init__(self, config: HumanConfig, tx: Transcript, clock: Clock, redact: Callable[[str], str], sink: Sink,
+    def __init__(self, config: HumanConfig, tx: Transcript, clock: Clock, redact: Callable[[str], str], sink: Told,
                  reader: LineReader | None = None):
         self.config = config
         self.tx = tx
