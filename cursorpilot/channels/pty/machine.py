@@ -59,6 +59,8 @@ _TABLE: dict[tuple[State, Event], tuple[State, tuple[Action, ...]]] = {
     (State.AWAITING_INPUT, Event.HUMAN_REPLY): (State.ANSWERING, (Action.TYPE,)),
     (State.AWAITING_INPUT, Event.NO_REPLY): (State.RUNNING, (Action.WATCH,)),
     (State.ANSWERING, Event.TYPED): (State.RUNNING, (Action.WATCH,)),
+    # A menu whose highlight never reached the option chosen: its Enter is withheld while its keys go, and a person decides.
+    (State.ANSWERING, Event.ESCALATE): (State.AWAITING_INPUT, (Action.ASK_HUMAN,)),
     # Retrying Enter on an unchanged screen is typing again for the same prompt.
     (State.RUNNING, Event.REPLY): (State.ANSWERING, (Action.TYPE,)),
     (State.RUNNING, Event.ESCALATE): (State.AWAITING_INPUT, (Action.ASK_HUMAN,)),
