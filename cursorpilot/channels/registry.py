@@ -41,8 +41,7 @@ if TYPE_CHECKING:
         @property
         def kind(self) -> str: ...
 
-    Job = Any  # channels/contract.py's Job and StepResult: the contract imports the plan, which imports this
-    StepResult = Any
+    from cursorpilot.channels.contract import Job, StepResult
 
 
 class Channel:
