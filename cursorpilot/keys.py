@@ -79,7 +79,12 @@ class Write:
     check_from: int = 0  # the absolute screen row where that menu's question starts
     echo: str | None = None  # text that must show on screen before this write (Enter) goes
     prompt: str | None = None  # with echo: the question's line; once it is gone, the program took the answer without Enter
-    secret: bool = False  # a secret's text: its label is masked, and so is the write wherever it is recorded
+    secret: bool = False  # a secret's text: its label is masked, and so is the write wherever it is recorded or printed
+
+    def __repr__(self) -> str:
+        data = b"***" if self.secret else self.data
+        return (f"Write(data={data!r}, delay={self.delay!r}, label={self.label!r}, check={self.check!r}, check_from={self.check_from!r}, "
+                f"echo={self.echo!r}, prompt={self.prompt!r}, secret={self.secret!r})")
 
 
 def key_bytes(name: str, modes: Modes = Modes()) -> bytes | None:

@@ -176,6 +176,16 @@ def keys_due(s: StepState, out: list[Out]) -> list[Effect]:
     return said
 
 
+def forget_answer(s: StepState, key: str) -> None:
+    """The prompt answered before under this key is a new question now."""
+    s.answering.answered.pop(key, None)
+
+
+def watch_keys(s: StepState, w: Watch) -> None:
+    """Keys of the pilot's own are out (an agent told to go on): watched taken, as an answer's."""
+    s.answering.watch = w
+
+
 def keys_out(s: StepState, now: float, content: int) -> None:
     """Every key of the answer is out, the screen as it was then: from now on it is watched."""
     w = s.answering.watch

@@ -56,9 +56,9 @@ def ask(s: StepState, now: float, c: Classification, kind: str | None, notes: tu
 
 def _judged(s: StepState, key: str | None) -> bool:
     """Whether this screen no rule explains is to be recorded as judged now (once, until another one is)."""
-    if s.quiet.judged_rec == key:
+    if s.questions.judged_rec == key:
         return False
-    s.quiet.judged_rec = key
+    s.questions.judged_rec = key
     return True
 
 

@@ -19,6 +19,7 @@ import re
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from cursorpilot.channels.pty.answering import watch_keys
 from cursorpilot.channels.pty.asking import escalate
 from cursorpilot.channels.pty.facts import Effect, ScreenFacts, Type
 from cursorpilot.channels.pty.held import GoOn, StepState, Watch
@@ -134,7 +135,8 @@ def _tell_to_go_on(s: StepState, now: float, c: Classification, text: str, recor
     out: list[Effect] = [*([record] if record else []), *([k.choice] if k.choice else []), Tell("note", f"told the agent: {k.shown}"),
                          *go(s, Event.PROMPT, c), *go(s, Event.REPLY, c)]
     s.typist.schedule(writes, now, paced=s.profile.key_pace == "reaction")
-    s.answering.watch, s.turn_ends.worked = Watch(c, k.submit, k.shown, text, float("inf")), True
+    watch_keys(s, Watch(c, k.submit, k.shown, text, float("inf")))
+    s.turn_ends.worked = True
     return [*out, Type(writes)]
 
 

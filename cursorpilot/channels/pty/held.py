@@ -5,7 +5,9 @@ decided), answering.py (an answer's life), turnend.py (an agent's turn end), qui
 interrupted) and goingon.py (an agent told to go on). Each takes the state, the time and what the screen showed, changes
 the state and returns the pilot's own effects (pty/facts.py); the state machine's moves they share are step.py's. No
 part holds the pilot, and nothing routes a part's request to another: a part calls the part below it (step.py, then
-asking, answering, turnend, quiet, goingon, each importing only those before it).
+asking, answering, turnend, quiet, goingon, each importing only those before it). Each part owns one record below and
+writes no other, but for the few step-wide rules tests/unit/test_step_state.py names (an answer typed restarts the WAIT
+backoff, say); it reads any.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ class Watch:
     c: Classification  # the prompt as it was answered
     submit: bool
     typed: str  # what was typed (a secret as its mask): the note when the screen stays exactly as it was
-    answer: str  # the answer as decided (a secret in clear, here only: never recorded), to tell a repeat
+    answer: str = field(repr=False)  # the answer as decided (a secret in clear, here only: never recorded nor printed), to tell a repeat
     due: float
     retries: int = 0
     content: int | None = None  # the screen when the last key went out: until it changes, the program has not reacted
@@ -114,6 +116,7 @@ class Questions:
     asking: Asking | None = None  # the question being decided, until its decision comes back
     token: int = 0
     early_miss: dict[str, float] = field(default_factory=dict)  # rules-only misses on a screen not yet settled: asked again then
+    judged_rec: str | None = None  # the screen no rule explains last recorded as judged (its key)
 
 
 @dataclass(slots=True)
@@ -135,12 +138,12 @@ class Answers:
 
 @dataclass(slots=True)
 class Quiet:
-    """Quiet screens (quiet.py): those judged WAIT (and how many in a row), the kernel's word on a quiet program."""
+    """Quiet screens (quiet.py): those judged WAIT (and how many in a row), the kernel's word on a quiet program, a
+    stuck agent's interrupts."""
 
     waited: dict[str, float] = field(default_factory=dict)  # screens no rule explains judged WAIT, and when
     waits_in_a_row: int = 0
     busy_since: float | None = None  # the kernel has seen the quiet program busy since then (recorded once)
-    judged_rec: str | None = None  # the screen no rule explains last recorded as judged (its key)
     stopped_since: float | None = None  # the kernel has said the program is stopped since then
     idle_said: int | None = None  # the screen (its content) the kernel's "busy" was last overruled on, as idle
 
@@ -180,14 +183,13 @@ class StepState:
     are shared with the run's other steps); tally, turns and limits are its ledgers. Printed, it is the step as it is
     (`str(state)`, the config left out)."""
 
-    config: PilotConfig
+    config: PilotConfig = field(repr=False)  # (its secrets never printed)
     counts: RunCounts
     state: State = State.INIT  # the state machine's (pty/machine.py)
     exit_code: ExitCode = ExitCode.OK
     reason: str = ""
     sent: bool = False  # the step's `send` was typed (or there is none)
     taken: bool = False  # a person has the keyboard (cursor-pilot watch --take): nothing is typed or asked
-    now: float = 0.0  # the time of the fact being handled
     wake: float | None = None  # look again by then, even if nothing happens
     look: Look = field(default_factory=Look)  # the screen at the last look
     questions: Questions = field(default_factory=Questions)

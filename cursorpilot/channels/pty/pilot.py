@@ -38,7 +38,7 @@ class Pilot:
     """Sequences a step: each fact goes to the part it concerns, which changes the step's state and returns effects.
     The state is one value (`step`, held.py's StepState: `print(pilot.step)` shows it whole)."""
 
-    config: PilotConfig
+    config: PilotConfig = field(repr=False)  # (its secrets never printed)
     counts: RunCounts
     step: StepState = field(init=False)
 
@@ -113,7 +113,6 @@ class Pilot:
     # -- facts in ----------------------------------------------------------------------------------------------------
     def handle(self, now: float, fact: Fact) -> list[Effect]:
         s = self.step
-        s.now = now
         match fact:
             case Started(pid, command, hidden):
                 return [Record(R.ProgramStarted(pid=pid, command=list(command), profile=self.profile.name,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from cursorpilot.channels.pty.answering import not_taken_note
+from cursorpilot.channels.pty.answering import forget_answer, not_taken_note
 from cursorpilot.channels.pty.asking import ask, escalate
 from cursorpilot.channels.pty.facts import Effect, ScreenFacts, Type
 from cursorpilot.channels.pty.held import Asking, GoOn, StepState, steady
@@ -197,7 +197,7 @@ def asked_again(s: StepState, now: float, c: Classification, facts: ScreenFacts)
         if now < due:
             s.wake_by(due)
             return []
-    s.answering.answered.pop(key, None)
+    forget_answer(s, key)
     return [Record(R.AskedAgain(rule_id=c.rule_id, prompt=c.block)), *ask(s, now, c, None, _typed_before(s, key))]
 
 

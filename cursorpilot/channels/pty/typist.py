@@ -48,6 +48,9 @@ class Send:
     data: bytes
     secret: bool
 
+    def __repr__(self) -> str:
+        return f"Send(data={b'***' if self.secret else self.data!r}, secret={self.secret!r})"
+
 
 @dataclass(frozen=True, slots=True)
 class KeysOut:
